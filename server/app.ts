@@ -1,0 +1,43 @@
+import express, { type Express } from 'express';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { authenticate } from './auth/middleware.ts';
+import { catiRouter } from './cati/index.ts';
+import type { AppContext } from './context.ts';
+import { ApiError, errorMiddleware } from './errors.ts';
+import { jsonBody } from './http/json-body.ts';
+import { optoutRouter } from './optout/index.ts';
+import { unsubscribeRouter } from './unsubscribe/index.ts';
+
+/** Builds the Express app: every router is mounted here, in one place. */
+export function createApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  if (ctx.config.trustProxy) app.set('trust proxy', true);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  // Public HTML pages: no key (CONTRACT §2).
+  app.use('/unsubscribe', unsubscribeRouter(ctx));
+
+  // The two APIs: Bearer key on every route.
+  app.use('/cati', authenticate(ctx.keys), jsonBody, catiRouter(ctx));
+  app.use('/optout', authenticate(ctx.keys), jsonBody, optoutRouter(ctx));
+  app.use(['/cati', '/optout'], (req, _res, next) => {
+    next(new ApiError('NotFound', `No resource at ${req.method} ${req.originalUrl.split('?')[0]}`));
+  });
+
+  // The renderer's static files (same UI in a browser when no Electron binary is available).
+  const staticDir = ctx.config.staticDir;
+  if (staticDir && existsSync(join(staticDir, 'index.html'))) {
+    app.use(express.static(staticDir, { index: 'index.html', fallthrough: true }));
+  }
+
+  app.use((req, _res, next) => next(new ApiError('NotFound', `No resource at ${req.path}`)));
+  app.use(errorMiddleware);
+  return app;
+}

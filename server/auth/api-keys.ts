@@ -1,0 +1,144 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../db/open.ts';
+
+export const PERMISSIONS = ['cati_administrate', 'cati_integrate', 'optout_administrate', 'company_administrate'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** What an authenticated request may do. */
+export interface Principal {
+  keyId: number | null; // null: the in-memory CATI_API_KEY
+  name: string;
+  permissions: ReadonlySet<Permission>;
+  /** Project ids that limit optout_administrate; null = every project. */
+  projects: readonly string[] | null;
+}
+
+export interface ApiKeyInfo {
+  id: number;
+  name: string;
+  prefix: string;
+  permissions: Permission[];
+  projects: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+interface KeyRow {
+  id: number;
+  name: string;
+  prefix: string;
+  permissions: string;
+  projects: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** SHA-256 hex digest of a key: the only form in which keys are stored. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Validates a comma-separated or array permission list. */
+export function parsePermissions(input: string | readonly string[]): Permission[] {
+  const names = (typeof input === 'string' ? input.split(',') : input).map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) throw new Error(`At least one permission is required (${PERMISSIONS.join(', ')})`);
+  for (const n of names) {
+    if (!(PERMISSIONS as readonly string[]).includes(n)) throw new Error(`Unknown permission '${n}' (known: ${PERMISSIONS.join(', ')})`);
+  }
+  return [...new Set(names)] as Permission[];
+}
+
+/** Validates project ids (`p` + digits) limiting optout_administrate. */
+export function parseProjects(input: string | readonly string[] | null | undefined): string[] | null {
+  if (input == null) return null;
+  const ids = (typeof input === 'string' ? input.split(',') : input).map((s) => s.trim()).filter(Boolean);
+  if (ids.length === 0) return null;
+  for (const id of ids) if (!/^p\d+$/.test(id)) throw new Error(`Project id '${id}' must be 'p' followed by digits`);
+  return [...new Set(ids)];
+}
+
+const toIso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString());
+
+function toInfo(r: KeyRow): ApiKeyInfo {
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    permissions: r.permissions.split(',') as Permission[],
+    projects: r.projects ? r.projects.split(',') : null,
+    createdAt: new Date(r.created_at).toISOString(),
+    lastUsedAt: toIso(r.last_used_at),
+    revokedAt: toIso(r.revoked_at),
+  };
+}
+
+/** API-key store over the `api_keys` table; lookups hit SQLite each time so revocation is immediate. */
+export class ApiKeyStore {
+  /** Keys held in memory for this run only (CATI_API_KEY, the UI session key), by digest. */
+  private readonly memoryKeys = new Map<string, string>();
+  private readonly byHash;
+  private readonly touch;
+
+  constructor(private readonly db: Db) {
+    this.byHash = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
+    this.touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+  }
+
+  /** Accepts `key` with every permission for this run only; it is never written to the database. */
+  addMemoryKey(key: string, name: string): void {
+    this.memoryKeys.set(hashKey(key), name);
+  }
+
+  /** Creates a random in-memory key with every permission (the UI session key) and returns it. */
+  createSessionKey(): string {
+    const key = `session_${randomBytes(24).toString('base64url')}`;
+    this.addMemoryKey(key, 'UI session');
+    return key;
+  }
+
+  /** Creates a key and returns its one-time plain value with its record. */
+  create(name: string, permissions: Permission[], projects: string[] | null = null): { key: string; info: ApiKeyInfo } {
+    if (!name.trim()) throw new Error('A key needs a name');
+    const key = `cati_${randomBytes(24).toString('base64url')}`;
+    const now = Date.now();
+    const { lastInsertRowid } = this.db
+      .prepare('INSERT INTO api_keys (name, key_hash, prefix, permissions, projects, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(name.trim(), hashKey(key), key.slice(0, 9), permissions.join(','), projects?.join(',') ?? null, now);
+    return { key, info: this.get(Number(lastInsertRowid))! };
+  }
+
+  get(id: number): ApiKeyInfo | undefined {
+    const row = this.db.prepare<[number], KeyRow>('SELECT * FROM api_keys WHERE id = ?').get(id);
+    return row && toInfo(row);
+  }
+
+  list(): ApiKeyInfo[] {
+    return this.db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY id').all().map(toInfo);
+  }
+
+  /** Revokes a key; returns false when no such active key exists. */
+  revoke(id: number): boolean {
+    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0;
+  }
+
+  /** Resolves a presented key to its principal, or undefined when unknown or revoked. */
+  authenticate(key: string): Principal | undefined {
+    const digest = hashKey(key);
+    const memoryName = this.memoryKeys.get(digest);
+    if (memoryName !== undefined) {
+      return { keyId: null, name: memoryName, permissions: new Set(PERMISSIONS), projects: null };
+    }
+    const row = this.byHash.get(digest);
+    if (!row) return undefined;
+    const now = Date.now();
+    this.touch.run(now, row.id, now - 60_000);
+    return {
+      keyId: row.id,
+      name: row.name,
+      permissions: new Set(row.permissions.split(',') as Permission[]),
+      projects: row.projects ? row.projects.split(',') : null,
+    };
+  }
+}

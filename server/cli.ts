@@ -1,0 +1,158 @@
+import { parseArgs } from 'node:util';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts';
+import { databaseFile, defaultConfig, DEFAULT_PORT } from './config.ts';
+import { openDatabase } from './db/open.ts';
+import { startServer } from './server.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+/** Whole non-negative integer option, or a clear error. */
+function intOption(name: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > max) fail(`--${name} must be a whole number from 0 to ${max}`);
+  return Number(value);
+}
+
+async function serve(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      demo: { type: 'boolean' },
+      'company-id': { type: 'string' },
+      'public-url': { type: 'string' },
+      'trust-proxy': { type: 'boolean' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+    },
+  });
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) fail('--tls-cert and --tls-key go together');
+  const apiKey = process.env.CATI_API_KEY || null;
+  if (apiKey && apiKey.length < 16) fail('CATI_API_KEY must be at least 16 characters');
+  const config = defaultConfig({
+    host: values.host ?? '127.0.0.1',
+    port: intOption('port', values.port, DEFAULT_PORT, 65535),
+    dataDir: resolve(values['data-dir'] ?? './data'),
+    demo: values.demo ?? false,
+    companyId: intOption('company-id', values['company-id'], 1, 2147483647),
+    publicUrl: values['public-url'] ?? null,
+    trustProxy: values['trust-proxy'] ?? false,
+    tlsCert: values['tls-cert'] ?? null,
+    tlsKey: values['tls-key'] ?? null,
+    apiKey,
+    staticDir: join(ROOT, 'dist', 'renderer'),
+  });
+  if (config.publicUrl !== null && !/^https?:\/\/[^\s]+$/i.test(config.publicUrl)) fail('--public-url must be an http(s) URL');
+
+  let running;
+  try {
+    running = await startServer(config);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE') fail(`Port ${config.port} on ${config.host} is already in use; choose another with --port`);
+    if (code === 'EADDRNOTAVAIL') fail(`Address ${config.host} is not available on this machine`);
+    throw err;
+  }
+  if (config.demo) {
+    const { loadDemoIfEmpty } = await import('./demo/demo.ts');
+    loadDemoIfEmpty(running.ctx.db, config);
+  }
+  process.stdout.write(`listening on ${running.url}\n`);
+  const sessionKey = running.ctx.keys.createSessionKey();
+  process.stdout.write(`open the UI: ${running.url}/#token=${sessionKey}\n`);
+  const loopback = /^(127\.|localhost$|::1$|\[::1\]$)/.test(config.host);
+  if (!loopback && !config.tlsCert) {
+    process.stderr.write('warning: the API is exposed on the network without TLS; API keys cross the network in clear text (use --tls-cert/--tls-key)\n');
+  }
+  const stop = () => {
+    running.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+function keys(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      'data-dir': { type: 'string' },
+      name: { type: 'string' },
+      permissions: { type: 'string' },
+      projects: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const db = openDatabase(databaseFile(resolve(values['data-dir'] ?? './data')));
+  const store = new ApiKeyStore(db);
+  const [command, arg] = positionals;
+  try {
+    switch (command) {
+      case 'create': {
+        if (!values.name) fail('keys create needs --name N');
+        if (!values.permissions) fail('keys create needs --permissions a,b');
+        const { key, info } = store.create(values.name, parsePermissions(values.permissions), parseProjects(values.projects));
+        process.stdout.write(`created key ${info.id} '${info.name}' with ${info.permissions.join(',')}${info.projects ? ` for ${info.projects.join(',')}` : ''}\n`);
+        process.stdout.write('store it now: it is shown only once\n');
+        process.stdout.write(`${key}\n`);
+        break;
+      }
+      case 'list': {
+        const list = store.list();
+        if (values.json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+        else if (list.length === 0) process.stdout.write('no keys\n');
+        else
+          for (const k of list) {
+            const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
+            process.stdout.write(`${k.id}\t${k.name}\t${k.prefix}…\t${k.permissions.join(',')}\t${k.projects?.join(',') ?? '*'}\t${state}\n`);
+          }
+        break;
+      }
+      case 'revoke': {
+        if (!arg || !/^\d+$/.test(arg)) fail('keys revoke needs a key id (see keys list)');
+        if (!store.revoke(Number(arg))) fail(`no active key with id ${arg}`);
+        process.stdout.write(`revoked key ${arg}\n`);
+        break;
+      }
+      default:
+        fail('usage: keys [--data-dir D] create --name N --permissions a,b [--projects p1,p2] | list [--json] | revoke ID');
+    }
+  } catch (err) {
+    fail((err as Error).message);
+  } finally {
+    db.close();
+  }
+}
+
+async function seed(args: string[]) {
+  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, calls: { type: 'string' } } });
+  const calls = intOption('calls', values.calls, 1_000_000);
+  const db = openDatabase(databaseFile(resolve(values['data-dir'] ?? './data')));
+  try {
+    const { seedCalls } = await import('./demo/demo.ts');
+    seedCalls(db, calls, (line) => process.stdout.write(`${line}\n`));
+  } finally {
+    db.close();
+  }
+}
+
+const [command, ...rest] = process.argv.slice(2);
+try {
+  if (command === 'serve') await serve(rest);
+  else if (command === 'keys') keys(rest);
+  else if (command === 'seed') await seed(rest);
+  else fail('usage: cli.ts serve|keys|seed [options]');
+} catch (err) {
+  const e = err as { code?: string; message?: string };
+  if (e.code?.startsWith('ERR_PARSE_ARGS')) fail(e.message ?? 'bad arguments');
+  throw err;
+}

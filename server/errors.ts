@@ -1,0 +1,132 @@
+import type { ErrorRequestHandler, Request } from 'express';
+import { randomUUID } from 'node:crypto';
+
+/** OData error codes (CONTRACT §3); the opt-out interface only uses the status and message. */
+export type ErrorCode =
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'MethodNotAllowed'
+  | 'Conflict'
+  | 'PreconditionFailed'
+  | 'PayloadTooLarge'
+  | 'UnsupportedMediaType'
+  | 'TooManyRequests'
+  | 'InternalError';
+
+const STATUS: Record<ErrorCode, number> = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  Conflict: 409,
+  PreconditionFailed: 412,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  TooManyRequests: 429,
+  InternalError: 500,
+};
+
+export interface ErrorDetail {
+  code: string;
+  target?: string;
+  message: string;
+}
+
+/** The one error type of the server: a status, an OData code and a message safe to show to the client. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = STATUS[code];
+  }
+}
+
+export const badRequest = (message: string, details?: ErrorDetail[]) => new ApiError('BadRequest', message, details);
+export const notFound = (message: string) => new ApiError('NotFound', message);
+export const forbidden = (message = 'The API key lacks the permission this operation needs') => new ApiError('Forbidden', message);
+export const conflict = (message: string, details?: ErrorDetail[]) => new ApiError('Conflict', message, details);
+export const preconditionFailed = (message = 'The If-Match header does not match the current ETag') =>
+  new ApiError('PreconditionFailed', message);
+export const unauthorized = (message = 'A valid API key is required: Authorization: Bearer <key>') =>
+  new ApiError('Unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer' });
+export const methodNotAllowed = (message: string) => new ApiError('MethodNotAllowed', message);
+
+/** SQLite constraint errors mapped by their code (never by message text) to client errors. */
+export function fromSqliteError(err: unknown): ApiError | undefined {
+  const code = (err as { code?: unknown })?.code;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return conflict('An entity with the same unique values already exists');
+  }
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return badRequest('A referenced entity does not exist');
+  if (code === 'SQLITE_BUSY') return new ApiError('TooManyRequests', 'The database is busy; try again', undefined, { 'Retry-After': '1' });
+  return undefined;
+}
+
+/** Turns body-parser / multer failures into ApiErrors; everything else unknown becomes a 500. */
+function normalise(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  const sqlite = fromSqliteError(err);
+  if (sqlite) return sqlite;
+  const e = err as { type?: string; status?: number; code?: string; message?: string; field?: string };
+  if (e?.type === 'entity.parse.failed') return badRequest('The request body is not valid JSON');
+  if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE') {
+    return new ApiError('PayloadTooLarge', 'The request body is larger than the server accepts');
+  }
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return new ApiError('UnsupportedMediaType', 'The request body has an unsupported encoding or charset');
+  }
+  if (e?.code === 'LIMIT_UNEXPECTED_FILE') return badRequest(`Unexpected file field '${e.field ?? ''}'; send the file as field 'file'`);
+  if (typeof e?.code === 'string' && e.code.startsWith('LIMIT_')) return badRequest(`Malformed multipart body: ${e.message ?? e.code}`);
+  if (e?.message === 'Malformed part header' || e?.message === 'Unexpected end of form' || e?.message === 'Multipart: Boundary not found') {
+    return badRequest(`Malformed multipart body: ${e.message}`);
+  }
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return badRequest('Malformed request');
+  return undefined;
+}
+
+/** Which body shape a path answers errors in. */
+export type ErrorStyle = 'odata' | 'message';
+
+export function errorStyleFor(req: Request): ErrorStyle {
+  return req.originalUrl.startsWith('/cati') ? 'odata' : 'message';
+}
+
+/** Serialises an ApiError as the interface's error body. */
+export function errorBody(err: ApiError, style: ErrorStyle): unknown {
+  if (style === 'message') return { message: err.message };
+  return { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+}
+
+/**
+ * The one error middleware: OData error JSON under /cati/, `{message}` elsewhere,
+ * an empty 401 under /optout/ (seed: "Unauthorized, no content"). Never leaks stacks or SQL.
+ */
+export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
+  let apiError = normalise(err);
+  if (!apiError) {
+    const requestId = randomUUID();
+    console.error(`[${requestId}] ${req.method} ${req.path}:`, err);
+    apiError = new ApiError('InternalError', `Internal server error (request id ${requestId})`);
+    res.setHeader('X-Request-Id', requestId);
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [k, v] of Object.entries(apiError.headers ?? {})) res.setHeader(k, v);
+  const style = errorStyleFor(req);
+  if (apiError.status === 401 && style === 'message') {
+    res.status(401).end();
+    return;
+  }
+  res.status(apiError.status).json(errorBody(apiError, style));
+};

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import { ApiKeyStore } from './auth/api-keys.ts';
+import { databaseFile, type ServerConfig } from './config.ts';
+import type { AppContext } from './context.ts';
+import { openDatabase } from './db/open.ts';
+
+export interface RunningServer {
+  /** `http://HOST:PORT` as listening (the port resolved when 0 was asked). */
+  url: string;
+  port: number;
+  ctx: AppContext;
+  /** Stops accepting, finishes in-flight requests, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Opens (and migrates) the database, builds the app and listens. */
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  const dbFile = databaseFile(config.dataDir);
+  const db = openDatabase(dbFile);
+  const keys = new ApiKeyStore(db);
+  if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
+  let url = '';
+  const ctx: AppContext = { db, dbFile, config, keys, baseUrl: () => url };
+  const app = createApp(ctx);
+
+  const server: Server =
+    config.tlsCert && config.tlsKey
+      ? createHttpsServer({ cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }, app)
+      : createHttpServer(app);
+  server.keepAliveTimeout = 5000;
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  url = `${config.tlsCert ? 'https' : 'http'}://${host}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= new Promise<void>((resolve) => {
+      server.close(() => {
+        db.close();
+        resolve();
+      });
+      server.closeIdleConnections();
+    }));
+  return { url, port, ctx, close };
+}
