@@ -1,0 +1,113 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const CLI = ['--import', 'tsx', join(ROOT, 'server', 'cli.ts')];
+let dataDir: string;
+
+/** Runs `cli.ts keys …` to completion. */
+function keys(...args: string[]) {
+  const r = spawnSync(process.execPath, [...CLI, 'keys', '--data-dir', dataDir, ...args], { encoding: 'utf8', cwd: ROOT });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, lastLine: r.stdout.trim().split('\n').at(-1) ?? '' };
+}
+
+/** Starts `cli.ts serve` and resolves with the URL from its first stdout line. */
+function serve(extra: string[] = [], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...extra], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
+  const lines = createInterface({ input: child.stdout });
+  const first = new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+  return { child, first, lines };
+}
+
+const exitCode = (child: ChildProcessWithoutNullStreams) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'cati-cli-'));
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('npm run serve', () => {
+  it('prints exactly `listening on http://HOST:PORT` first, serves /healthz, and exits 0 on SIGTERM', async () => {
+    const { child, first } = serve();
+    const line = await first;
+    expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const url = line.slice('listening on '.length);
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    child.kill('SIGTERM');
+    expect(await exitCode(child)).toBe(0);
+  });
+
+  it('accepts CATI_API_KEY for this run and prints a one-time UI link with a session token', async () => {
+    const key = 'ci-key-abcdefghijklmnop';
+    const { child, first, lines } = serve([], { CATI_API_KEY: key });
+    const url = (await first).slice('listening on '.length);
+    const link = await new Promise<string>((resolve) => lines.once('line', resolve));
+    expect(link).toContain(`${url}/#token=`);
+    const token = link.split('#token=')[1]!;
+    for (const k of [key, token]) {
+      const r = await fetch(`${url}/cati/nowhere`, { headers: { authorization: `Bearer ${k}` } });
+      expect(r.status).toBe(404); // authenticated: past the 401
+    }
+    const anon = await fetch(`${url}/cati/nowhere`);
+    expect(anon.status).toBe(401);
+    child.kill('SIGINT');
+    expect(await exitCode(child)).toBe(0);
+  });
+
+  it('refuses a CATI_API_KEY shorter than 16 characters', () => {
+    const r = spawnSync(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataDir], {
+      cwd: ROOT,
+      env: { ...process.env, CATI_API_KEY: 'short' },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('at least 16 characters');
+  });
+});
+
+describe('npm run keys', () => {
+  it('creates a key (printed alone on the last line), lists it without the secret, and revocation is immediate on a running server', async () => {
+    const created = keys('create', '--name', 'dialer', '--permissions', 'cati_integrate,cati_administrate');
+    expect(created.status).toBe(0);
+    const key = created.lastLine;
+    expect(key).toMatch(/^\S{30,}$/);
+
+    const listed = keys('list');
+    expect(listed.stdout).toContain('dialer');
+    expect(listed.stdout).not.toContain(key);
+
+    const { child, first } = serve();
+    const url = (await first).slice('listening on '.length);
+    const before = await fetch(`${url}/cati/nowhere`, { headers: { authorization: `Bearer ${key}` } });
+    expect(before.status).toBe(404);
+
+    const id = /^(\d+)\tdialer/m.exec(listed.stdout)![1]!;
+    expect(keys('revoke', id).status).toBe(0);
+    const after = await fetch(`${url}/cati/nowhere`, { headers: { authorization: `Bearer ${key}` } });
+    expect(after.status).toBe(401);
+    child.kill('SIGTERM');
+    await exitCode(child);
+  });
+
+  it('rejects unknown permissions and malformed project ids with exit 2 and a message', () => {
+    const bad = keys('create', '--name', 'x', '--permissions', 'root');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("Unknown permission 'root'");
+    const badProject = keys('create', '--name', 'x', '--permissions', 'optout_administrate', '--projects', 'q1');
+    expect(badProject.status).toBe(2);
+    expect(badProject.stderr).toContain("Project id 'q1'");
+  });
+});
