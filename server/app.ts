@@ -8,6 +8,8 @@ import { ApiError, errorMiddleware } from './errors.ts';
 import { jsonBody } from './http/json-body.ts';
 import { optoutRouter } from './optout/index.ts';
 import { unsubscribeRouter } from './unsubscribe/index.ts';
+import { unsubscribeLinksRouter } from './unsubscribe/links-router.ts';
+import { settingsRouter } from './unsubscribe/settings-router.ts';
 
 /** Builds the Express app: every router is mounted here, in one place. */
 export function createApp(ctx: AppContext): Express {
@@ -26,7 +28,7 @@ export function createApp(ctx: AppContext): Express {
 
   // The two APIs: Bearer key on every route.
   app.use('/cati', authenticate(ctx.keys), jsonBody, catiRouter(ctx));
-  app.use('/optout', authenticate(ctx.keys), jsonBody, optoutRouter(ctx));
+  app.use('/optout', authenticate(ctx.keys), jsonBody, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
   app.use(['/cati', '/optout'], (req, _res, next) => {
     next(new ApiError('NotFound', `No resource at ${req.method} ${req.originalUrl.split('?')[0]}`));
   });

@@ -16,6 +16,21 @@ export interface ServerConfig {
   apiKey: string | null;
   /** Directory with the built renderer (served at /); null = none. */
   staticDir: string | null;
+  /** Unsubscribe-page rate limits (CONTRACT §6). */
+  rateLimits: UnsubscribeRateLimits;
+}
+
+/** At most `limit` requests per fixed window of `windowMs`. */
+export interface RateLimit {
+  limit: number;
+  windowMs: number;
+}
+
+/** Per client address; per address with an invalid key; per key for POSTs with a valid key. */
+export interface UnsubscribeRateLimits {
+  pages: RateLimit;
+  invalidKeys: RateLimit;
+  keyPosts: RateLimit;
 }
 
 export const DEFAULT_PORT = 4100;
@@ -33,6 +48,11 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     tlsKey: null,
     apiKey: null,
     staticDir: null,
+    rateLimits: {
+      pages: { limit: 300, windowMs: 60_000 },
+      invalidKeys: { limit: 20, windowMs: 600_000 },
+      keyPosts: { limit: 30, windowMs: 60_000 },
+    },
     ...overrides,
   };
 }

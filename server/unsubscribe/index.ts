@@ -1,8 +1,127 @@
-import { Router } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import { addEmailEntry } from '../optout/entries.ts';
+import { findList } from '../optout/lists.ts';
+import { openKeyCodec, type UnsubscribePayload } from './key-codec.ts';
+import { maskAddress } from './mask-address.ts';
+import { DEFAULT_PAGE_SETTINGS, readPageSettings, type PageSettings } from './page-settings.ts';
+import { confirmPage, defaultPage, errorPage, notFoundPage, resultPage, sendPage, tooManyRequestsPage } from './pages.ts';
+import { clientBucket, FixedWindowCounter, type HitResult } from './rate-limit.ts';
 
-/** Public unsubscribe pages under /unsubscribe (no API key). */
-export function unsubscribeRouter(_ctx: AppContext): Router {
+/**
+ * RFC 9745 `Deprecation` on the deprecated `/unsubscribe/{encryptedParameter}` paths: deprecated since
+ * 2025-01-01T00:00:00Z (a date in the past: they are deprecated now; no `Sunset` is announced).
+ */
+export const DEPRECATION_HEADER = '@1735689600';
+
+type Method = 'GET' | 'POST';
+
+/**
+ * Public unsubscribe pages under /unsubscribe (no API key; CONTRACT §6):
+ * GET shows (default page without a key, confirm page with one), POST unsubscribes (also RFC 8058
+ * one-click), every bad key gets the same 404 page, and clients that call too often get a 429 page.
+ */
+export function unsubscribeRouter(ctx: AppContext): Router {
+  const codec = openKeyCodec(ctx.config.dataDir);
+  const { rateLimits } = ctx.config;
+  const perAddress = new FixedWindowCounter(rateLimits.pages);
+  const perAddressInvalid = new FixedWindowCounter(rateLimits.invalidKeys);
+  const perKeyPosts = new FixedWindowCounter(rateLimits.keyPosts);
+
+  /** Counts the request; the first limit exceeded (or undefined when within every limit). */
+  function limit(req: Request, method: Method, payload: UnsubscribePayload | null, invalidKey: boolean): HitResult | undefined {
+    // A POST with a valid key is counted per key only: a mailbox provider's many one-click POSTs from
+    // few addresses must never be refused for the address.
+    if (method === 'POST' && payload) {
+      const r = perKeyPosts.hit(keyId(payload));
+      return r.allowed ? undefined : r;
+    }
+    const client = clientBucket(req.ip);
+    const results = [perAddress.hit(client)];
+    if (invalidKey) results.push(perAddressInvalid.hit(client));
+    const refused = results.filter((r) => !r.allowed);
+    if (refused.length === 0) return undefined;
+    return refused.reduce((a, b) => (a.retryAfterSeconds >= b.retryAfterSeconds ? a : b));
+  }
+
+  function handle(req: Request, res: Response, method: Method, rawKey: unknown, deprecated: boolean) {
+    const hasKey = typeof rawKey === 'string' ? rawKey !== '' : rawKey !== undefined;
+    const payload = hasKey && typeof rawKey === 'string' ? codec.decode(rawKey) : null;
+    const invalidKey = (hasKey || method === 'POST') && !payload;
+    const headers: Record<string, string> = {};
+    if (deprecated) {
+      headers.Deprecation = DEPRECATION_HEADER;
+      if (payload) headers.Link = `</unsubscribe?key=${rawKey as string}>; rel="successor-version"`;
+    }
+    const settings = readPageSettings(ctx.db);
+
+    const refused = limit(req, method, payload, invalidKey);
+    if (refused) {
+      const retry = String(refused.retryAfterSeconds);
+      sendPage(res, 429, tooManyRequestsPage(settings, refused.retryAfterSeconds), { ...headers, 'Retry-After': retry });
+      return;
+    }
+    if (!hasKey && method === 'GET') return sendPage(res, 200, defaultPage(settings), headers);
+    const list = payload && findList(ctx.db, payload.listId);
+    if (!payload || !list) return sendPage(res, 404, notFoundPage(settings), headers);
+
+    const masked = maskAddress(payload.emailAddress);
+    if (method === 'GET') return sendPage(res, 200, confirmPage(settings, masked), headers);
+    // The list may be deleted between the lookup and the insert: check again inside the transaction.
+    const added = ctx.db.transaction(() => {
+      if (!findList(ctx.db, payload.listId)) return false;
+      addEmailEntry(ctx.db, payload.listId, payload.emailAddress, payload.projectId);
+      return true;
+    }).immediate();
+    if (!added) return sendPage(res, 404, notFoundPage(settings), headers);
+    sendPage(res, 200, resultPage(settings, masked), headers);
+  }
+
   const router = Router();
+  // The POST body (an RFC 8058 `List-Unsubscribe=One-Click` form, or the confirm form's empty one) is
+  // not needed: the key alone says what to do, and no cookie or session is ever involved.
+  router.get('/', (req, res) => handle(req, res, 'GET', req.query.key, false));
+  router.post('/', (req, res) => handle(req, res, 'POST', req.query.key, false));
+  router.get('/:encryptedParameter', (req, res) => handle(req, res, 'GET', req.params.encryptedParameter, true));
+  router.post('/:encryptedParameter', (req, res) => handle(req, res, 'POST', req.params.encryptedParameter, true));
+  // Anything else below /unsubscribe: the same 404 page, counted like a bad key.
+  router.use((req, res) => {
+    const settings = readPageSettings(ctx.db);
+    const refused = limit(req, 'GET', null, true);
+    if (refused) {
+      sendPage(res, 429, tooManyRequestsPage(settings, refused.retryAfterSeconds), { 'Retry-After': String(refused.retryAfterSeconds) });
+      return;
+    }
+    sendPage(res, 404, notFoundPage(settings));
+  });
+  router.use(pageErrors(ctx));
   return router;
+}
+
+/** The id a valid key is counted under: its list and address (every key for them shares one counter). */
+function keyId(payload: UnsubscribePayload): string {
+  return createHash('sha256').update(`${payload.listId}\n${payload.emailAddress}`).digest('base64url').slice(0, 22);
+}
+
+/** Errors on the pages become an HTML page; the log names the path, never the key (it is in the URL). */
+function pageErrors(ctx: AppContext): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    let settings: PageSettings = DEFAULT_PAGE_SETTINGS;
+    try {
+      settings = readPageSettings(ctx.db);
+    } catch {
+      // The database itself failed: the defaults will do.
+    }
+    if ((err as { code?: unknown })?.code === 'SQLITE_BUSY') {
+      sendPage(res, 503, errorPage(settings), { 'Retry-After': '5' });
+      return;
+    }
+    console.error(`${req.method} /unsubscribe failed:`, (err as Error)?.message ?? err);
+    sendPage(res, 500, errorPage(settings));
+  };
 }

@@ -1,0 +1,131 @@
+import type { Response } from 'express';
+import { createHash } from 'node:crypto';
+import type { PageSettings } from './page-settings.ts';
+
+/**
+ * The unsubscribe pages: self-contained HTML with one inline style sheet (allowed by its hash),
+ * no script, no external asset. Every reflected value goes through escapeHtml.
+ */
+
+const CSS = `
+:root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --bg: #f3f4f6; --card: #fff; --accent: #0b57d0; --line: #d1d9e0; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117; --card: #161b22; --accent: #4493f8; --line: #3d444d; } }
+* { box-sizing: border-box; }
+body { margin: 0; min-height: 100vh; background: var(--bg); color: var(--fg); font: 17px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; display: flex; align-items: flex-start; justify-content: center; padding: 8vh 16px 32px; }
+main { width: 100%; max-width: 34rem; background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 28px 24px; overflow-wrap: anywhere; }
+.company { margin: 0 0 4px; color: var(--muted); font-size: 0.9rem; letter-spacing: 0.02em; text-transform: uppercase; }
+h1 { margin: 0 0 16px; font-size: 1.5rem; line-height: 1.25; }
+p { margin: 0 0 14px; }
+.address { font-size: 1.1rem; font-weight: 600; padding: 10px 12px; border-radius: 8px; background: var(--bg); border: 1px solid var(--line); }
+form { margin: 22px 0 0; }
+button { width: 100%; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; padding: 14px 18px; cursor: pointer; }
+button:focus-visible { outline: 3px solid var(--fg); outline-offset: 2px; }
+.note { color: var(--muted); font-size: 0.9rem; margin-top: 18px; }
+@media (min-width: 40rem) { main { padding: 36px 40px; } button { width: auto; min-width: 12rem; } }
+`;
+
+const STYLE_HASH = createHash('sha256').update(CSS).digest('base64');
+
+/** Headers on every unsubscribe page (CONTRACT §6). */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+  'X-Robots-Tag': 'noindex, nofollow',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/** Escapes text for HTML element content and double-quoted attribute values. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Plain text as paragraphs: blank lines separate paragraphs, single line breaks stay. */
+function paragraphs(text: string, className?: string): string {
+  const cls = className ? ` class="${className}"` : '';
+  return text
+    .split(/\r?\n\s*\r?\n/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p) => `<p${cls}>${escapeHtml(p).replace(/\r?\n/g, '<br>')}</p>`)
+    .join('\n');
+}
+
+interface Layout {
+  settings: PageSettings;
+  title: string;
+  /** Already-escaped HTML below the heading. */
+  body: string;
+}
+
+function layout({ settings, title, body }: Layout): string {
+  const company = settings.companyName.trim();
+  const fullTitle = company ? `${title} – ${company}` : title;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(fullTitle)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+${company ? `<p class="company">${escapeHtml(company)}</p>\n` : ''}<h1>${escapeHtml(title)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** `GET /unsubscribe` without a key: the company's default text. */
+export function defaultPage(settings: PageSettings): string {
+  return layout({ settings, title: 'Unsubscribe', body: paragraphs(settings.defaultPageText) });
+}
+
+/** The confirm page: masked address, the configured text and a button that POSTs to the same URL. */
+export function confirmPage(settings: PageSettings, maskedAddress: string): string {
+  const body = `<p>E-mail address:</p>
+<p class="address">${escapeHtml(maskedAddress)}</p>
+${paragraphs(settings.confirmPageText)}
+<form method="post">
+<button type="submit">Unsubscribe</button>
+</form>`;
+  return layout({ settings, title: 'Unsubscribe from our e-mails', body });
+}
+
+/** After the POST: the address is on the list. */
+export function resultPage(settings: PageSettings, maskedAddress: string): string {
+  const body = `<p class="address">${escapeHtml(maskedAddress)}</p>
+${paragraphs(settings.resultPageText)}`;
+  return layout({ settings, title: 'You are unsubscribed', body });
+}
+
+/** Any bad, tampered or outdated key, and any unknown path: one generic page that never says why. */
+export function notFoundPage(settings: PageSettings): string {
+  const body = paragraphs(
+    'This unsubscribe link is not valid. Please open the link from the e-mail you received once more, exactly as it appears there.',
+  );
+  return layout({ settings, title: 'Link not valid', body });
+}
+
+/** 429: too many requests from this network or for this address. */
+export function tooManyRequestsPage(settings: PageSettings, retryAfterSeconds: number): string {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  const wait = retryAfterSeconds < 60 ? `${retryAfterSeconds} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  return layout({ settings, title: 'Please wait a moment', body: paragraphs(`We received too many requests. Please try again in ${wait}.`) });
+}
+
+/** 500/503: something failed on our side; nothing was changed. */
+export function errorPage(settings: PageSettings): string {
+  return layout({ settings, title: 'Something went wrong', body: paragraphs('We could not complete your request. Please try again in a few minutes.') });
+}
+
+/** Sends a page with the security headers of every unsubscribe page. */
+export function sendPage(res: Response, status: number, html: string, headers: Record<string, string> = {}): void {
+  res.status(status).set({ ...PAGE_HEADERS, ...headers }).send(html);
+}
