@@ -17,7 +17,7 @@ export const DEFAULT_PAGE_SETTINGS: Readonly<PageSettings> = {
   defaultPageText:
     'To stop receiving our e-mails, use the unsubscribe link at the bottom of the e-mail you received. ' +
     'Each link is personal, so we know which address to remove.',
-  confirmPageText: 'Press the button below and we will stop sending e-mails to this address.',
+  confirmPageText: 'Press the button below and this address will get no more e-mails from us.',
   resultPageText: 'You have been unsubscribed. We will not send further e-mails to this address.',
 };
 

@@ -16,6 +16,7 @@ main { width: 100%; max-width: 34rem; background: var(--card); border: 1px solid
 .company { margin: 0 0 4px; color: var(--muted); font-size: 0.9rem; letter-spacing: 0.02em; text-transform: uppercase; }
 h1 { margin: 0 0 16px; font-size: 1.5rem; line-height: 1.25; }
 p { margin: 0 0 14px; }
+p.label { margin-bottom: 6px; color: var(--muted); }
 .address { font-size: 1.1rem; font-weight: 600; padding: 10px 12px; border-radius: 8px; background: var(--bg); border: 1px solid var(--line); }
 form { margin: 22px 0 0; }
 button { width: 100%; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; padding: 14px 18px; cursor: pointer; }
@@ -89,7 +90,7 @@ export function defaultPage(settings: PageSettings): string {
 
 /** The confirm page: masked address, the configured text and a button that POSTs to the same URL. */
 export function confirmPage(settings: PageSettings, maskedAddress: string): string {
-  const body = `<p>E-mail address:</p>
+  const body = `<p class="label">E-mail address:</p>
 <p class="address">${escapeHtml(maskedAddress)}</p>
 ${paragraphs(settings.confirmPageText)}
 <form method="post">
