@@ -1,0 +1,139 @@
+/**
+ * The one HTTP client of the renderer: base URL + Bearer key (from the desktop preload bridge, or from the
+ * `#token=` fragment of the UI link the headless server prints), JSON in and out, and one error type.
+ */
+import type { Session } from '../../../main/bridge-api.ts';
+
+/** Every failed API call becomes this: the HTTP status and a message fit to show to the user. */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiRequestError';
+  }
+}
+
+const STORAGE_KEY = 'cati.session';
+let session: Session | null = null;
+
+/** Reads `#token=` from the address, removes it from the address bar, and returns it. */
+export function takeTokenFromLocation(loc: Location = window.location, hist: History = window.history): string | null {
+  const match = /(?:^#|&)token=([^&]+)/.exec(loc.hash);
+  if (!match?.[1]) return null;
+  hist.replaceState(null, '', `${loc.pathname}${loc.search}`);
+  return decodeURIComponent(match[1]);
+}
+
+/** Establishes the session once: preload bridge first, then the URL fragment, then this tab's storage. */
+export async function initSession(): Promise<Session | null> {
+  if (window.cati) {
+    session = await window.cati.getSession();
+    return session;
+  }
+  const baseUrl = window.location.origin;
+  const token = takeTokenFromLocation();
+  if (token) {
+    session = { baseUrl, apiKey: token };
+    sessionStorage.setItem(STORAGE_KEY, token);
+  } else {
+    const stored = sessionStorage.getItem(STORAGE_KEY);
+    session = stored ? { baseUrl, apiKey: stored } : null;
+  }
+  return session;
+}
+
+/** The current session (null until initSession found a key). */
+export const currentSession = (): Session | null => session;
+
+/** Forgets the key of this tab (after a 401 the user must open a fresh UI link). */
+export function clearSession(): void {
+  session = null;
+  sessionStorage.removeItem(STORAGE_KEY);
+}
+
+export interface RequestOptions {
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as multipart/form-data. */
+  form?: FormData;
+  /** Query parameters; undefined and '' values are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+}
+
+/** Builds `/path?query` with every parameter encoded. */
+export function buildPath(path: string, query: RequestOptions['query'] = {}): string {
+  const params = Object.entries(query)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+  return params.length ? `${path}${path.includes('?') ? '&' : '?'}${params.join('&')}` : path;
+}
+
+/** Sends a request and returns the raw response when it succeeded; throws ApiRequestError otherwise. */
+export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+  if (!session) throw new ApiRequestError(401, 'No session key: open the UI link the server printed (…/#token=…).');
+  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers, Authorization: `Bearer ${session.apiKey}` };
+  let body: BodyInit | undefined;
+  if (options.form) body = options.form;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['Content-Type'] = 'application/json';
+  }
+  let res: Response;
+  try {
+    res = await fetch(session.baseUrl + buildPath(path, options.query), { method, headers, body, cache: 'no-store' });
+  } catch (err) {
+    throw new ApiRequestError(0, `The server cannot be reached (${(err as Error).message}).`);
+  }
+  if (!res.ok) throw await toError(res);
+  return res;
+}
+
+/** Sends a request and parses the JSON answer (undefined for an empty body such as 204). */
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const res = await send(method, path, options);
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Turns an error response (OData `{error:{code,message}}`, `{message}` or empty) into an ApiRequestError. */
+export async function toError(res: Response): Promise<ApiRequestError> {
+  let message = '';
+  let code: string | null = null;
+  const text = await res.text().catch(() => '');
+  if (text) {
+    try {
+      const parsed = JSON.parse(text) as { error?: { code?: string; message?: string }; message?: string };
+      message = parsed.error?.message ?? parsed.message ?? '';
+      code = parsed.error?.code ?? null;
+    } catch {
+      message = text.length <= 300 && !text.trimStart().startsWith('<') ? text : '';
+    }
+  }
+  if (!message) message = defaultMessage(res.status);
+  return new ApiRequestError(res.status, message, code);
+}
+
+function defaultMessage(status: number): string {
+  switch (status) {
+    case 401:
+      return 'The session key was refused: open a fresh UI link from the server.';
+    case 403:
+      return 'This key lacks the permission for this operation.';
+    case 404:
+      return 'Not found.';
+    case 413:
+      return 'The file is too large.';
+    default:
+      return `The server answered ${status}.`;
+  }
+}
+
+/** Short text for any thrown value, for the message area. */
+export function describeError(err: unknown): string {
+  if (err instanceof ApiRequestError) return err.status ? `${err.message} (HTTP ${err.status})` : err.message;
+  return err instanceof Error ? err.message : String(err);
+}

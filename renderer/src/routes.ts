@@ -1,0 +1,28 @@
+import { ref, type Component } from 'vue';
+import BlacklistView from './views/BlacklistView.vue';
+import OptOutView from './views/OptOutView.vue';
+import SettingsView from './views/SettingsView.vue';
+
+export interface Route {
+  path: string;
+  label: string;
+  view: Component;
+}
+
+/** The screens linked in the navigation (a screen is listed only when it works end to end). */
+export const ROUTES: Route[] = [
+  { path: 'blacklist', label: 'Blacklist', view: BlacklistView },
+  { path: 'optout', label: 'Opt-out lists', view: OptOutView },
+  { path: 'settings', label: 'Settings', view: SettingsView },
+];
+
+const fromHash = (): Route => ROUTES.find((r) => window.location.hash === `#/${r.path}`) ?? ROUTES[0]!;
+
+/** The current screen, following `#/<path>` in the address. */
+export function useHashRoute() {
+  const current = ref<Route>(fromHash());
+  window.addEventListener('hashchange', () => {
+    current.value = fromHash();
+  });
+  return current;
+}

@@ -1,0 +1,39 @@
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
+import { describeError } from '../api/client.ts';
+
+export interface Notice {
+  id: number;
+  kind: 'error' | 'success';
+  text: string;
+}
+
+/** Messages shown to the user in one live region: API errors and confirmations. */
+export const useNoticesStore = defineStore('notices', () => {
+  const items = ref<Notice[]>([]);
+  let next = 1;
+
+  function push(kind: Notice['kind'], text: string) {
+    items.value = [...items.value.slice(-4), { id: next++, kind, text }];
+  }
+  function dismiss(id: number) {
+    items.value = items.value.filter((n) => n.id !== id);
+  }
+  return {
+    items,
+    dismiss,
+    success: (text: string) => push('success', text),
+    error: (err: unknown) => push('error', describeError(err)),
+    clear: () => (items.value = []),
+  };
+});
+
+/** Runs an action, reporting a thrown error to the notices store; returns undefined when it failed. */
+export async function attempt<T>(action: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await action();
+  } catch (err) {
+    useNoticesStore().error(err);
+    return undefined;
+  }
+}

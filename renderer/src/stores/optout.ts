@@ -1,0 +1,163 @@
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import { ApiRequestError, request, send } from '../api/client.ts';
+
+export interface OptOutList {
+  id: number;
+  companyId: number;
+  projectId?: string | null;
+}
+
+export type EntryKind = 'emails' | 'domains';
+
+export interface OptOutEntry {
+  id: number;
+  emailAddress?: string;
+  domain?: string;
+  timestamp: string;
+  unsubscribedFrom?: string | null;
+}
+
+export interface ImportResult {
+  newRows: number;
+  duplicatedRows: number;
+  invalidRows: number;
+}
+
+/** Columns each tab can sort by ($orderBy values, CONTRACT §5). */
+export const SORT_COLUMNS: Record<EntryKind, string[]> = {
+  emails: ['EmailAddress', 'Timestamp', 'UnsubscribedFrom', 'Id'],
+  domains: ['Domain', 'Timestamp', 'Id'],
+};
+
+/** The opt-out screen's data: the chosen list and one page of its e-mails or domains. */
+export const useOptOutStore = defineStore('optout', () => {
+  const list = ref<OptOutList | null>(null);
+  /** The project id asked for ('' = company-level list) when no list exists yet. */
+  const missingProjectId = ref<string | null>(null);
+  const kind = ref<EntryKind>('emails');
+  const items = ref<OptOutEntry[]>([]);
+  const total = ref(0);
+  const filterValue = ref('');
+  const orderBy = ref('EmailAddress');
+  const ascending = ref(true);
+  const page = ref(1);
+  const pageSize = ref(50);
+  const loading = ref(false);
+
+  const base = computed(() => (list.value ? `/optout/lists/${list.value.id}/${kind.value}` : ''));
+  const pageCount = computed(() => Math.max(1, Math.ceil(total.value / pageSize.value)));
+
+  /** Opens the company-level list ('') or a project's list; a missing list is remembered so it can be created. */
+  async function open(projectId: string) {
+    const id = projectId.trim();
+    missingProjectId.value = null;
+    try {
+      list.value = await request<OptOutList>('GET', '/optout/lists', { query: { projectId: id } });
+    } catch (err) {
+      list.value = null;
+      items.value = [];
+      total.value = 0;
+      if (err instanceof ApiRequestError && err.status === 404) {
+        missingProjectId.value = id;
+        return;
+      }
+      throw err;
+    }
+    page.value = 1;
+    await load();
+  }
+
+  async function create(projectId: string) {
+    const id = projectId.trim();
+    list.value = await request<OptOutList>('POST', '/optout/lists', { body: id ? { projectId: id } : {} });
+    missingProjectId.value = null;
+    page.value = 1;
+    await load();
+  }
+
+  async function load() {
+    if (!list.value) return;
+    loading.value = true;
+    try {
+      const answer = await request<{ totalCount: number; items: OptOutEntry[] }>('GET', base.value, {
+        query: {
+          $filterValue: filterValue.value.trim(),
+          $orderBy: orderBy.value,
+          $orderAscending: ascending.value,
+          $page: page.value,
+          $pageSize: pageSize.value,
+        },
+      });
+      items.value = answer.items;
+      total.value = answer.totalCount;
+    } finally {
+      loading.value = false;
+    }
+  }
+
+  async function setKind(next: EntryKind) {
+    kind.value = next;
+    orderBy.value = SORT_COLUMNS[next][0]!;
+    ascending.value = true;
+    filterValue.value = '';
+    page.value = 1;
+    await load();
+  }
+
+  async function sortBy(column: string) {
+    if (orderBy.value === column) ascending.value = !ascending.value;
+    else {
+      orderBy.value = column;
+      ascending.value = true;
+    }
+    page.value = 1;
+    await load();
+  }
+
+  async function setFilter(text: string) {
+    filterValue.value = text;
+    page.value = 1;
+    await load();
+  }
+
+  async function goTo(target: number) {
+    page.value = Math.min(Math.max(1, target), pageCount.value);
+    await load();
+  }
+
+  async function add(value: string): Promise<number> {
+    const field = kind.value === 'emails' ? 'emailAddress' : 'domain';
+    const id = await request<number>('POST', base.value, { body: { [field]: value.trim() } });
+    await load();
+    return id;
+  }
+
+  async function remove(entry: OptOutEntry) {
+    await request<void>('DELETE', `${base.value}/${entry.id}`);
+    if (items.value.length === 1 && page.value > 1) page.value -= 1;
+    await load();
+  }
+
+  async function importFile(file: File): Promise<ImportResult> {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    const result = await request<ImportResult>('POST', `${base.value}/import`, { form });
+    page.value = 1;
+    await load();
+    return result;
+  }
+
+  /** Downloads the export; returns the file name and content for the caller to save. */
+  async function exportFile(): Promise<{ name: string; blob: Blob }> {
+    const res = await send('GET', `${base.value}/export`, { headers: { Accept: 'text/csv' } });
+    const disposition = res.headers.get('Content-Disposition') ?? '';
+    const name = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? `optout-${list.value?.id}-${kind.value}.csv`;
+    return { name, blob: await res.blob() };
+  }
+
+  return {
+    list, missingProjectId, kind, items, total, filterValue, orderBy, ascending, page, pageSize, pageCount, loading,
+    open, create, load, setKind, sortBy, setFilter, goTo, add, remove, importFile, exportFile,
+  };
+});

@@ -1,0 +1,30 @@
+// Builds the Electron main process: tsc compiles main/ and the server it imports into dist/ (ESM; preload as
+// CommonJS), then copies the server's non-TypeScript files (SQL migrations, …) beside the compiled code.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+/** Runs tsc for main/ and copies server assets; returns tsc's exit status. */
+export function buildMain() {
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'main', 'tsconfig.json')], { stdio: 'inherit', cwd: root });
+  copyAssets(join(root, 'server'), join(root, 'dist', 'server'));
+  return result.status ?? 1;
+}
+
+function copyAssets(from, to) {
+  for (const name of readdirSync(from)) {
+    const source = join(from, name);
+    if (statSync(source).isDirectory()) copyAssets(source, join(to, name));
+    else if (!/\.[cm]?ts$/.test(name)) {
+      mkdirSync(to, { recursive: true });
+      cpSync(source, join(to, name));
+    }
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exit(buildMain());

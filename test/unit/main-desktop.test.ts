@@ -1,0 +1,213 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+/** A fake `electron` module: records windows, IPC handlers, dialogs and app events. */
+const fake = vi.hoisted(() => {
+  type Handler = (...args: any[]) => any;
+  const state = {
+    windows: [] as any[],
+    handlers: new Map<string, Handler>(),
+    appEvents: new Map<string, Handler>(),
+    messageBoxResponse: 1,
+  };
+  class BrowserWindow {
+    loaded: string[] = [];
+    webContents = { setWindowOpenHandler: () => {}, on: () => {} };
+    constructor(readonly options: any) {
+      state.windows.push(this);
+    }
+    loadURL(url: string) {
+      this.loaded.push(url);
+      return Promise.resolve();
+    }
+    once() {}
+    on() {}
+    isMinimized() {
+      return false;
+    }
+    restore() {}
+    focus() {}
+  }
+  const electron = {
+    app: {
+      getPath: () => {
+        throw new Error('tests pass userDataDir');
+      },
+      whenReady: () => Promise.resolve(),
+      requestSingleInstanceLock: () => true,
+      on: (name: string, fn: Handler) => state.appEvents.set(name, fn),
+      quit: () => {},
+    },
+    BrowserWindow,
+    ipcMain: { handle: (channel: string, fn: Handler) => state.handlers.set(channel, fn) },
+    dialog: {
+      showErrorBox: (_title: string, _content: string) => {},
+      showMessageBox: (_options: any) => Promise.resolve({ response: state.messageBoxResponse }),
+    },
+    shell: { openExternal: () => Promise.resolve() },
+  };
+  return { state, electron };
+});
+vi.mock('electron', () => ({ ...fake.electron, default: fake.electron }));
+
+const { DesktopApp, runDesktop } = await import('../../main/desktop-app.ts');
+const { CHANNELS } = await import('../../main/bridge-api.ts');
+const { lanWarning } = await import('../../main/embedded-server.ts');
+
+let userDataDir: string;
+let staticDir: string;
+const apps: InstanceType<typeof DesktopApp>[] = [];
+
+function writeSettingsFile(settings: object) {
+  writeFileSync(join(userDataDir, 'settings.json'), JSON.stringify(settings));
+}
+function newApp() {
+  const app = new DesktopApp({ userDataDir, staticDir, preload: '/app/dist/main/preload.cjs', startTimeoutMs: 10_000 });
+  apps.push(app);
+  return app;
+}
+const trusted = (app: InstanceType<typeof DesktopApp>) => ({ senderFrame: { url: `${app.server!.localUrl}/#/blacklist` } });
+
+beforeEach(() => {
+  userDataDir = mkdtempSync(join(tmpdir(), 'cati-desktop-'));
+  staticDir = join(userDataDir, 'renderer');
+  mkdirSync(staticDir);
+  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>CATI Supervisor</title>');
+  writeSettingsFile({ port: 0, exposeOnLan: false });
+  fake.state.windows.length = 0;
+  fake.state.handlers.clear();
+  fake.state.appEvents.clear();
+  fake.state.messageBoxResponse = 1;
+});
+
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.shutdown();
+  vi.restoreAllMocks();
+  rmSync(userDataDir, { recursive: true, force: true });
+});
+
+describe('Electron main process', () => {
+  it('starts the embedded server over userData and opens a sandboxed window on its URL', async () => {
+    const app = newApp();
+    expect(await app.start()).toBe(true);
+
+    expect(existsSync(join(userDataDir, 'cati.sqlite'))).toBe(true);
+    const [win] = fake.state.windows;
+    expect(win.options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      nodeIntegration: false,
+      sandbox: true,
+      preload: '/app/dist/main/preload.cjs',
+    });
+    expect(win.loaded).toEqual([app.server!.localUrl]);
+    expect(app.server!.localUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const page = await fetch(`${app.server!.localUrl}/`);
+    expect(await page.text()).toContain('CATI Supervisor');
+  });
+
+  it('hands the page a session key that the API accepts, and refuses callers from other origins', async () => {
+    await runDesktop({ userDataDir, staticDir, preload: '/p.cjs' }).then((app) => app && apps.push(app));
+    const app = apps[0]!;
+    const getSession = fake.state.handlers.get(CHANNELS.getSession)!;
+
+    const session = getSession(trusted(app));
+    expect(session.baseUrl).toBe(app.server!.localUrl);
+    const withKey = await fetch(`${session.baseUrl}/cati/`, { headers: { Authorization: `Bearer ${session.apiKey}` } });
+    expect(withKey.status).not.toBe(401);
+    const withoutKey = await fetch(`${session.baseUrl}/cati/`);
+    expect(withoutKey.status).toBe(401);
+
+    expect(() => getSession({ senderFrame: { url: 'https://evil.example/' } })).toThrow(/Refused/);
+    expect(() => getSession({ senderFrame: null })).toThrow(/Refused/);
+  });
+
+  it('reports a port in use readably and quits when the user declines a free port', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    writeSettingsFile({ port, exposeOnLan: false });
+    const box = vi.spyOn(fake.electron.dialog, 'showMessageBox');
+    try {
+      const app = newApp();
+      expect(await app.start()).toBe(false);
+      expect(box).toHaveBeenCalledOnce();
+      expect(box.mock.calls[0]![0].detail).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+      expect(fake.state.windows).toHaveLength(0);
+
+      fake.state.messageBoxResponse = 0; // "Start on a free port"
+      const second = newApp();
+      expect(await second.start()).toBe(true);
+      expect(second.server!.running.port).not.toBe(port);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('shows an error box for start failures other than a taken port', async () => {
+    const box = vi.spyOn(fake.electron.dialog, 'showErrorBox');
+    writeFileSync(join(userDataDir, 'cati.sqlite'), 'this is not a database, just text that is long enough to matter'.repeat(100));
+    const app = newApp();
+    expect(await app.start()).toBe(false);
+    expect(box).toHaveBeenCalledOnce();
+    expect(box.mock.calls[0]![1]).toMatch(/database .* cannot be opened|failed to start/);
+  });
+
+  it('restarts the server when the settings change, saves them, and reloads the window on the new URL', async () => {
+    const app = newApp();
+    await app.start();
+    const oldUrl = app.server!.localUrl;
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const freePort = (blocker.address() as { port: number }).port;
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+
+    const view = await app.applySettings({ port: freePort, exposeOnLan: false });
+
+    expect(view).toMatchObject({ port: freePort, exposeOnLan: false, serverUrl: `http://127.0.0.1:${freePort}`, warning: null });
+    expect(JSON.parse(readFileSync(join(userDataDir, 'settings.json'), 'utf8'))).toEqual({ port: freePort, exposeOnLan: false });
+    expect(fake.state.windows[0].loaded.at(-1)).toBe(`http://127.0.0.1:${freePort}`);
+    expect((await fetch(`http://127.0.0.1:${freePort}/healthz`)).status).toBe(200);
+    await expect(fetch(`${oldUrl}/healthz`)).rejects.toThrow();
+  });
+
+  it('rejects invalid settings with a message and keeps the running server', async () => {
+    const app = newApp();
+    await app.start();
+    const url = app.server!.localUrl;
+    const setSettings = (input: unknown) => app.applySettings(input);
+
+    await expect(setSettings({ port: 70000, exposeOnLan: false })).rejects.toThrow('port must be a whole number from 0 to 65535');
+    await expect(setSettings({ port: 0, exposeOnLan: 'yes' })).rejects.toThrow('exposeOnLan must be true or false');
+    expect(app.server!.localUrl).toBe(url);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+
+  it('closes the server and the database before quitting', async () => {
+    const quit = vi.spyOn(fake.electron.app, 'quit');
+    const app = (await runDesktop({ userDataDir, staticDir, preload: '/p.cjs' }))!;
+    const { running } = app.server!;
+    const event = { preventDefault: vi.fn() };
+
+    fake.state.appEvents.get('before-quit')!(event);
+    await vi.waitFor(() => expect(quit).toHaveBeenCalled());
+
+    expect(event.preventDefault).toHaveBeenCalled();
+    expect(running.ctx.db.open).toBe(false);
+    await expect(fetch(`${running.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('warns about LAN exposure without TLS only', () => {
+    const server = (host: string, url: string) => ({ host, running: { url } }) as any;
+    expect(lanWarning(server('127.0.0.1', 'http://127.0.0.1:4100'))).toBeNull();
+    expect(lanWarning(server('0.0.0.0', 'https://0.0.0.0:4100'))).toBeNull();
+    expect(lanWarning(server('0.0.0.0', 'http://0.0.0.0:4100'))).toMatch(/clear text/);
+  });
+
+  it('uses the same channel names in the preload script as in the bridge contract', () => {
+    const preload = readFileSync(new URL('../../main/preload.cts', import.meta.url), 'utf8');
+    for (const channel of Object.values(CHANNELS)) expect(preload).toContain(`'${channel}'`);
+  });
+});
