@@ -1,0 +1,29 @@
+import type { NextFunction, Request, Response } from 'express';
+import multer from 'multer';
+import { badRequest } from '../errors.ts';
+import type { EntryKind } from './entries.ts';
+import type { ImportService } from './import-service.ts';
+import { listOf } from './list-access.ts';
+
+/** Largest accepted upload (CONTRACT §7): larger → 413 (multer's LIMIT_FILE_SIZE, mapped in errors.ts). */
+export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
+
+const upload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 20, parts: 21, fieldSize: 64 * 1024 },
+}).single('file');
+
+/** The multipart parser for `file`; runs after the list's permission check, so strangers cannot make us buffer. */
+export function uploadFile(req: Request, res: Response, next: NextFunction) {
+  upload(req, res, next);
+}
+
+/** POST …/emails/import or …/domains/import (multipart, field `file`) → `{newRows, duplicatedRows, invalidRows}`. */
+export function importHandler(service: ImportService, kind: EntryKind) {
+  return async (req: Request, res: Response) => {
+    const file = req.file;
+    if (!file) throw badRequest("Send the file as multipart/form-data in the form field 'file' (.csv, .txt or .xlsx)");
+    const result = await service.importFile(listOf(res).id, kind, file.originalname, file.buffer);
+    res.json(result);
+  };
+}

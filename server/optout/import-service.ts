@@ -1,0 +1,128 @@
+import type { AppContext } from '../context.ts';
+import { ApiError, badRequest, fromSqliteError, notFound } from '../errors.ts';
+import type { EntryKind } from './entries.ts';
+import { detectFormat } from './file-format.ts';
+import type { ImportJob, ImportResult, WorkerReply } from './import-protocol.ts';
+import { startModuleWorker } from './start-worker.ts';
+
+/** Limits of one import (CONTRACT §5, §7). */
+export interface ImportLimits {
+  maxRows: number;
+  /** Reading and validating must finish within this time, else the worker is terminated. */
+  parseTimeoutMs: number;
+  /** V8 old-generation ceiling of the worker. */
+  heapMb: number;
+  /** Imports running at once; further ones wait in line (up to maxWaiting, then 429 with Retry-After). */
+  maxConcurrent: number;
+  maxWaiting: number;
+}
+
+export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
+  maxRows: 1_000_000,
+  parseTimeoutMs: 60_000,
+  heapMb: 384,
+  maxConcurrent: 2,
+  maxWaiting: 8,
+};
+
+const WORKER_ENTRY = new URL('./import-worker.ts', import.meta.url);
+
+/** A counting semaphore with a bounded queue. */
+class Gate {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly limits: ImportLimits) {}
+
+  async enter(): Promise<void> {
+    if (this.running < this.limits.maxConcurrent) {
+      this.running++;
+      return;
+    }
+    if (this.waiting.length >= this.limits.maxWaiting) {
+      throw new ApiError('TooManyRequests', 'Too many imports are waiting; try again shortly', undefined, { 'Retry-After': '10' });
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  leave(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+}
+
+/** Maps a worker's failure message to the client's error. */
+function failure(reply: Extract<WorkerReply, { type: 'failed' }>, listId: number): ApiError {
+  if (reply.status === 413) return new ApiError('PayloadTooLarge', reply.message);
+  if (reply.status === 400) return badRequest(reply.message);
+  if (reply.code === 'LIST_GONE' || reply.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return notFound(`Opt-out list ${listId} no longer exists`);
+  return fromSqliteError({ code: reply.code }) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
+}
+
+/** Runs import jobs in disposable workers, a few at a time. */
+export class ImportService {
+  private readonly gate: Gate;
+  constructor(
+    private readonly ctx: AppContext,
+    readonly limits: ImportLimits = DEFAULT_IMPORT_LIMITS,
+  ) {
+    this.gate = new Gate(limits);
+  }
+
+  /**
+   * Imports an uploaded file into a list: format by extension and content (400 on mismatch), then read,
+   * validate and write in a worker. Failures: bad file → 400; the worker exceeding its memory or time limit
+   * → 413 (the file is too large to process: a clear client-side cause, not a retryable server state);
+   * busy database → the SQLite mapping; anything else → 500. Nothing is stored unless the whole import is.
+   */
+  async importFile(listId: number, kind: EntryKind, fileName: string, buffer: Buffer): Promise<ImportResult> {
+    const format = detectFormat(fileName, buffer);
+    await this.gate.enter();
+    try {
+      return await this.runWorker({ bytes: transferable(buffer), format, kind, dbFile: this.ctx.dbFile, listId, maxRows: this.limits.maxRows });
+    } finally {
+      this.gate.leave();
+    }
+  }
+
+  private runWorker(job: ImportJob): Promise<ImportResult> {
+    return new Promise((resolve, reject) => {
+      const worker = startModuleWorker(WORKER_ENTRY, {
+        workerData: job,
+        transferList: [job.bytes.buffer as ArrayBuffer],
+        resourceLimits: { maxOldGenerationSizeMb: this.limits.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+      });
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const seconds = Math.round(this.limits.parseTimeoutMs / 1000);
+      const timer = setTimeout(() => {
+        settle(() => reject(new ApiError('PayloadTooLarge', `The file could not be read within ${seconds} s; split it into smaller files`)));
+        void worker.terminate();
+      }, this.limits.parseTimeoutMs);
+      worker.on('message', (m: WorkerReply) => {
+        if (m.type === 'parsed') clearTimeout(timer); // writing is bounded by SQLite (busy_timeout), not by this timer
+        else if (m.type === 'done') settle(() => resolve(m.result));
+        else settle(() => reject(failure(m, job.listId)));
+      });
+      worker.on('error', (err: Error & { code?: string }) => {
+        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          settle(() => reject(new ApiError('PayloadTooLarge', `Reading the file needs more than ${this.limits.heapMb} MB of memory; split it into smaller files`)));
+        } else settle(() => reject(err));
+      });
+      worker.on('exit', (code) => settle(() => reject(new Error(`The import worker exited (code ${code}) without a result`))));
+    });
+  }
+}
+
+/** A Uint8Array over an ArrayBuffer of its own, so it can be transferred (moved, not copied) to the worker. */
+function transferable(buffer: Buffer): Uint8Array {
+  if (buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength) {
+    return new Uint8Array(buffer.buffer, 0, buffer.byteLength);
+  }
+  return new Uint8Array(buffer);
+}

@@ -1,0 +1,49 @@
+import type { NextFunction, Request, Response } from 'express';
+import { canAdministerOptOut } from '../auth/middleware.ts';
+import type { AppContext } from '../context.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import { findList, type OptOutList } from './lists.ts';
+
+const INT64_MAX = 9223372036854775807n;
+
+/**
+ * A path id that must be a positive int64 (else 400). Ids beyond 2^53 are well-formed but can never have
+ * been assigned here (SQLite hands out ids in sequence), so they come back as 0, which matches no row → 404.
+ */
+export function parsePositiveId(raw: string | undefined, name: string): number {
+  if (raw === undefined || !/^\d{1,19}$/.test(raw) || BigInt(raw) === 0n || BigInt(raw) > INT64_MAX) {
+    throw badRequest(`${name} must be a positive 64-bit integer, not '${raw ?? ''}'`);
+  }
+  const n = Number(raw);
+  return Number.isSafeInteger(n) ? n : 0;
+}
+
+/** The list loaded by `loadList` for this request. */
+export function listOf(res: Response): OptOutList {
+  return res.locals.optOutList as OptOutList;
+}
+
+/**
+ * Middleware for every route under /optout/lists/{optOutListId}/…: the id must be a positive int64 (400),
+ * the list must exist (404), and the key must administer it (403: company_administrate for the company list,
+ * optout_administrate within its project limit for a project list).
+ * Order: 404 before 403. A key learns at most that a list id exists (ids are sequential, carry no data),
+ * and the contract's "else 403" is about lists that exist; GET /optout/lists?projectId= on the other hand
+ * answers 403 before looking, so project ids are never probed.
+ */
+export function loadList(ctx: AppContext) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const id = parsePositiveId(req.params.listId as string | undefined, 'optOutListId');
+    const list = findList(ctx.db, id);
+    if (!list) throw notFound(`Opt-out list ${req.params.listId as string} does not exist`);
+    if (!canAdministerOptOut(req.principal, list.projectId)) {
+      throw forbidden(
+        list.projectId === null
+          ? 'The company-level opt-out list needs the permission company_administrate'
+          : `The opt-out list of project ${list.projectId} needs optout_administrate for that project`,
+      );
+    }
+    res.locals.optOutList = list;
+    next();
+  };
+}

@@ -1,0 +1,41 @@
+import type { Request, Response } from 'express';
+import { canAdministerOptOut } from '../auth/middleware.ts';
+import type { AppContext } from '../context.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import { bodyField, objectBody, singleQuery } from './request-input.ts';
+import { ensureList, findListFor, PROJECT_ID } from './lists.ts';
+
+function deny(projectId: string | null): never {
+  throw forbidden(
+    projectId === null
+      ? 'The company-level opt-out list needs the permission company_administrate'
+      : `The opt-out list of project ${projectId} needs optout_administrate for that project`,
+  );
+}
+
+/** POST /optout/lists {projectId?}: creates (or returns, idempotently) the company or project list. */
+export function createListHandler(ctx: AppContext) {
+  return (req: Request, res: Response) => {
+    const raw = bodyField(objectBody(req), 'projectId');
+    if (raw !== undefined && raw !== null && typeof raw !== 'string') throw badRequest('projectId must be a string');
+    const projectId = raw ? raw : null;
+    if (projectId !== null && !PROJECT_ID.test(projectId)) {
+      throw badRequest(`projectId must be 'p' followed by digits (like p12345678), not '${projectId}'`);
+    }
+    if (!canAdministerOptOut(req.principal, projectId)) deny(projectId);
+    res.json(ensureList(ctx.db, ctx.config.companyId, projectId));
+  };
+}
+
+/** GET /optout/lists?projectId=: the company list (no projectId) or the project's list; 404, never 400. */
+export function getListHandler(ctx: AppContext) {
+  return (req: Request, res: Response) => {
+    const raw = singleQuery(req, 'projectId');
+    const projectId = raw ? raw : null;
+    if (projectId !== null && !PROJECT_ID.test(projectId)) throw notFound(`No opt-out list for project '${projectId}'`);
+    if (!canAdministerOptOut(req.principal, projectId)) deny(projectId);
+    const list = findListFor(ctx.db, ctx.config.companyId, projectId);
+    if (!list) throw notFound(projectId === null ? 'The company-level opt-out list does not exist yet' : `No opt-out list for project ${projectId}`);
+    res.json(list);
+  };
+}

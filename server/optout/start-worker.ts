@@ -1,0 +1,14 @@
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+const BOOTSTRAP = new URL('./ts-worker-bootstrap.mjs', import.meta.url);
+
+/**
+ * Starts a worker thread on a module of this code base. A `.ts` entry (dev, vitest, `npm run serve`, which
+ * run TypeScript through tsx) goes through ts-worker-bootstrap.mjs, because Node 20 carries neither the
+ * parent's `--import tsx` nor vitest's transform into worker threads (`new Worker(new URL('./x.ts', …))`
+ * fails there with ERR_UNKNOWN_FILE_EXTENSION). A compiled `.js` entry is started directly.
+ */
+export function startModuleWorker(entry: URL, options: WorkerOptions): Worker {
+  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options);
+  return new Worker(BOOTSTRAP, { ...options, argv: [entry.href, ...(options.argv ?? [])] });
+}
