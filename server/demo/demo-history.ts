@@ -1,0 +1,99 @@
+import type { Db } from '../db/open.ts';
+import type { DemoBase } from './demo-entities.ts';
+import { BREAK_TYPES, CALL_OUTCOMES } from './demo-names.ts';
+import type { Rng } from './prng.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Calls happen 08:00-21:00 UTC. */
+const OPEN_HOUR = 8;
+const WORK_HOURS = 13;
+
+/** Start of the UTC day `days` before the day of `now`. */
+const dayStart = (now: number, days: number) => Math.floor(now / DAY) * DAY - days * DAY;
+
+function phoneNumber(rng: Rng): string {
+  const r = rng.next();
+  if (r < 0.55) return `316${String(rng.int(0, 99_999_999)).padStart(8, '0')}`;
+  const area = ['20', '10', '30', '40', '50', '70', '71', '73', '76', '78'][Math.floor(rng.next() * 10)]!;
+  return `31${area}${String(rng.int(0, 9_999_999)).padStart(7, '0')}`;
+}
+
+/**
+ * Inserts `count` calls spread over the working hours of the last `days` days, in time order, through one
+ * prepared statement (the caller holds the transaction). Returns the number inserted.
+ */
+export function insertCalls(db: Db, rng: Rng, base: DemoBase, count: number, now: number, days = 30, onProgress?: (n: number) => void): number {
+  const insert = db.prepare(`INSERT INTO calls (time, survey_id, interview_id, interviewer_id, telephone_number, extended_status,
+    duration, waiting_time, call_center_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // Working windows of the last `days` days, cut at `now`; calls fill them evenly in time order.
+  const windows: [start: number, length: number][] = [];
+  for (let d = days - 1; d >= 0; d--) {
+    const open = dayStart(now, d) + OPEN_HOUR * HOUR;
+    const close = Math.min(open + WORK_HOURS * HOUR, now);
+    if (close > open) windows.push([open, close - open]);
+  }
+  if (windows.length === 0) windows.push([now - HOUR, HOUR]);
+  const total = windows.reduce((sum, [, len]) => sum + len, 0);
+  const step = total / Math.max(count, 1);
+  const surveyWeights = base.surveys.map((s) => [s, s.open ? 4 : 1] as const);
+  const centers = base.callCenters
+    .map((c) => [c, base.interviewersByCenter.get(c) ?? []] as const)
+    .filter(([, ids]) => ids.length > 0)
+    .map(([c, ids]) => [[c, ids] as const, ids.length] as const);
+  const outcomes = CALL_OUTCOMES.map((o) => [o, o[1]] as const);
+  let w = 0;
+  let passed = 0; // length of the windows before window w
+  for (let i = 0; i < count; i++) {
+    const offset = Math.min((i + rng.next()) * step, total - 1);
+    while (offset - passed >= windows[w]![1]) passed += windows[w++]![1];
+    const time = windows[w]![0] + Math.floor(offset - passed);
+    const survey = rng.weighted(surveyWeights);
+    const [center, interviewers] = rng.weighted(centers);
+    const [status, , minSec, maxSec] = rng.weighted(outcomes);
+    const noAgent = status === 10 || status === 2 || status === 3;
+    insert.run(
+      time, survey.id, rng.int(1, survey.sampleSize), noAgent && rng.chance(0.6) ? null : rng.pick(interviewers), phoneNumber(rng),
+      status, rng.int(minSec, maxSec), rng.int(0, noAgent ? 4 : 25), center,
+    );
+    if (onProgress && (i + 1) % 250_000 === 0) onProgress(i + 1);
+  }
+  return count;
+}
+
+/** Sessions (one or two a working day per interviewer) and the breaks inside them; today's may be open. */
+export function insertSessionsAndBreaks(db: Db, rng: Rng, base: DemoBase, now: number, days = 30): { sessions: number; breaks: number } {
+  const session = db.prepare('INSERT INTO sessions (call_center_id, interviewer_id, login_time, logout_time) VALUES (?, ?, ?, ?)');
+  const brk = db.prepare(`INSERT INTO breaks (time, survey_id, duration, interviewer_id, call_center_id, break_type_id, break_type_name, is_paid)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  const open = base.surveys.filter((s) => s.open);
+  const breakTypes = BREAK_TYPES.map((b) => [b, b[5]] as const);
+  let sessions = 0;
+  let breaks = 0;
+  for (const [center, ids] of base.interviewersByCenter) {
+    for (const interviewer of ids) {
+      for (let d = days - 1; d >= 0; d--) {
+        if (!rng.chance(0.72)) continue;
+        const login = dayStart(now, d) + (OPEN_HOUR + rng.int(0, 8)) * HOUR + rng.int(0, 59) * 60_000;
+        if (login > now) continue;
+        const parts = rng.chance(0.2) ? 2 : 1;
+        let start = login;
+        for (let p = 0; p < parts; p++) {
+          const length = rng.int(3 * 60, 5 * 60) * 60_000;
+          const logout = start + length;
+          session.run(center, interviewer, start, logout > now ? null : logout);
+          sessions++;
+          for (let b = rng.int(0, 3); b > 0; b--) {
+            const [typeId, name, paid, minSec, maxSec] = rng.weighted(breakTypes);
+            const at = start + rng.int(30, Math.max(31, length / 60_000 - 30)) * 60_000;
+            if (at > now) continue;
+            brk.run(at, typeId === 2 ? null : rng.pick(open).id, rng.int(minSec, maxSec), interviewer, center, typeId, name, paid ? 1 : 0);
+            breaks++;
+          }
+          start = logout + rng.int(20, 90) * 60_000;
+        }
+      }
+    }
+  }
+  return { sessions, breaks };
+}

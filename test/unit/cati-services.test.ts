@@ -1,0 +1,245 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../server/db/open.ts';
+import {
+  groupAssignOnCall, groupAssignOnSurvey, groupAssignments, groupMemberIds, interviewerAssignments, interviewerAssignOnCall,
+  interviewerAssignOnSurvey, interviewerCleanAssignments, interviewerDeAssignFromSurvey, surveyAssignments,
+} from '../../server/cati/assignments-service.ts';
+import { createGroup, deleteGroup, getGroup, updateGroup } from '../../server/cati/groups-service.ts';
+import { closeSession, ingestHistory } from '../../server/cati/history-ingest.ts';
+import { createInterviewer, deleteInterviewer, lockInterviewer, updateInterviewer } from '../../server/cati/interviewers-service.ts';
+import { verifyPassword } from '../../server/cati/password.ts';
+import { createSurvey, getBasicProperties, updateSurvey } from '../../server/cati/surveys-service.ts';
+import { parseIsoTime } from '../../server/cati/time.ts';
+
+let dir: string;
+let db: Db;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cati-unit-'));
+  db = openDatabase(join(dir, 'cati.sqlite'));
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const status = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    return { status: (e as { status?: number }).status, message: (e as Error).message };
+  }
+  return { status: 0, message: '' };
+};
+const asyncStatus = async (fn: () => Promise<unknown>) => {
+  try {
+    await fn();
+  } catch (e) {
+    return { status: (e as { status?: number }).status, message: (e as Error).message };
+  }
+  return { status: 0, message: '' };
+};
+
+describe('migration 003', () => {
+  it('creates the default call centre 1 "Main" and the root group "CATI Interviewers"', () => {
+    expect(db.prepare('SELECT name FROM call_centers WHERE id = 1').pluck().get()).toBe('Main');
+    expect(db.prepare('SELECT name FROM groups WHERE id = 1').pluck().get()).toBe('CATI Interviewers');
+  });
+
+  it('serves a one-day call range from the time index', () => {
+    const plan = db.prepare('EXPLAIN QUERY PLAN SELECT * FROM calls WHERE time >= 1 AND time < 2 ORDER BY id LIMIT 100').all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(' ')).toMatch(/INDEX calls_time/);
+  });
+});
+
+describe('groups service', () => {
+  it('rejects a duplicate name with 409 naming the existing id', () => {
+    const id = createGroup(db, { Name: 'Evening' });
+    const e = (() => { try { createGroup(db, { Name: 'Evening' }); } catch (err) { return err as { status: number; details: unknown }; } })();
+    expect(e?.status).toBe(409);
+    expect(e?.details).toEqual([{ code: 'ExistingId', target: 'GroupId', message: String(id) }]);
+  });
+
+  it('rejects unknown parents and cycles with 400', () => {
+    const a = createGroup(db, { Name: 'A' });
+    const b = createGroup(db, { Name: 'B', ParentGroups: [a] });
+    const c = createGroup(db, { Name: 'C', ParentGroups: [b] });
+    expect(status(() => createGroup(db, { Name: 'D', ParentGroups: [999] }))).toMatchObject({ status: 400, message: expect.stringContaining('999') });
+    expect(status(() => updateGroup(db, a, { ParentGroups: [c] }))).toMatchObject({ status: 400, message: expect.stringContaining('cycle') });
+    expect(status(() => updateGroup(db, a, { ParentGroups: [a] }))).toMatchObject({ status: 400 });
+    expect(getGroup(db, a).ParentGroups).toEqual([]);
+  });
+
+  it('keeps fields left out of an update and bumps the version', () => {
+    const id = createGroup(db, { Name: 'Day', Description: 'Weekdays', ParentGroups: [1] });
+    updateGroup(db, id, { Name: 'Day shift' });
+    expect(getGroup(db, id)).toMatchObject({ Name: 'Day shift', Description: 'Weekdays', ParentGroups: [1], version: 2 });
+    expect(status(() => updateGroup(db, id, { Name: 'x' }, 1))).toMatchObject({ status: 412 });
+  });
+
+  it('deleting a group keeps its interviewers (an interviewer left without a group returns to the root group)', async () => {
+    const g = createGroup(db, { Name: 'Temp' });
+    const i = await createInterviewer(db, { Name: 'anna', ParentGroups: [g] });
+    deleteGroup(db, g);
+    expect(db.prepare('SELECT group_id FROM interviewer_groups WHERE interviewer_id = ?').pluck().all(i)).toEqual([1]);
+    expect(status(() => deleteGroup(db, 1))).toMatchObject({ status: 400 });
+  });
+});
+
+describe('interviewers service', () => {
+  it('stores a salted scrypt hash and sets PwdSetDate only when a password is given', async () => {
+    const a = await createInterviewer(db, { Name: 'a', Password: 'secret-1' });
+    const b = await createInterviewer(db, { Name: 'b', Password: 'secret-1' });
+    const rows = db.prepare('SELECT password_hash, pwd_set_date FROM interviewers WHERE id IN (?, ?)').all(a, b) as { password_hash: string; pwd_set_date: number }[];
+    expect(rows[0]!.password_hash).not.toBe(rows[1]!.password_hash);
+    expect(rows[0]!.password_hash).not.toContain('secret-1');
+    expect(await verifyPassword('secret-1', rows[0]!.password_hash)).toBe(true);
+    expect(await verifyPassword('wrong', rows[0]!.password_hash)).toBe(false);
+    expect(rows[0]!.pwd_set_date).toBeGreaterThan(0);
+    await updateInterviewer(db, a, { DisplayName: 'A' });
+    expect(db.prepare('SELECT password_hash FROM interviewers WHERE id = ?').pluck().get(a)).toBe(rows[0]!.password_hash);
+  });
+
+  it('puts an interviewer without ParentGroups into the root group; PUT without ParentGroups keeps them', async () => {
+    const g = createGroup(db, { Name: 'G' });
+    const id = await createInterviewer(db, { Name: 'x' });
+    expect(db.prepare('SELECT group_id FROM interviewer_groups WHERE interviewer_id = ?').pluck().all(id)).toEqual([1]);
+    await updateInterviewer(db, id, { ParentGroups: [g] });
+    await updateInterviewer(db, id, { Location: 'Booth 3' });
+    expect(db.prepare('SELECT group_id FROM interviewer_groups WHERE interviewer_id = ?').pluck().all(id)).toEqual([g]);
+  });
+
+  it('refuses a duplicate name (409), an unknown call centre (400) and a body id that differs from the key (400)', async () => {
+    const id = await createInterviewer(db, { Name: 'dup' });
+    expect(await asyncStatus(() => createInterviewer(db, { Name: 'dup' }))).toMatchObject({ status: 409 });
+    expect(await asyncStatus(() => createInterviewer(db, { Name: 'n', CallCenterId: 7 }))).toMatchObject({ status: 400 });
+    expect(await asyncStatus(() => updateInterviewer(db, id, { InterviewerId: id + 1 }))).toMatchObject({ status: 400 });
+    expect(await asyncStatus(() => createInterviewer(db, { Name: 'n', Foo: 1 }))).toMatchObject({ status: 400, message: expect.stringContaining("'Foo'") });
+  });
+
+  it('Lock keeps the first LockedDate; Unlock clears both', async () => {
+    const id = await createInterviewer(db, { Name: 'l' });
+    lockInterviewer(db, id, true);
+    const first = db.prepare('SELECT locked_date FROM interviewers WHERE id = ?').pluck().get(id) as number;
+    db.prepare('UPDATE interviewers SET locked_date = locked_date - 5000 WHERE id = ?').run(id);
+    lockInterviewer(db, id, true);
+    expect(db.prepare('SELECT locked_date FROM interviewers WHERE id = ?').pluck().get(id)).toBe(first - 5000);
+    lockInterviewer(db, id, false);
+    expect(db.prepare('SELECT is_locked, locked_date FROM interviewers WHERE id = ?').get(id)).toEqual({ is_locked: 0, locked_date: null });
+  });
+});
+
+describe('assignment rules', () => {
+  let s: string;
+  let g: number;
+  let i: number;
+  beforeEach(async () => {
+    s = createSurvey(db, { SurveyId: 'p100', SurveyName: 'S', State: 'Open' });
+    g = createGroup(db, { Name: 'G' });
+    i = await createInterviewer(db, { Name: 'i', ParentGroups: [g] });
+  });
+
+  it('an interviewer assigned explicitly and through a group has two rows; DeAssignFromSurvey removes only the explicit one', () => {
+    interviewerAssignOnSurvey(db, i, s);
+    groupAssignOnSurvey(db, g, s, 1);
+    expect(interviewerAssignments(db, i)).toEqual([
+      { SurveyId: s, AssignmentType: 'Explicit', AssignedCallsCount: 0 },
+      { SurveyId: s, AssignmentType: 'Implicit', AssignedCallsCount: 0 },
+    ]);
+    interviewerDeAssignFromSurvey(db, i, s);
+    interviewerDeAssignFromSurvey(db, i, s); // idempotent
+    expect(interviewerAssignments(db, i).map((r) => r.AssignmentType)).toEqual(['Implicit']);
+  });
+
+  it('a group assignment in another call centre does not reach the interviewer', () => {
+    db.prepare("INSERT INTO call_centers (id, name) VALUES (2, 'Other')").run();
+    groupAssignOnSurvey(db, g, s, 2);
+    expect(interviewerAssignments(db, i)).toEqual([]);
+    expect(groupAssignments(db, g, 2)).toEqual([{ SurveyId: s, AssignmentType: 'Explicit', AssignedCallsCount: 0 }]);
+  });
+
+  it('an assignment of a parent group is Implicit for the child group and its members', () => {
+    const child = createGroup(db, { Name: 'Child', ParentGroups: [g] });
+    groupAssignOnSurvey(db, g, s, 1);
+    expect(groupAssignments(db, child, 1)).toEqual([{ SurveyId: s, AssignmentType: 'Implicit', AssignedCallsCount: 0 }]);
+  });
+
+  it('call assignments make ImplicitToSurveyCalls appear with a computed count', () => {
+    interviewerAssignOnCall(db, i, s, 11);
+    interviewerAssignOnCall(db, i, s, 11);
+    groupAssignOnCall(db, g, s, 12, 1);
+    expect(interviewerAssignments(db, i)).toEqual([{ SurveyId: s, AssignmentType: 'ImplicitToSurveyCalls', AssignedCallsCount: 2 }]);
+    expect(surveyAssignments(db, s, 1)).toEqual([
+      { ResourceId: g, Name: 'G', IsGroup: true, AssignedCallsCount: 1 },
+      { ResourceId: i, Name: 'i', IsGroup: false, AssignedCallsCount: 1 },
+    ]);
+  });
+
+  it('CleanAssignments removes the interviewer\'s own assignments; deleting the interviewer removes the rest', async () => {
+    interviewerAssignOnSurvey(db, i, s);
+    interviewerAssignOnCall(db, i, s, 1);
+    interviewerCleanAssignments(db, i);
+    expect(interviewerAssignments(db, i)).toEqual([]);
+    interviewerAssignOnSurvey(db, i, s);
+    deleteInterviewer(db, i);
+    expect(db.prepare('SELECT COUNT(*) FROM interviewer_survey_assignments').pluck().get()).toBe(0);
+    expect(groupMemberIds(db, g, 1)).toEqual([]);
+  });
+
+  it('unknown or SoftDeleted surveys, unknown groups, interviewers and call centres are 404', () => {
+    updateSurvey(db, s, { State: 'SoftDeleted' });
+    expect(status(() => interviewerAssignOnSurvey(db, i, s))).toMatchObject({ status: 404 });
+    expect(status(() => getBasicProperties(db, s))).toMatchObject({ status: 404 });
+    expect(status(() => interviewerAssignOnSurvey(db, i, 'p999'))).toMatchObject({ status: 404 });
+    expect(status(() => groupAssignments(db, 999, 1))).toMatchObject({ status: 404 });
+    expect(status(() => groupAssignments(db, g, 999))).toMatchObject({ status: 404 });
+    expect(status(() => interviewerAssignments(db, 999))).toMatchObject({ status: 404 });
+  });
+});
+
+describe('history ingest', () => {
+  beforeEach(async () => {
+    createSurvey(db, { SurveyId: 'p1', SurveyName: 'S', Variables: [{ Name: 'Region', AvailableAsCatiFilter: true }] });
+    await createInterviewer(db, { Name: 'i' });
+  });
+  const call = (extra: Record<string, unknown> = {}) => ({ Time: '2026-11-02T10:00:00+01:00', SurveyId: 'p1', TelephoneNumber: '31201234567', InterviewerId: 1, ...extra });
+
+  it('stores a batch in order and answers the ids; times with an offset are stored as UTC epoch ms', () => {
+    const ids = ingestHistory(db, 'callhistory', { value: [call(), call({ InterviewId: 5, Variables: { Region: 'North' } })] });
+    expect(ids).toHaveLength(2);
+    expect(ids[1]).toBe(ids[0]! + 1);
+    expect(db.prepare('SELECT time FROM calls WHERE id = ?').pluck().get(ids[0])).toBe(Date.UTC(2026, 10, 2, 9));
+    expect(db.prepare('SELECT value FROM interview_variables WHERE survey_id = ? AND interview_id = 5').pluck().get('p1')).toBe('North');
+  });
+
+  it('a referential error names the record index and stores nothing', () => {
+    const e = status(() => ingestHistory(db, 'callhistory', { value: [call(), call({ SurveyId: 'p2' })] }));
+    expect(e).toMatchObject({ status: 400, message: expect.stringContaining('Record 1') });
+    expect(db.prepare('SELECT COUNT(*) FROM calls').pluck().get()).toBe(0);
+    expect(status(() => ingestHistory(db, 'breakhistory', { Time: '2026-11-02T10:00:00Z', InterviewerId: 9, BreakTypeId: 1, BreakTypeName: 'Coffee' }))).toMatchObject({ status: 400 });
+  });
+
+  it('refuses more than 10000 records', () => {
+    expect(status(() => ingestHistory(db, 'callhistory', { value: Array.from({ length: 10001 }, () => call()) }))).toMatchObject({ status: 400 });
+  });
+
+  it('closes a session with PATCH semantics; a LogoutTime before LoginTime is 400', () => {
+    const [id] = ingestHistory(db, 'interviewersessionhistory', { InterviewerId: 1, LoginTime: '2026-11-02T08:00:00Z' });
+    expect(status(() => closeSession(db, id!, { LogoutTime: '2026-11-02T07:00:00Z' }))).toMatchObject({ status: 400 });
+    closeSession(db, id!, { LogoutTime: '2026-11-02T12:00:00Z' });
+    expect(db.prepare('SELECT logout_time FROM sessions WHERE id = ?').pluck().get(id)).toBe(Date.UTC(2026, 10, 2, 12));
+    expect(status(() => closeSession(db, 999, { LogoutTime: '2026-11-02T12:00:00Z' }))).toMatchObject({ status: 404 });
+  });
+});
+
+describe('time parsing', () => {
+  it('reads offsets, treats a missing offset as UTC, and refuses impossible dates', () => {
+    expect(parseIsoTime('2026-11-02T09:15:00.123Z')).toBe(Date.UTC(2026, 10, 2, 9, 15, 0, 123));
+    expect(parseIsoTime('2026-11-02T09:15:00')).toBe(Date.UTC(2026, 10, 2, 9, 15));
+    expect(parseIsoTime('2026-11-02T09:15:00-05:30')).toBe(Date.UTC(2026, 10, 2, 14, 45));
+    expect(parseIsoTime('2026-02-30T00:00:00Z')).toBeUndefined();
+    expect(parseIsoTime('yesterday')).toBeUndefined();
+  });
+});
