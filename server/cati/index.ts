@@ -1,8 +1,15 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { AppContext } from '../context.ts';
+import { createODataService } from '../odata/service.ts';
+import { registerBlacklist } from './blacklist-set.ts';
 
-/** The CATI OData service under /cati/: every entity-set router is mounted here. */
-export function catiRouter(_ctx: AppContext): Router {
-  const router = Router();
-  return router;
+/**
+ * The CATI OData service under /cati/: every entity set registers with the one dispatcher here
+ * (see server/odata/service.ts for how to declare a set, its handlers and bound operations).
+ */
+export function catiRouter(ctx: AppContext): Router {
+  const service = createODataService(ctx);
+  registerBlacklist(service, ctx);
+  // Further entity sets (task D) register here, e.g. registerGroups(service, ctx).
+  return service.router;
 }

@@ -24,6 +24,8 @@ export interface PropertyDef {
   nullable?: boolean;
   /** A collection (e.g. ParentGroups Collection(Edm.Int32)); never filterable or sortable. */
   collection?: boolean;
+  /** Name of a complex type in namespace Controller (registered with the service) instead of `type` in $metadata. */
+  complexType?: string;
   /** Complex/collection values computed by the service, not selected from SQL (e.g. Variables). */
   virtual?: boolean;
   /** Default true for scalar, non-virtual properties. */
@@ -57,6 +59,8 @@ export interface FunctionDef {
   returnType: string;
   /** Action (POST) rather than function (GET), e.g. Controller.Import. */
   action?: boolean;
+  /** A function without side effects (Get*, Check): HEAD is allowed. Every other function refuses HEAD (405). */
+  sideEffectFree?: boolean;
 }
 
 export const NAMESPACE = 'Controller';

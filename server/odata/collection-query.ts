@@ -1,0 +1,193 @@
+/**
+ * The one generic collection query: SELECT over model.from with the compiled $filter, an optional scope,
+ * $orderby (always ending with the key, so paging is stable), $skip/$top, $count and keyset paging through
+ * an opaque `$skiptoken` (a seek on the order keys, never OFFSET, so deep pages stay cheap).
+ */
+import { badRequest } from '../errors.ts';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../db/open.ts';
+import { compileFilter, compileOrderby, resolveProperty, type OrderKey, type SqlFragment } from './compile-sql.ts';
+import type { EntityModel, PropertyDef } from './model.ts';
+import { QUERY_LIMITS, type QueryOptions } from './query-options.ts';
+
+/** A row keyed by property name with SQL values (epoch ms, 0/1); `@etag` holds the row version. */
+export type Row = Record<string, unknown>;
+
+/** Extra SQL that limits a collection (e.g. members of one group); `?` params only. */
+export interface CollectionScope {
+  where?: string;
+  params?: unknown[];
+}
+
+export interface CollectionPage {
+  rows: Row[];
+  count?: number;
+  /** Set when more rows follow: the value of `$skiptoken` for the next page. */
+  nextSkiptoken?: string;
+}
+
+export interface CollectionQueryOptions {
+  scope?: CollectionScope;
+  /** Adds virtual properties (or rewrites values) of each row after the query. */
+  postProcess?: (row: Row) => Row;
+  pageSize?: number;
+  now?: number;
+}
+
+const statements = new WeakMap<Db, Map<string, Statement<unknown[]>>>();
+
+/** A prepared statement cached per database and SQL text (the text holds only whitelisted columns). */
+export function prepareCached(db: Db, text: string): Statement<unknown[]> {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let stmt = cache.get(text);
+  if (!stmt) {
+    if (cache.size >= 500) cache.delete(cache.keys().next().value!);
+    stmt = db.prepare<unknown[]>(text);
+    cache.set(text, stmt);
+  }
+  return stmt;
+}
+
+/** The SELECT list: every non-virtual property under its wire name, plus the ETag column. */
+export function selectList(model: EntityModel): string {
+  const cols = model.properties.filter((p) => p.column && !p.virtual).map((p) => `${p.column} AS "${p.name}"`);
+  if (model.etagColumn) cols.push(`${model.etagColumn} AS "@etag"`);
+  return cols.join(', ');
+}
+
+function keyProps(model: EntityModel): PropertyDef[] {
+  return model.key.map((k) => resolveProperty(model, k, 0, 'key'));
+}
+
+function orderKeys(model: EntityModel, options: QueryOptions): OrderKey[] {
+  const keys = compileOrderby(options.orderby, model);
+  for (const p of keyProps(model)) if (!keys.some((k) => k.prop === p)) keys.push({ prop: p, desc: false });
+  return keys;
+}
+
+const signature = (keys: OrderKey[]) => keys.map((k) => `${k.prop.name}${k.desc ? '-' : '+'}`).join(',');
+
+function encodeToken(keys: OrderKey[], row: Row): string {
+  return Buffer.from(JSON.stringify({ o: signature(keys), v: keys.map((k) => row[k.prop.name] ?? null) })).toString('base64url');
+}
+
+function decodeToken(token: string, keys: OrderKey[]): unknown[] {
+  const bad = () => badRequest('Invalid $skiptoken: use the @odata.nextLink of the previous page with the same $orderby');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  const t = parsed as { o?: unknown; v?: unknown };
+  if (!t || typeof t !== 'object' || t.o !== signature(keys) || !Array.isArray(t.v) || t.v.length !== keys.length) throw bad();
+  keys.forEach((k, i) => {
+    const v = (t.v as unknown[])[i];
+    const numeric = k.prop.type !== 'Edm.String';
+    const ok = v === null ? k.prop.nullable === true : numeric ? typeof v === 'number' && Number.isFinite(v) : typeof v === 'string';
+    if (!ok) throw bad();
+  });
+  return t.v;
+}
+
+/** WHERE condition selecting the rows after `values` in the order (SQLite: NULLs first ascending). */
+function seek(keys: OrderKey[], values: unknown[]): SqlFragment {
+  const ors: string[] = [];
+  const params: unknown[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const parts: string[] = [];
+    const p: unknown[] = [];
+    for (let j = 0; j < i; j++) {
+      parts.push(`(${keys[j]!.prop.column}) IS ?`);
+      p.push(values[j]);
+    }
+    const { prop, desc } = keys[i]!;
+    const v = values[i];
+    const col = `(${prop.column})`;
+    if (v === null) {
+      if (desc) continue; // nothing sorts after NULL when descending
+      parts.push(`${col} IS NOT NULL`);
+    } else if (desc) {
+      parts.push(prop.nullable ? `(${col} < ? OR ${col} IS NULL)` : `${col} < ?`);
+      p.push(v);
+    } else {
+      parts.push(`${col} > ?`);
+      p.push(v);
+    }
+    ors.push(`(${parts.join(' AND ')})`);
+    params.push(...p);
+  }
+  if (ors.length === 0) return { sql: '0', params: [] };
+  // A leading range bound on the first key lets SQLite use an index on it.
+  const first = keys[0]!;
+  const lead = values[0];
+  if (lead !== null && !first.prop.nullable) {
+    return { sql: `(${first.prop.column}) ${first.desc ? '<=' : '>='} ? AND (${ors.join(' OR ')})`, params: [lead, ...params] };
+  }
+  return { sql: `(${ors.join(' OR ')})`, params };
+}
+
+/** Checks $select names against the model (unknown → 400). */
+export function checkSelect(model: EntityModel, select: string[] | undefined): void {
+  for (const name of select ?? []) resolveProperty(model, name, 0, '$select');
+}
+
+/** Runs the collection query of a model with the request's options; SQL never sees a raw value. */
+export function queryCollection(db: Db, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): CollectionPage {
+  if (!model.from) throw new Error(`Entity type ${model.typeName} has no SQL source`);
+  checkSelect(model, options.select);
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (q.scope?.where) {
+    where.push(`(${q.scope.where})`);
+    params.push(...(q.scope.params ?? []));
+  }
+  if (options.filter) {
+    const f = compileFilter(options.filter, model, q.now ?? Date.now());
+    where.push(f.sql);
+    params.push(...f.params);
+  }
+  const keys = orderKeys(model, options);
+  const countWhere = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+  const count = options.count
+    ? ((prepareCached(db, `SELECT count(*) AS n FROM ${model.from}${countWhere}`).get(...params) as { n: number }).n)
+    : undefined;
+  const pageWhere = [...where];
+  const pageParams = [...params];
+  if (options.skiptoken !== undefined) {
+    const s = seek(keys, decodeToken(options.skiptoken, keys));
+    pageWhere.push(s.sql);
+    pageParams.push(...s.params);
+  }
+  const pageSize = q.pageSize ?? QUERY_LIMITS.pageSize;
+  const limit = options.top ?? pageSize + 1;
+  const order = keys.map((k) => `(${k.prop.column}) ${k.desc ? 'DESC' : 'ASC'}`).join(', ');
+  const text =
+    `SELECT ${selectList(model)} FROM ${model.from}` +
+    (pageWhere.length ? ` WHERE ${pageWhere.join(' AND ')}` : '') +
+    ` ORDER BY ${order} LIMIT ? OFFSET ?`;
+  let rows = prepareCached(db, text).all(...pageParams, limit, options.skip ?? 0) as Row[];
+  let nextSkiptoken: string | undefined;
+  if (options.top === undefined && rows.length > pageSize) {
+    rows = rows.slice(0, pageSize);
+    nextSkiptoken = encodeToken(keys, rows[rows.length - 1]!);
+  }
+  if (q.postProcess) rows = rows.map(q.postProcess);
+  return { rows, count, nextSkiptoken };
+}
+
+/** Reads one entity by key (with an optional scope); undefined when absent. */
+export function queryEntity(db: Db, model: EntityModel, key: unknown, q: CollectionQueryOptions = {}): Row | undefined {
+  if (!model.from) throw new Error(`Entity type ${model.typeName} has no SQL source`);
+  const [keyProp] = keyProps(model);
+  if (!keyProp) throw new Error(`Entity type ${model.typeName} has no key`);
+  const where = [`(${keyProp.column}) = ?`];
+  const params: unknown[] = [key];
+  if (q.scope?.where) {
+    where.push(`(${q.scope.where})`);
+    params.push(...(q.scope.params ?? []));
+  }
+  const row = prepareCached(db, `SELECT ${selectList(model)} FROM ${model.from} WHERE ${where.join(' AND ')}`).get(...params) as Row | undefined;
+  return row && q.postProcess ? q.postProcess(row) : row;
+}

@@ -1,0 +1,412 @@
+/**
+ * Type-checks a $filter / $orderby AST against an EntityModel and compiles it to parameterised SQL over
+ * the model's columns. Every boolean the compiler emits is two-valued (OData 4.01 §5.1.1.1): comparisons
+ * other than eq/ne with a null operand are false, `eq`/`ne` test nulls with IS / IS NOT, so SQL's NULL
+ * never reaches a NOT. String functions are case-sensitive (instr/substr, never LIKE).
+ */
+import { badRequest } from '../errors.ts';
+import type { EntityModel, PropertyDef } from './model.ts';
+import { NAMESPACE } from './model.ts';
+import type { BinaryOp, FilterNode, OrderbyItem } from './parse-filter.ts';
+
+/** SQL text with its `?` parameters in order. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+type ExprType = 'string' | 'int' | 'decimal' | 'boolean' | 'datetime' | 'date' | 'time' | 'null' | 'enum';
+
+interface Typed extends SqlFragment {
+  type: ExprType;
+  nullable: boolean;
+  pos: number;
+  /** For enum-typed values: the property whose members are allowed. */
+  prop?: PropertyDef;
+  /** For literals: the JS value (used to validate enum members). */
+  literal?: unknown;
+}
+
+/** Joins SQL pieces and fragments, keeping the parameters in textual order. */
+function sql(strings: TemplateStringsArray, ...parts: SqlFragment[]): SqlFragment {
+  let text = strings[0]!;
+  const params: unknown[] = [];
+  parts.forEach((p, i) => {
+    text += p.sql + strings[i + 1]!;
+    params.push(...p.params);
+  });
+  return { sql: text, params };
+}
+
+const NUMERIC = new Set<ExprType>(['int', 'decimal']);
+
+/** The expression type of a property. */
+function propType(p: PropertyDef): ExprType {
+  if (p.enumValues) return 'enum';
+  switch (p.type) {
+    case 'Edm.Int32':
+    case 'Edm.Int64':
+      return 'int';
+    case 'Edm.Decimal':
+    case 'Edm.Double':
+      return 'decimal';
+    case 'Edm.Boolean':
+      return 'boolean';
+    case 'Edm.DateTimeOffset':
+      return 'datetime';
+    default:
+      return 'string';
+  }
+}
+
+/**
+ * Finds a property by its exact name; a wrong-case name gets a 400 that suggests the right one,
+ * an unknown name `Unknown property 'Foo' in $filter at position 12`.
+ */
+export function resolveProperty(model: EntityModel, name: string, pos: number, option: string): PropertyDef {
+  const exact = model.properties.find((p) => p.name === name);
+  if (exact) return exact;
+  const folded = model.properties.find((p) => p.name.toLowerCase() === name.toLowerCase());
+  if (folded) {
+    throw badRequest(`Unknown property '${name}' in ${option} at position ${pos}; property names are case-sensitive: did you mean '${folded.name}'?`);
+  }
+  throw badRequest(`Unknown property '${name}' in ${option} at position ${pos}`);
+}
+
+/** Converts an OData date-time literal with offset to epoch milliseconds. */
+export function dateTimeToMs(text: string): number {
+  const m = /^(.*?T\d{2}:\d{2}(?::\d{2})?)(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.exec(text);
+  if (!m) return NaN;
+  const frac = m[2] ? m[2].slice(0, 4).padEnd(4, '0') : '';
+  return Date.parse(`${m[1]}${frac}${m[3] ?? 'Z'}`);
+}
+
+function normaliseTime(text: string): string {
+  const [h, mi, s = '00'] = text.split(':');
+  const [sec, frac = ''] = s.split('.');
+  return `${h}:${mi}:${sec}.${frac.slice(0, 3).padEnd(3, '0')}`;
+}
+
+interface Context {
+  model: EntityModel;
+  option: string;
+  now: number;
+}
+
+const fail = (ctx: Context, message: string, pos: number) => badRequest(`${message} in ${ctx.option} at position ${pos}`);
+
+function typeName(t: Typed): string {
+  return t.type === 'enum' && t.prop ? `enum ${t.prop.enumName ?? t.prop.name}` : t.type === 'datetime' ? 'date-time' : t.type;
+}
+
+function literal(node: Extract<FilterNode, { kind: 'literal' }>, ctx: Context): Typed {
+  const base = { pos: node.pos, nullable: false, literal: node.value };
+  switch (node.type) {
+    case 'null':
+      return { ...base, sql: 'NULL', params: [], type: 'null', nullable: true };
+    case 'boolean':
+      return { ...base, sql: node.value ? '1' : '0', params: [], type: 'boolean' };
+    case 'int':
+    case 'decimal': {
+      const v = node.value as number;
+      if (!Number.isFinite(v)) throw fail(ctx, 'Number out of range', node.pos);
+      const type = node.type === 'int' && Number.isSafeInteger(v) ? 'int' : 'decimal';
+      return { ...base, sql: '?', params: [v], type };
+    }
+    case 'string':
+      return { ...base, sql: '?', params: [node.value], type: 'string' };
+    case 'datetime': {
+      const ms = dateTimeToMs(node.value as string);
+      if (!Number.isFinite(ms)) throw fail(ctx, `Invalid date-time '${node.value}'`, node.pos);
+      return { ...base, sql: '?', params: [ms], type: 'datetime' };
+    }
+    case 'date':
+      return { ...base, sql: '?', params: [node.value], type: 'date' };
+    case 'time':
+      return { ...base, sql: '?', params: [normaliseTime(node.value as string)], type: 'time' };
+    case 'enum':
+      return { ...base, sql: '?', params: [node.value], type: 'enum', literal: { qualifier: node.qualifier, member: node.value } };
+    case 'guid':
+      throw fail(ctx, 'GUID literals are not supported', node.pos);
+  }
+}
+
+function property(node: Extract<FilterNode, { kind: 'property' }>, ctx: Context): Typed {
+  if (node.path.length > 1) throw fail(ctx, `Navigation '${node.path.join('/')}' is not supported`, node.pos);
+  const p = resolveProperty(ctx.model, node.path[0]!, node.pos, ctx.option);
+  if (p.virtual || p.collection || !p.column || p.filterable === false) {
+    throw fail(ctx, `Property '${p.name}' cannot be used`, node.pos);
+  }
+  return { sql: `(${p.column})`, params: [], type: propType(p), nullable: p.nullable ?? false, pos: node.pos, prop: p };
+}
+
+/** Coerces an enum-vs-string or enum-literal comparison, validating the member against the property. */
+function checkEnum(enumSide: Typed, other: Typed, ctx: Context): void {
+  const p = enumSide.prop!;
+  if (other.type === 'string' || other.type === 'enum') {
+    if (other.type === 'enum' && other.prop) {
+      if (other.prop.enumName !== p.enumName) throw fail(ctx, `Cannot compare ${typeName(enumSide)} with ${typeName(other)}`, other.pos);
+      return;
+    }
+    let member = other.literal as unknown;
+    if (other.type === 'enum') {
+      const lit = other.literal as { qualifier: string; member: string };
+      const expected = `${NAMESPACE}.${p.enumName}`;
+      if (lit.qualifier !== expected && lit.qualifier !== p.enumName) {
+        throw fail(ctx, `Enum type '${lit.qualifier}' does not match '${expected}'`, other.pos);
+      }
+      member = lit.member;
+    }
+    if (typeof member !== 'string') throw fail(ctx, `Cannot compare ${typeName(enumSide)} with an expression`, other.pos);
+    if (!p.enumValues!.includes(member)) {
+      throw fail(ctx, `'${member}' is not a valid ${p.name}; expected one of ${p.enumValues!.join(', ')}`, other.pos);
+    }
+    return;
+  }
+  throw fail(ctx, `Cannot compare ${typeName(enumSide)} with ${typeName(other)}`, other.pos);
+}
+
+/** Makes two operands comparable (or throws a 400); returns them possibly converted. */
+function unify(a: Typed, b: Typed, op: string, ctx: Context, pos: number): [Typed, Typed] {
+  if (a.type === 'null' || b.type === 'null') return [a, b];
+  if (a.type === 'enum' && a.prop) return checkEnum(a, b, ctx), [a, b];
+  if (b.type === 'enum' && b.prop) return checkEnum(b, a, ctx), [a, b];
+  if (NUMERIC.has(a.type) && NUMERIC.has(b.type)) return [a, b];
+  if (a.type === b.type && a.type !== 'enum') {
+    if (a.type === 'boolean' && op !== 'eq' && op !== 'ne' && op !== 'in') throw fail(ctx, `Operator '${op}' cannot compare booleans`, pos);
+    return [a, b];
+  }
+  const toInstant = (d: Typed): Typed => ({ ...d, type: 'datetime', params: [Date.parse(`${d.literal as string}T00:00:00Z`)] });
+  if (a.type === 'datetime' && b.type === 'date' && b.literal !== undefined) return [a, toInstant(b)];
+  if (b.type === 'datetime' && a.type === 'date' && a.literal !== undefined) return [toInstant(a), b];
+  const where = b.literal !== undefined || b.prop ? b.pos : pos;
+  throw fail(ctx, `Cannot compare ${typeName(a)} with ${typeName(b)}`, where);
+}
+
+const REL_SQL: Record<string, string> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
+
+function boolResult(f: SqlFragment, pos: number): Typed {
+  return { ...f, type: 'boolean', nullable: false, pos };
+}
+
+/** Two-valued comparison. */
+function compare(op: BinaryOp, l: Typed, r: Typed, ctx: Context, pos: number): Typed {
+  const [a, b] = unify(l, r, op, ctx, pos);
+  if (op === 'eq' || op === 'ne') {
+    if (a.type === 'null' && b.type === 'null') return boolResult({ sql: op === 'eq' ? '1' : '0', params: [] }, pos);
+    if (a.nullable || b.nullable) return boolResult(op === 'eq' ? sql`(${a} IS ${b})` : sql`(${a} IS NOT ${b})`, pos);
+    return boolResult(op === 'eq' ? sql`(${a} = ${b})` : sql`(${a} <> ${b})`, pos);
+  }
+  if (a.type === 'null' || b.type === 'null') return boolResult({ sql: '0', params: [] }, pos);
+  const cmp: SqlFragment = { sql: REL_SQL[op]!, params: [] };
+  return boolResult(guarded([a, b], sql`${a} ${cmp} ${b}`), pos);
+}
+
+/** `(x IS NOT NULL AND ... AND cond)` for the nullable operands, so the result is never NULL. */
+function guarded(operands: Typed[], cond: SqlFragment): SqlFragment {
+  let out = sql`(${cond})`;
+  for (const o of [...operands].reverse()) if (o.nullable) out = sql`(${o} IS NOT NULL AND ${out})`;
+  return out;
+}
+
+function asCondition(t: Typed, ctx: Context): SqlFragment {
+  if (t.type !== 'boolean') throw fail(ctx, `Expected a boolean expression but found ${typeName(t)}`, t.pos);
+  return t.nullable ? sql`(${t} IS 1)` : t;
+}
+
+function arithmetic(op: BinaryOp, a: Typed, b: Typed, ctx: Context, pos: number): Typed {
+  for (const x of [a, b]) {
+    if (!NUMERIC.has(x.type) && x.type !== 'null') throw fail(ctx, `Operator '${op}' needs numbers but found ${typeName(x)}`, x.pos);
+  }
+  const decimal = a.type === 'decimal' || b.type === 'decimal' || op === 'divby';
+  const nullable = a.nullable || b.nullable || op === 'div' || op === 'divby' || op === 'mod';
+  let f: SqlFragment;
+  switch (op) {
+    case 'add':
+      f = sql`(${a} + ${b})`;
+      break;
+    case 'sub':
+      f = sql`(${a} - ${b})`;
+      break;
+    case 'mul':
+      f = sql`(${a} * ${b})`;
+      break;
+    case 'div':
+    case 'divby':
+      f = decimal ? sql`(CAST(${a} AS REAL) / ${b})` : sql`(${a} / ${b})`;
+      break;
+    default:
+      f = decimal ? sql`(${a} - ${b} * CAST(CAST(${a} AS REAL) / ${b} AS INTEGER))` : sql`(${a} % ${b})`;
+  }
+  return { ...f, type: decimal ? 'decimal' : 'int', nullable, pos };
+}
+
+const STRFTIME: Record<string, string> = { year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' };
+
+/** A date-time, date or time operand as a SQLite time value for strftime. */
+function timeValue(t: Typed): SqlFragment {
+  return t.type === 'datetime' ? sql`${t} / 1000.0, 'unixepoch'` : t;
+}
+
+function call(node: Extract<FilterNode, { kind: 'call' }>, ctx: Context): Typed {
+  const args = node.args.map((a) => compile(a, ctx));
+  const arity = (min: number, max = min) => {
+    if (args.length < min || args.length > max) {
+      const n = min === max ? `${min}` : `${min} to ${max}`;
+      throw fail(ctx, `Function '${node.name}' takes ${n} argument${max === 1 ? '' : 's'}`, node.pos);
+    }
+  };
+  const want = (i: number, ...types: ExprType[]) => {
+    const a = args[i]!;
+    if (a.type !== 'null' && !types.includes(a.type)) {
+      throw fail(ctx, `Argument ${i + 1} of '${node.name}' must be ${types.join(' or ')} but is ${typeName(a)}`, a.pos);
+    }
+  };
+  const nullable = args.some((a) => a.nullable);
+  const result = (f: SqlFragment, type: ExprType, isNullable = nullable): Typed => ({ ...f, type, nullable: isNullable, pos: node.pos });
+  const [a, b, c] = args as [Typed, Typed, Typed];
+  switch (node.name) {
+    case 'contains':
+    case 'startswith':
+    case 'endswith': {
+      arity(2);
+      want(0, 'string');
+      want(1, 'string');
+      if (a.type === 'null' || b.type === 'null') return boolResult({ sql: '0', params: [] }, node.pos);
+      const cond =
+        node.name === 'contains'
+          ? sql`instr(${a}, ${b}) > 0`
+          : node.name === 'startswith'
+            ? sql`substr(${a}, 1, length(${b})) = ${b}`
+            : sql`substr(${a}, length(${a}) - length(${b}) + 1) = ${b}`;
+      return boolResult(guarded([a, b], cond), node.pos);
+    }
+    case 'tolower':
+    case 'toupper':
+    case 'trim':
+      arity(1);
+      want(0, 'string');
+      return result(node.name === 'trim' ? sql`trim(${a})` : node.name === 'tolower' ? sql`lower(${a})` : sql`upper(${a})`, 'string');
+    case 'length':
+      arity(1);
+      want(0, 'string');
+      return result(sql`length(${a})`, 'int');
+    case 'indexof':
+      arity(2);
+      want(0, 'string');
+      want(1, 'string');
+      return result(sql`(instr(${a}, ${b}) - 1)`, 'int');
+    case 'substring':
+      arity(2, 3);
+      want(0, 'string');
+      want(1, 'int');
+      if (c) want(2, 'int');
+      return result(c ? sql`substr(${a}, max(${b}, 0) + 1, max(${c}, 0))` : sql`substr(${a}, max(${b}, 0) + 1)`, 'string');
+    case 'concat':
+      arity(2);
+      want(0, 'string');
+      want(1, 'string');
+      return result(sql`(${a} || ${b})`, 'string');
+    case 'year':
+    case 'month':
+    case 'day':
+    case 'hour':
+    case 'minute':
+    case 'second': {
+      arity(1);
+      const dateParts = ['year', 'month', 'day'].includes(node.name);
+      want(0, 'datetime', dateParts ? 'date' : 'time');
+      const fmt: SqlFragment = { sql: `'${STRFTIME[node.name]}'`, params: [] };
+      return result(sql`CAST(strftime(${fmt}, ${timeValue(a)}) AS INTEGER)`, 'int', true);
+    }
+    case 'date':
+      arity(1);
+      want(0, 'datetime');
+      return result(sql`strftime('%Y-%m-%d', ${timeValue(a)})`, 'date', true);
+    case 'time':
+      arity(1);
+      want(0, 'datetime');
+      return result(sql`strftime('%H:%M:%f', ${timeValue(a)})`, 'time', true);
+    case 'now':
+      arity(0);
+      return result({ sql: '?', params: [ctx.now] }, 'datetime', false);
+    default:
+      throw fail(ctx, `Function '${node.name}' is not supported`, node.pos);
+  }
+}
+
+function compile(node: FilterNode, ctx: Context): Typed {
+  switch (node.kind) {
+    case 'literal':
+      return literal(node, ctx);
+    case 'property':
+      return property(node, ctx);
+    case 'call':
+      return call(node, ctx);
+    case 'negate': {
+      const a = compile(node.operand, ctx);
+      if (!NUMERIC.has(a.type)) throw fail(ctx, `Cannot negate ${typeName(a)}`, node.pos);
+      return { ...sql`(- ${a})`, type: a.type, nullable: a.nullable, pos: node.pos };
+    }
+    case 'not': {
+      const a = asCondition(compile(node.operand, ctx), ctx);
+      return boolResult(sql`(NOT ${a})`, node.pos);
+    }
+    case 'in': {
+      const left = compile(node.left, ctx);
+      const items = node.list.map((n) => compile(n, ctx));
+      for (const it of items) unify(left, it, 'in', ctx, it.pos);
+      if (left.type === 'null') return boolResult({ sql: items.some((i) => i.type === 'null') ? '1' : '0', params: [] }, node.pos);
+      if (!left.nullable && items.every((i) => !i.nullable)) {
+        const list = items.reduce<SqlFragment | null>((acc, it) => (acc ? sql`${acc}, ${it}` : it), null)!;
+        return boolResult(sql`(${left} IN (${list}))`, node.pos);
+      }
+      const ors = items.map((it): SqlFragment => compare('eq', left, it, ctx, node.pos)).reduce((acc, f) => sql`${acc} OR ${f}`);
+      return boolResult(sql`(${ors})`, node.pos);
+    }
+    case 'binary': {
+      const { op } = node;
+      if (op === 'and' || op === 'or') {
+        const l = asCondition(compile(node.left, ctx), ctx);
+        const r = asCondition(compile(node.right, ctx), ctx);
+        return boolResult(op === 'and' ? sql`(${l} AND ${r})` : sql`(${l} OR ${r})`, node.pos);
+      }
+      const l = compile(node.left, ctx);
+      const r = compile(node.right, ctx);
+      if (op in REL_SQL || op === 'eq' || op === 'ne') return compare(op, l, r, ctx, node.pos);
+      return arithmetic(op, l, r, ctx, node.pos);
+    }
+  }
+}
+
+/** Compiles a parsed $filter to a two-valued SQL condition; 400 with position on a name or type error. */
+export function compileFilter(ast: FilterNode, model: EntityModel, now = Date.now(), option = '$filter'): SqlFragment {
+  const ctx: Context = { model, option, now };
+  const t = compile(ast, ctx);
+  if (t.type !== 'boolean') throw fail(ctx, `${option} must be a boolean expression, not ${typeName(t)}`, 0);
+  const cond = asCondition(t, ctx);
+  return { sql: cond.sql, params: cond.params };
+}
+
+/** One sort key of a compiled $orderby. */
+export interface OrderKey {
+  prop: PropertyDef;
+  desc: boolean;
+}
+
+/** Checks a parsed $orderby against the model: only sortable properties, each at most once. */
+export function compileOrderby(items: OrderbyItem[], model: EntityModel, option = '$orderby'): OrderKey[] {
+  const keys: OrderKey[] = [];
+  for (const item of items) {
+    const e = item.expr;
+    if (e.kind !== 'property') throw badRequest(`Only properties can be sorted by in ${option} at position ${item.pos}`);
+    if (e.path.length > 1) throw badRequest(`Navigation '${e.path.join('/')}' is not supported in ${option} at position ${e.pos}`);
+    const prop = resolveProperty(model, e.path[0]!, e.pos, option);
+    if (prop.virtual || prop.collection || !prop.column || prop.sortable === false) {
+      throw badRequest(`Property '${prop.name}' cannot be sorted by in ${option} at position ${e.pos}`);
+    }
+    if (keys.some((k) => k.prop === prop)) throw badRequest(`Property '${prop.name}' appears twice in ${option} at position ${e.pos}`);
+    keys.push({ prop, desc: item.desc });
+  }
+  return keys;
+}

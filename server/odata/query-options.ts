@@ -1,0 +1,91 @@
+/**
+ * OData system query options ($filter, $orderby, $select, $top, $skip, $count, $format, $skiptoken) parsed
+ * once per request into a typed object. Non-$ parameters are kept for the handler (e.g. startTime).
+ */
+import { badRequest } from '../errors.ts';
+import { parseFilter, parseOrderby, type FilterNode, type OrderbyItem } from './parse-filter.ts';
+
+/** CONTRACT §7: `$top` at most 10000; without `$top` a page holds at most 1000 rows. */
+export const QUERY_LIMITS = { maxTop: 10000, pageSize: 1000 };
+
+export interface QueryOptions {
+  filter?: FilterNode;
+  orderby: OrderbyItem[];
+  /** Property names from $select; undefined = all (also for `*`). */
+  select?: string[];
+  top?: number;
+  skip?: number;
+  count: boolean;
+  skiptoken?: string;
+  /** Query parameters without a `$` (function-specific, e.g. startTime), last value wins. */
+  params: Record<string, string>;
+}
+
+const NOT_SUPPORTED = new Set(['$expand', '$search', '$apply', '$compute', '$levels', '$deltatoken', '$schemaversion', '$index', '$id']);
+const KNOWN = new Set(['$filter', '$orderby', '$select', '$top', '$skip', '$count', '$format', '$skiptoken']);
+
+function nonNegativeInt(name: string, value: string, max?: number): number {
+  if (!/^\d{1,10}$/.test(value)) throw badRequest(`${name} must be a non-negative integer, not '${value}'`);
+  const n = Number(value);
+  if (n > 2147483647) throw badRequest(`${name} must be at most 2147483647`);
+  if (max !== undefined && n > max) throw badRequest(`${name} must be at most ${max}`);
+  return n;
+}
+
+/**
+ * Parses the query string of an OData request. `allowed` limits the system options (e.g. only $select and
+ * $format on a single entity); anything else starting with `$` → 400. Syntax errors → 400 with position.
+ */
+export function parseQueryOptions(query: Record<string, unknown>, allowed: ReadonlySet<string> = KNOWN): QueryOptions {
+  const out: QueryOptions = { orderby: [], count: false, params: {} };
+  for (const [rawName, rawValue] of Object.entries(query)) {
+    if (Array.isArray(rawValue) && rawName.startsWith('$')) throw badRequest(`Query option ${rawName} is given more than once`);
+    const value = Array.isArray(rawValue) ? String(rawValue[rawValue.length - 1]) : String(rawValue ?? '');
+    if (!rawName.startsWith('$')) {
+      out.params[rawName] = value;
+      continue;
+    }
+    const name = rawName.toLowerCase();
+    if (NOT_SUPPORTED.has(name)) throw badRequest(`Query option ${rawName} is not supported`);
+    if (!KNOWN.has(name)) throw badRequest(`Unknown query option ${rawName}`);
+    if (!allowed.has(name)) throw badRequest(`Query option ${rawName} is not supported on this resource`);
+    switch (name) {
+      case '$filter':
+        out.filter = parseFilter(value);
+        break;
+      case '$orderby':
+        out.orderby = parseOrderby(value);
+        break;
+      case '$select': {
+        const names = value.split(',').map((s) => s.trim());
+        if (names.some((n) => n === '')) throw badRequest('$select must be a comma-separated list of property names');
+        out.select = names.includes('*') ? undefined : names;
+        break;
+      }
+      case '$top':
+        out.top = nonNegativeInt('$top', value, QUERY_LIMITS.maxTop);
+        break;
+      case '$skip':
+        out.skip = nonNegativeInt('$skip', value);
+        break;
+      case '$count':
+        if (value !== 'true' && value !== 'false') throw badRequest(`$count must be true or false, not '${value}'`);
+        out.count = value === 'true';
+        break;
+      case '$format':
+        if (!/^(json|application\/json(;.*)?)$/i.test(value)) throw badRequest(`$format '${value}' is not supported; use json`);
+        break;
+      case '$skiptoken':
+        out.skiptoken = value;
+        break;
+    }
+  }
+  return out;
+}
+
+/** Options a single entity accepts. */
+export const ENTITY_OPTIONS: ReadonlySet<string> = new Set(['$select', '$format']);
+/** Options a non-collection function result accepts. */
+export const PLAIN_OPTIONS: ReadonlySet<string> = new Set(['$format']);
+/** Options a collection accepts. */
+export const COLLECTION_OPTIONS: ReadonlySet<string> = KNOWN;
