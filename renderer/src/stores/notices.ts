@@ -8,13 +8,18 @@ export interface Notice {
   text: string;
 }
 
+const SUCCESS_VISIBLE_MS = 6000;
+
 /** Messages shown to the user in one live region: API errors and confirmations. */
 export const useNoticesStore = defineStore('notices', () => {
   const items = ref<Notice[]>([]);
   let next = 1;
 
   function push(kind: Notice['kind'], text: string) {
-    items.value = [...items.value.slice(-4), { id: next++, kind, text }];
+    const id = next++;
+    items.value = [...items.value.slice(-4), { id, kind, text }];
+    // Confirmations fade; errors stay until dismissed.
+    if (kind === 'success') setTimeout(() => dismiss(id), SUCCESS_VISIBLE_MS);
   }
   function dismiss(id: number) {
     items.value = items.value.filter((n) => n.id !== id);

@@ -1,0 +1,110 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_API_KEY } from '../helpers/server.ts';
+import { startUi, type UiHarness } from './ui-harness.ts';
+
+let ui: UiHarness;
+let page: Page;
+
+beforeAll(async () => {
+  ui = await startUi();
+  page = await ui.open('blacklist');
+  await page.getByRole('heading', { name: 'Telephone blacklist' }).waitFor();
+});
+afterAll(() => ui?.close());
+
+const numbersTable = () => page.getByRole('table');
+const addForm = () => page.getByRole('form', { name: 'Add a number' });
+
+async function addNumber(number: string, comment = '') {
+  await addForm().getByLabel('Number').fill(number);
+  await addForm().getByLabel('Comment').fill(comment);
+  await addForm().getByRole('button', { name: 'Add' }).click();
+}
+
+describe('Blacklist screen in Chromium', () => {
+  it('takes the key from the #token= link and removes it from the address bar', async () => {
+    expect(page.url()).not.toContain(TEST_API_KEY);
+    expect(page.url()).toMatch(/#\/blacklist$/);
+  });
+
+  it('adds a number with spaces and punctuation stripped, and lists it', async () => {
+    await addNumber('+49 30 1234-567', 'Asked not to be called');
+    await expect.poll(() => numbersTable().textContent()).toContain('49301234567');
+    await expect.poll(() => numbersTable().textContent()).toContain('Asked not to be called');
+    const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '49301234567'");
+    expect(body.value).toHaveLength(1);
+  });
+
+  it('searches with $filter and shows only matching numbers', async () => {
+    await addNumber('0800111222');
+    await expect.poll(() => numbersTable().textContent()).toContain('0800111222');
+    await page.getByRole('search').getByLabel('Search number or comment').fill('0800');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => numbersTable().textContent()).not.toContain('49301234567');
+    expect(await numbersTable().textContent()).toContain('0800111222');
+    await page.getByRole('search').getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => numbersTable().textContent()).toContain('49301234567');
+  });
+
+  it('deletes a number after confirmation', async () => {
+    await page.getByRole('button', { name: 'Delete 0800111222' }).click();
+    await page.getByRole('button', { name: 'Confirm delete' }).click();
+    await expect.poll(() => numbersTable().textContent()).not.toContain('0800111222');
+    const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '0800111222'");
+    expect(body.value).toHaveLength(0);
+  });
+
+  it('edits the comment and type of a number', async () => {
+    await page.getByRole('button', { name: 'Edit 49301234567' }).click();
+    const row = page.locator('tr.editing');
+    await row.getByLabel('Type').selectOption('StartWith');
+    await row.getByLabel('Comment').fill('Whole range blocked');
+    await row.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => numbersTable().textContent()).toContain('Whole range blocked');
+    const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '49301234567'");
+    expect(body.value[0]).toMatchObject({ Type: 'StartWith', Comment: 'Whole range blocked' });
+  });
+
+  it('imports pasted numbers and shows the counts', async () => {
+    const importPanel = page.getByRole('region', { name: 'Bulk import' });
+    await importPanel.getByLabel('Numbers, one per line').fill('0301111111\n0302222222\n0301111111\nnot a number\n');
+    await importPanel.getByRole('button', { name: 'Import' }).click();
+    const result = page.getByTestId('import-result');
+    await expect.poll(() => result.textContent()).toMatch(/Added 2, duplicates 1, invalid 1/);
+    await expect.poll(() => numbersTable().textContent()).toContain('0302222222');
+  });
+
+  it('imports a .csv file chosen from disk', async () => {
+    const importPanel = page.getByRole('region', { name: 'Bulk import' });
+    await importPanel.getByLabel('…or a .txt / .csv file').setInputFiles({
+      name: 'numbers.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('TelephoneNumber,Type\n0401234567,Equal\n0409,StartWith\n'),
+    });
+    await expect.poll(() => importPanel.getByLabel('Numbers, one per line').inputValue()).toContain('0401234567');
+    await importPanel.getByRole('button', { name: 'Import' }).click();
+    await expect.poll(() => page.getByTestId('import-result').textContent()).toMatch(/Added 2, duplicates 0, invalid 0/);
+    const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '0409'");
+    expect(body.value[0]).toMatchObject({ Type: 'StartWith' });
+  });
+
+  it('checks a number against Equal and StartWith entries', async () => {
+    const check = page.getByRole('region', { name: 'Check a number' });
+    await check.getByLabel('Number').fill('0409 555 111');
+    await check.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => page.getByTestId('check-result').textContent()).toMatch(/is blocked \(entry #\d+\)/);
+    await check.getByLabel('Number').fill('0123');
+    await check.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => page.getByTestId('check-result').textContent()).toContain('is not on the blacklist');
+  });
+
+  it("shows the server's error message when a request is refused", async () => {
+    await addNumber('call me maybe');
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.first().textContent()).toMatch(/HTTP 400/);
+    expect((await alert.first().textContent())!.length).toBeGreaterThan('(HTTP 400)'.length + 5);
+    await alert.first().getByRole('button', { name: /^Dismiss/ }).click();
+    await expect.poll(() => alert.count()).toBe(0);
+  });
+});

@@ -1,0 +1,57 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const RENDERER_DIR = join(ROOT, 'dist', 'renderer');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** Builds dist/renderer once when it is missing (`npm test` builds it before vitest runs). */
+export function ensureRendererBuilt(): void {
+  if (existsSync(join(RENDERER_DIR, 'index.html'))) return;
+  const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
+  const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('vite build of the renderer failed');
+}
+
+/** Debian's Chromium in headless mode (`npx playwright install` cannot run here). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+export interface UiHarness {
+  browser: Browser;
+  server: TestServer;
+  /** Opens the UI the way the headless server's link does (`/#token=…`), then goes to `#/<screen>`. */
+  open(screen: string): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** A real server over a temp data dir serving the built renderer, and a browser to drive it. */
+export async function startUi(): Promise<UiHarness> {
+  ensureRendererBuilt();
+  const server = await startTestServer({ staticDir: RENDERER_DIR });
+  const browser = await launchChromium();
+  return {
+    browser,
+    server,
+    async open(screen) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+      const page = await context.newPage();
+      await page.goto(`${server.url}/#token=${TEST_API_KEY}`);
+      await page.getByRole('navigation', { name: 'Screens' }).waitFor();
+      await page.evaluate((s) => (window.location.hash = `#/${s}`), screen);
+      return page;
+    },
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
