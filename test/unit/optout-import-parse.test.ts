@@ -1,0 +1,105 @@
+import XLSX from 'xlsx';
+import { describe, expect, it } from 'vitest';
+import { csvCell, unguardCell } from '../../server/optout/csv-cell.ts';
+import { detectFormat } from '../../server/optout/file-format.ts';
+import { decodeText, detectDelimiter, ImportFileError, readTextValues, readXlsxValues, validateValues } from '../../server/optout/import-parse.ts';
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+const utf16le = (s: string) => new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')]));
+const utf16be = (s: string) => new Uint8Array(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(s, 'utf16le').swap16()]));
+
+describe('csv cells', () => {
+  it.each(['=1+1', '+x', '-x@y.com', '@x', '\tx', '\rx', "'x", "''x", 'a,b', 'a"b', 'plain@x.com', ''])('%j survives export and import', (v) => {
+    const cell = csvCell(v);
+    const unquoted = cell.startsWith('"') ? cell.slice(1, -1).replaceAll('""', '"') : cell;
+    expect(unguardCell(unquoted)).toBe(v);
+  });
+
+  it('guards formula starts and quotes per RFC 4180', () => {
+    expect(csvCell('=SUM(A1)')).toBe("'=SUM(A1)");
+    expect(csvCell('a,b')).toBe('"a,b"');
+    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
+    expect(unguardCell("'abc")).toBe("'abc"); // not a guard: ' before an ordinary character stays
+  });
+});
+
+describe('decoding and delimiters', () => {
+  it('reads UTF-8 with and without BOM and UTF-16 LE/BE with BOM', () => {
+    for (const bytes of [utf8('a@b.com'), utf8('\ufeffa@b.com'), utf16le('a@b.com'), utf16be('a@b.com')]) {
+      expect(decodeText(bytes)).toBe('a@b.com');
+    }
+  });
+
+  it('refuses invalid UTF-8 with a message', () => {
+    expect(() => decodeText(new Uint8Array([0x61, 0xff, 0x62]))).toThrow(/not valid UTF-8/);
+  });
+
+  it('detects , ; and tab from the first non-blank line', () => {
+    expect(detectDelimiter('\n\na;b;c\n')).toBe(';');
+    expect(detectDelimiter('a\tb\n')).toBe('\t');
+    expect(detectDelimiter('a,b\n')).toBe(',');
+    expect(detectDelimiter('a@b.com\n')).toBe(',');
+  });
+});
+
+describe('readTextValues', () => {
+  it('uses the named header column and skips blank lines', () => {
+    expect(readTextValues(utf8('Name;EMAIL\r\n\r\nA;a@b.com\r\n ; \r\nB;c@d.com\r\n'), 10)).toEqual(['a@b.com', 'c@d.com']);
+  });
+
+  it('takes the first column when there is no header', () => {
+    expect(readTextValues(utf8('a@b.com,x\nc@d.com,y\n'), 10)).toEqual(['a@b.com', 'c@d.com']);
+  });
+
+  it('unquotes RFC 4180 cells, including delimiters and line breaks inside quotes', () => {
+    expect(readTextValues(utf8('emailAddress,note\r\n"a@b.com","x,\r\ny"\r\n"\'-c@d.com",z\r\n'), 10)).toEqual(['a@b.com', '-c@d.com']);
+  });
+
+  it('refuses more data rows than allowed (header and blank lines not counted)', () => {
+    expect(readTextValues(utf8('email\n1\n\n2\n3\n'), 3)).toEqual(['1', '2', '3']);
+    expect(() => readTextValues(utf8('email\n1\n2\n3\n4\n'), 3)).toThrow(ImportFileError);
+    expect(() => readTextValues(utf8('email\n"1"\n2\n3\n4\n'), 3)).toThrow(/more than 3 data rows/);
+  });
+
+  it('refuses an unclosed quote', () => {
+    expect(() => readTextValues(utf8('"a@b.com\nc@d.com\n'), 10)).toThrow(/malformed/);
+  });
+});
+
+describe('readXlsxValues', () => {
+  const book = (rows: unknown[][]) => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows), 'One');
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['ignored@x.com']]), 'Two');
+    return new Uint8Array(XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+  };
+
+  it('reads the first sheet with and without header', () => {
+    expect(readXlsxValues(book([['id', 'Domain'], [1, 'a.com'], [], [2, 'b.com']]), 10)).toEqual(['a.com', 'b.com']);
+    expect(readXlsxValues(book([['a@b.com'], ['c@d.com']]), 10)).toEqual(['a@b.com', 'c@d.com']);
+  });
+
+  it('refuses garbage that only looks like a zip', () => {
+    expect(() => readXlsxValues(new Uint8Array([0x50, 0x4b, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8]), 10)).toThrow(ImportFileError);
+  });
+});
+
+describe('detectFormat', () => {
+  it('matches extension and content', () => {
+    expect(detectFormat('a.CSV', utf8('x'))).toBe('text');
+    expect(detectFormat('a.txt', utf16le('x'))).toBe('text');
+    expect(detectFormat('a.xlsx', new Uint8Array([0x50, 0x4b, 3, 4]))).toBe('xlsx');
+    expect(() => detectFormat('a.xlsx', utf8('a@b.com'))).toThrow(/not an Excel workbook/);
+    expect(() => detectFormat('a.csv', new Uint8Array([0x50, 0x4b, 3, 4]))).toThrow(/zip/);
+    expect(() => detectFormat('a.txt', new Uint8Array([0x61, 0, 0x62]))).toThrow(/binary/);
+    expect(() => detectFormat('a.pdf', utf8('x'))).toThrow(/\.csv, \.txt or \.xlsx/);
+    expect(() => detectFormat('a.csv', new Uint8Array())).toThrow(/empty/);
+  });
+});
+
+describe('validateValues', () => {
+  it('normalises, counts invalid rows and keeps duplicates for the database to count', () => {
+    expect(validateValues(['B@x.com', 'bad', 'a@x.com', 'b@X.com'], 'emails')).toEqual({ valid: ['a@x.com', 'b@x.com', 'b@x.com'], invalid: 1 });
+    expect(validateValues(['Bücher.de', 'nope'], 'domains')).toEqual({ valid: ['xn--bcher-kva.de'], invalid: 1 });
+  });
+});
