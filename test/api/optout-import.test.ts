@@ -1,0 +1,182 @@
+import { existsSync, readFileSync } from 'node:fs';
+import XLSX from 'xlsx';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+let seq = 1000;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t.close());
+
+async function freshList(): Promise<number> {
+  return (await t.json('POST', '/optout/lists', { body: { projectId: `p${seq++}` } })).body.id;
+}
+
+function form(content: BodyInit | Uint8Array, name: string, field = 'file'): FormData {
+  const fd = new FormData();
+  fd.append(field, new Blob([content as BlobPart]), name);
+  return fd;
+}
+
+function upload(listId: number, kind: 'emails' | 'domains', content: BodyInit | Uint8Array, name: string, key?: string) {
+  return t.json('POST', `/optout/lists/${listId}/${kind}/import`, { raw: form(content, name), ...(key ? { key } : {}) });
+}
+
+async function stored(listId: number, kind: 'emails' | 'domains' = 'emails'): Promise<string[]> {
+  const r = await t.json('GET', `/optout/lists/${listId}/${kind}?$pageSize=1000`);
+  return r.body.items.map((i: any) => i.emailAddress ?? i.domain);
+}
+
+const utf16le = (s: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')]);
+const utf16be = (s: string) => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(s, 'utf16le').swap16()]);
+const xlsx = (rows: unknown[][]) => {
+  const wb = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows), 'Sheet1');
+  return new Uint8Array(XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+};
+
+const TEXT = 'a@x.com\r\nB@X.com\r\n';
+describe('import formats and encodings', () => {
+  it.each([
+    ['UTF-8', 'x.csv', Buffer.from(TEXT)],
+    ['UTF-8 with BOM', 'x.csv', Buffer.from(`\ufeff${TEXT}`)],
+    ['UTF-16LE with BOM', 'x.csv', utf16le(TEXT)],
+    ['UTF-16BE with BOM', 'x.txt', utf16be(TEXT)],
+    ['; with header', 'x.csv', Buffer.from('Name;EmailAddress\nA;a@x.com\nB;b@x.com\n')],
+    ['tab with header', 'x.txt', Buffer.from('name\temail\nA\ta@x.com\nB\tb@x.com\n')],
+    [', without header, second column ignored', 'x.csv', Buffer.from('a@x.com,Alice\nb@x.com,Bob\n')],
+    ['blank lines', 'x.csv', Buffer.from('\n\nemail\n\na@x.com\n  \n\nb@x.com\n\n')],
+    ['quoted cells', 'x.csv', Buffer.from('"Email","Note"\r\n"a@x.com","has, comma"\r\n"b@x.com","two\r\nlines"\r\n')],
+    ['xlsx with header', 'x.xlsx', xlsx([['Id', 'Email'], [1, 'a@x.com'], [], [2, 'b@x.com']])],
+    ['xlsx without header', 'x.XLSX', xlsx([['a@x.com'], ['b@x.com']])],
+  ])('%s', async (_label, name, content) => {
+    const list = await freshList();
+    const r = await upload(list, 'emails', content, name);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ newRows: 2, duplicatedRows: 0, invalidRows: 0 });
+    expect(await stored(list)).toEqual(['a@x.com', 'b@x.com']);
+  });
+
+  const NFIELD = '/work/shared/testdata/email/nfield-blacklist.csv';
+  it.skipIf(!existsSync(NFIELD))('the real Nfield import file (UTF-16LE BOM, CRLF, header EmailAddress)', async () => {
+    const list = await freshList();
+    const r = await upload(list, 'emails', readFileSync(NFIELD), 'blacklist.csv');
+    expect(r.body).toEqual({ newRows: 1, duplicatedRows: 0, invalidRows: 0 });
+    expect(await stored(list)).toEqual(['addedfromapi2@gmail.com']);
+  });
+
+  it('counts new, duplicated (already stored or repeated in the file) and invalid rows', async () => {
+    const list = await freshList();
+    await t.json('POST', `/optout/lists/${list}/emails`, { body: { emailAddress: 'old@x.com' } });
+    const r = await upload(list, 'emails', 'email\nold@x.com\nnew@x.com\nNEW@x.com\nnot-an-address\nSome <a@x.com>\n', 'x.csv');
+    expect(r.body).toEqual({ newRows: 1, duplicatedRows: 2, invalidRows: 2 });
+    expect(await stored(list)).toEqual(['new@x.com', 'old@x.com']);
+  });
+
+  it('imports domains (header Domain, IDN → punycode)', async () => {
+    const list = await freshList();
+    const r = await upload(list, 'domains', 'Domain\nexample.com\nBücher.de\nexample.com\nbad_domain\n', 'd.csv');
+    expect(r.body).toEqual({ newRows: 2, duplicatedRows: 1, invalidRows: 1 });
+    expect(await stored(list, 'domains')).toEqual(['example.com', 'xn--bcher-kva.de']);
+  });
+});
+
+describe('bad import requests', () => {
+  let list: number;
+  beforeAll(async () => {
+    list = await freshList();
+  });
+
+  it.each([
+    ['an .xlsx that is not a zip', 'x.xlsx', 'a@x.com\n', /not an Excel workbook/],
+    ['a .csv that is a zip', 'x.csv', xlsx([['a@x.com']]), /zip/],
+    ['a .txt with binary content', 'x.txt', new Uint8Array([0x61, 0, 0, 0x62]), /binary/],
+    ['an empty file', 'x.csv', '', /empty/],
+    ['garbage with a zip signature', 'x.xlsx', new Uint8Array([0x50, 0x4b, 3, 4, ...Array(200).fill(7)]), /cannot be read/],
+    ['another extension', 'x.json', '["a@x.com"]', /\.csv, \.txt or \.xlsx/],
+    ['invalid UTF-8', 'x.csv', new Uint8Array([0x61, 0x40, 0xff, 0x2e, 0x63]), /UTF-8/],
+  ])('%s → 400', async (_label, name, content, message) => {
+    const r = await upload(list, 'emails', content, name);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(message);
+  });
+
+  it('no file part → 400 (JSON body, empty form, other field name)', async () => {
+    const json = await t.json('POST', `/optout/lists/${list}/emails/import`, { body: { file: 'a@x.com' } });
+    expect(json.status).toBe(400);
+    const empty = new FormData();
+    empty.append('note', 'x');
+    expect((await t.json('POST', `/optout/lists/${list}/emails/import`, { raw: empty })).status).toBe(400);
+    const other = await t.json('POST', `/optout/lists/${list}/emails/import`, { raw: form('a@x.com', 'x.csv', 'upload') });
+    expect(other.status).toBe(400);
+    expect(other.body.message).toMatch(/'file'/);
+  });
+
+  it('more than 1,000,000 data rows → 400 and nothing stored', async () => {
+    const rows = `email\n${'a@x.com\n'.repeat(1_000_001)}`;
+    const r = await upload(list, 'emails', rows, 'big.csv');
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/more than 1,000,000 data rows/);
+    expect(await stored(list)).toEqual([]);
+  });
+
+  it('a file over 50 MiB → 413 with a message', async () => {
+    const big = new Uint8Array(50 * 1024 * 1024 + 1).fill(0x61);
+    const r = await upload(list, 'emails', big, 'huge.csv');
+    expect(r.status).toBe(413);
+    expect(r.body.message).toMatch(/larger/);
+  });
+
+  it('a key outside the list’s project gets 403 before the upload is read', async () => {
+    const key = t.server.ctx.keys.create('other project', ['optout_administrate'], ['p1']).key;
+    const r = await upload(list, 'emails', 'a@x.com\n', 'x.csv', key);
+    expect(r.status).toBe(403);
+  });
+});
+
+describe('atomicity', () => {
+  it('an import that fails while writing stores nothing', async () => {
+    const list = await freshList();
+    // A trigger makes the write fail on one row after many others were inserted in the same transaction.
+    t.server.ctx.db.exec(`CREATE TRIGGER test_boom BEFORE INSERT ON optout_emails WHEN NEW.email_address = 'zzz-boom@x.com'
+      BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+    try {
+      const rows = Array.from({ length: 2000 }, (_, i) => `user${i}@x.com`).join('\n');
+      const r = await upload(list, 'emails', `${rows}\nzzz-boom@x.com\n`, 'x.csv');
+      expect(r.status).toBe(500);
+      expect(r.body.message).toMatch(/nothing was stored/);
+    } finally {
+      t.server.ctx.db.exec('DROP TRIGGER test_boom');
+    }
+    expect((await t.json('GET', `/optout/lists/${list}/emails`)).body.totalCount).toBe(0);
+    const again = await upload(list, 'emails', 'zzz-boom@x.com\n', 'x.csv');
+    expect(again.body.newRows).toBe(1);
+  });
+});
+
+describe('a large import does not block other requests', () => {
+  it('/healthz answers while a 300,000-row import is running', async () => {
+    const list = await freshList();
+    const rows = Array.from({ length: 300_000 }, (_, i) => `person${i}@domain${i % 500}.example`).join('\n');
+    const events: string[] = [];
+    const importing = upload(list, 'emails', rows, 'big.csv').then((r) => {
+      events.push('import');
+      return r;
+    });
+    let healthy = 0;
+    const deadline = Date.now() + 60_000;
+    while (!events.includes('import') && Date.now() < deadline) {
+      const h = await t.json('GET', '/healthz', { key: null });
+      if (h.status === 200 && !events.includes('import')) {
+        healthy++;
+        if (healthy === 3) events.push('healthz x3');
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const r = await importing;
+    expect(r.body).toEqual({ newRows: 300_000, duplicatedRows: 0, invalidRows: 0 });
+    expect(events).toEqual(['healthz x3', 'import']);
+  });
+});
