@@ -111,7 +111,8 @@ function literal(node: Extract<FilterNode, { kind: 'literal' }>, ctx: Context): 
       const v = node.value as number;
       if (!Number.isFinite(v)) throw fail(ctx, 'Number out of range', node.pos);
       const type = node.type === 'int' && Number.isSafeInteger(v) ? 'int' : 'decimal';
-      return { ...base, sql: '?', params: [v], type };
+      // Integers bind as BigInt so SQLite sees INTEGER (integer division), decimals as REAL.
+      return { ...base, sql: '?', params: [type === 'int' ? BigInt(v) : v], type };
     }
     case 'string':
       return { ...base, sql: '?', params: [node.value], type: 'string' };
