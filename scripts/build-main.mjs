@@ -1,7 +1,9 @@
 // Builds the Electron main process: tsc compiles main/ and the server it imports into dist/ (ESM; preload as
-// CommonJS), then copies the server's non-TypeScript files (SQL migrations, …) beside the compiled code.
+// CommonJS), then copies the server's non-TypeScript files (SQL migrations, …) beside the compiled code, and
+// points `new URL('./x.ts', import.meta.url)` (worker entries, which tsc's import rewriting does not touch)
+// at the compiled `./x.js`.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +15,23 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 export function buildMain() {
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'main', 'tsconfig.json')], { stdio: 'inherit', cwd: root });
   copyAssets(join(root, 'server'), join(root, 'dist', 'server'));
+  rewriteModuleUrls(join(root, 'dist'));
   return result.status ?? 1;
+}
+
+const TS_URL = /new URL\((['"])(\.{1,2}\/[^'"]+)\.ts\1, import\.meta\.url\)/g;
+
+function rewriteModuleUrls(dir) {
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    if (statSync(file).isDirectory()) {
+      if (name !== 'renderer') rewriteModuleUrls(file);
+    } else if (name.endsWith('.js')) {
+      const code = readFileSync(file, 'utf8');
+      const next = code.replace(TS_URL, (_m, q, path) => `new URL(${q}${path}.js${q}, import.meta.url)`);
+      if (next !== code) writeFileSync(file, next);
+    }
+  }
 }
 
 function copyAssets(from, to) {
