@@ -13,18 +13,18 @@ import { assertActiveSurvey } from './surveys-service.ts';
  */
 export type AssignmentType = 'Explicit' | 'Implicit' | 'ImplicitToSurveyCalls';
 
-export interface SurveyAssignment {
+export type SurveyAssignment = {
   SurveyId: string;
   AssignmentType: AssignmentType;
   AssignedCallsCount: number;
-}
+};
 
-export interface ResourceAssignment {
+export type ResourceAssignment = {
   ResourceId: number;
   Name: string;
   IsGroup: boolean;
   AssignedCallsCount: number;
-}
+};
 
 /** 404 unless the call centre exists. */
 export function assertCallCenter(db: Db, callCenterId: number): void {

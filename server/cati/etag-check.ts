@@ -1,9 +1,6 @@
-import { preconditionFailed } from '../errors.ts';
+import { checkIfMatch } from '../odata/format.ts';
 
-/**
- * Compares an expected row version (from If-Match, parsed by the router; undefined = no header or `*`)
- * with the current one: a stale version → 412.
- */
-export function checkVersion(current: number, expected: number | undefined): void {
-  if (expected !== undefined && expected !== current) throw preconditionFailed();
+/** The request's If-Match header against a row's current version: absent or `*` passes, stale → 412. */
+export function checkVersion(current: number, ifMatch: string | undefined): void {
+  checkIfMatch(ifMatch, current);
 }

@@ -93,13 +93,13 @@ export function createGroup(db: Db, body: unknown): number {
 }
 
 /** Updates the fields present in the body (PUT semantics of CONTRACT §3). */
-export function updateGroup(db: Db, id: number, body: unknown, expectedVersion?: number): void {
+export function updateGroup(db: Db, id: number, body: unknown, ifMatch?: string): void {
   const input = readInput(body, false);
   const bodyId = (body as Record<string, unknown>).GroupId;
   if (bodyId !== undefined && bodyId !== id) throw badRequest(`GroupId in the body (${String(bodyId)}) does not match the key ${id}`);
   db.transaction(() => {
     const current = getGroup(db, id);
-    checkVersion(current.version, expectedVersion);
+    checkVersion(current.version, ifMatch);
     if (input.name !== undefined) assertNameFree(db, input.name, id);
     if (input.parents !== undefined) {
       assertParents(db, id, input.parents);
@@ -117,10 +117,10 @@ export function updateGroup(db: Db, id: number, body: unknown, expectedVersion?:
  * Deletes a group with its memberships, nesting and assignments (never its interviewers; an interviewer
  * left without a group returns to the root group). The root group cannot be deleted.
  */
-export function deleteGroup(db: Db, id: number, expectedVersion?: number): void {
+export function deleteGroup(db: Db, id: number, ifMatch?: string): void {
   db.transaction(() => {
     const current = getGroup(db, id);
-    checkVersion(current.version, expectedVersion);
+    checkVersion(current.version, ifMatch);
     if (id === ROOT_GROUP_ID) throw badRequest(`Group ${id} '${current.Name}' is the root group and cannot be deleted`);
     const members = db.prepare('SELECT interviewer_id FROM interviewer_groups WHERE group_id = ?').pluck().all(id) as number[];
     db.prepare('DELETE FROM groups WHERE id = ?').run(id);

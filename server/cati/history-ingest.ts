@@ -154,7 +154,7 @@ function cachedCheck(db: Db, sql: string): (key: string | number) => boolean {
 }
 
 /** `PATCH /cati/interviewersessionhistory(id)` {LogoutTime}: closes (or re-closes) a session. */
-export function closeSession(db: Db, sessionId: number, body: unknown, expectedVersion?: number): void {
+export function closeSession(db: Db, sessionId: number, body: unknown, ifMatch?: string): void {
   const b = bodyObject(body, '{"LogoutTime": "<date-time>"}');
   rejectUnknown(b, ['SessionId', 'LogoutTime']);
   if (b.SessionId !== undefined && b.SessionId !== sessionId) throw badRequest(`SessionId in the body does not match the key ${sessionId}`);
@@ -162,7 +162,7 @@ export function closeSession(db: Db, sessionId: number, body: unknown, expectedV
   db.transaction(() => {
     const row = db.prepare('SELECT login_time, version FROM sessions WHERE id = ?').get(sessionId) as { login_time: number; version: number } | undefined;
     if (!row) throw notFound(`Session ${sessionId} does not exist`);
-    checkVersion(row.version, expectedVersion);
+    checkVersion(row.version, ifMatch);
     if (logout < row.login_time) throw badRequest('LogoutTime is before the session\'s LoginTime');
     db.prepare('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ?').run(logout, sessionId);
   }).immediate();

@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { AppContext } from '../context.ts';
 import { createODataService } from '../odata/service.ts';
 import { registerBlacklist } from './blacklist-set.ts';
+import { registerCatiSets } from './cati-sets.ts';
 
 /**
  * The CATI OData service under /cati/: every entity set registers with the one dispatcher here
@@ -10,6 +11,6 @@ import { registerBlacklist } from './blacklist-set.ts';
 export function catiRouter(ctx: AppContext): Router {
   const service = createODataService(ctx);
   registerBlacklist(service, ctx);
-  // Further entity sets (task D) register here, e.g. registerGroups(service, ctx).
+  registerCatiSets(service, ctx);
   return service.router;
 }

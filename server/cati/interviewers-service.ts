@@ -108,14 +108,14 @@ export async function createInterviewer(db: Db, body: unknown): Promise<number> 
 }
 
 /** Updates the fields present in the body; Password and ParentGroups change only when sent. */
-export async function updateInterviewer(db: Db, id: number, body: unknown, expectedVersion?: number): Promise<void> {
+export async function updateInterviewer(db: Db, id: number, body: unknown, ifMatch?: string): Promise<void> {
   const input = readInput(body, false);
   const bodyId = (body as Record<string, unknown>).InterviewerId;
   if (bodyId !== undefined && bodyId !== id) throw badRequest(`InterviewerId in the body (${String(bodyId)}) does not match the key ${id}`);
   const hash = input.password === undefined ? undefined : await hashPassword(input.password);
   const now = Date.now();
   db.transaction(() => {
-    checkVersion(interviewerVersion(db, id), expectedVersion);
+    checkVersion(interviewerVersion(db, id), ifMatch);
     assertReferences(db, input);
     assertNameFree(db, input.values.name, id);
     const sets = Object.keys(input.values).map((c) => `${c} = ?`);
@@ -131,9 +131,9 @@ export async function updateInterviewer(db: Db, id: number, body: unknown, expec
 }
 
 /** Deletes an interviewer with memberships and assignments; history rows keep their InterviewerId. */
-export function deleteInterviewer(db: Db, id: number, expectedVersion?: number): void {
+export function deleteInterviewer(db: Db, id: number, ifMatch?: string): void {
   db.transaction(() => {
-    checkVersion(interviewerVersion(db, id), expectedVersion);
+    checkVersion(interviewerVersion(db, id), ifMatch);
     db.prepare('DELETE FROM interviewers WHERE id = ?').run(id);
   }).immediate();
 }

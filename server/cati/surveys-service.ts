@@ -100,12 +100,12 @@ export function createSurvey(db: Db, body: unknown): string {
 }
 
 /** Ingest: updates the fields present; `Variables`, when sent, replaces the survey's variable list. */
-export function updateSurvey(db: Db, surveyId: string, body: unknown, expectedVersion?: number): void {
+export function updateSurvey(db: Db, surveyId: string, body: unknown, ifMatch?: string): void {
   const input = readInput(body, false);
   const bodyId = (body as Record<string, unknown>).SurveyId;
   if (bodyId !== undefined && bodyId !== surveyId) throw badRequest(`SurveyId in the body (${String(bodyId)}) does not match the key '${surveyId}'`);
   db.transaction(() => {
-    checkVersion(surveyVersion(db, surveyId), expectedVersion);
+    checkVersion(surveyVersion(db, surveyId), ifMatch);
     const sets = Object.keys(input.values).map((c) => `${c} = ?`);
     db.prepare(`UPDATE surveys SET ${[...sets, 'version = version + 1'].join(', ')} WHERE id = ?`).run(...Object.values(input.values), surveyId);
     if (input.variables) setVariables(db, surveyId, input.variables);

@@ -76,7 +76,7 @@ describe('groups service', () => {
     const id = createGroup(db, { Name: 'Day', Description: 'Weekdays', ParentGroups: [1] });
     updateGroup(db, id, { Name: 'Day shift' });
     expect(getGroup(db, id)).toMatchObject({ Name: 'Day shift', Description: 'Weekdays', ParentGroups: [1], version: 2 });
-    expect(status(() => updateGroup(db, id, { Name: 'x' }, 1))).toMatchObject({ status: 412 });
+    expect(status(() => updateGroup(db, id, { Name: 'x' }, 'W/"1"'))).toMatchObject({ status: 412 });
   });
 
   it('deleting a group keeps its interviewers (an interviewer left without a group returns to the root group)', async () => {

@@ -1,0 +1,82 @@
+/**
+ * /cati/groups: CRUD (Name unique, ParentGroups nest without cycles) and the bound operations of seed §4.4.
+ */
+import type { AppContext } from '../context.ts';
+import { queryEntity, type Row } from '../odata/collection-query.ts';
+import type { FunctionDef } from '../odata/model.ts';
+import { ok, type EntitySetDef, type OperationRoute } from '../odata/service.ts';
+import {
+  assertCallCenter, groupAssignments, groupAssignOnCall, groupAssignOnSurvey, groupDeAssignFromCalls, groupDeAssignFromSurvey,
+} from './assignments-service.ts';
+import { groupModel, interviewerModel, surveyAssignmentModel } from './cati-models.ts';
+import { assertGroup, createGroup, deleteGroup, parentGroupsOf, updateGroup } from './groups-service.ts';
+
+const fn = (name: string, parameters: FunctionDef['parameters'], returnType = 'Edm.Boolean', sideEffectFree = false): FunctionDef => ({
+  name, bindingType: 'Group', parameters, returnType, sideEffectFree,
+});
+const surveyId = { name: 'surveyId', type: 'Edm.String' } as const;
+const callCenterId = { name: 'callCenterId', type: 'Edm.Int32' } as const;
+const interviewId = { name: 'interviewId', type: 'Edm.Int32' } as const;
+
+/** Adds ParentGroups to group rows (one query per row; groups are few). */
+export function withParents(ctx: AppContext) {
+  return (row: Row): Row => ({ ...row, ParentGroups: parentGroupsOf(ctx.db, [row.GroupId as number]).get(row.GroupId as number) ?? [] });
+}
+
+/** The groups entity set. */
+export function groupsSet(ctx: AppContext): EntitySetDef {
+  const { db } = ctx;
+  const postProcess = withParents(ctx);
+  const byId = (id: number) => queryEntity(db, groupModel, id, { postProcess }) as Row;
+  const done = () => ok.value('Edm.Boolean', true);
+  const operations: OperationRoute[] = [
+    {
+      def: fn('AssignOnCall', [surveyId, interviewId, callCenterId]),
+      handler: (c) => (groupAssignOnCall(db, c.key as number, c.args.surveyId as string, c.args.interviewId as number, c.args.callCenterId as number), done()),
+    },
+    {
+      def: fn('AssignOnSurvey', [surveyId, callCenterId]),
+      handler: (c) => (groupAssignOnSurvey(db, c.key as number, c.args.surveyId as string, c.args.callCenterId as number), done()),
+    },
+    {
+      def: fn('DeAssignFromCalls', [surveyId, callCenterId]),
+      handler: (c) => (groupDeAssignFromCalls(db, c.key as number, c.args.surveyId as string, c.args.callCenterId as number), done()),
+    },
+    {
+      def: fn('DeAssignFromSurvey', [surveyId, callCenterId]),
+      handler: (c) => (groupDeAssignFromSurvey(db, c.key as number, c.args.surveyId as string, c.args.callCenterId as number), done()),
+    },
+    {
+      def: fn('GetAssignments', [callCenterId], 'Collection(Controller.SurveyAssignment)', true),
+      handler: (c) => ok.collection(surveyAssignmentModel, groupAssignments(db, c.key as number, c.args.callCenterId as number)),
+    },
+    {
+      def: fn('GetInterviewers', [callCenterId], 'Collection(Controller.Interviewer)', true),
+      handler: (c) => {
+        assertGroup(db, c.key as number);
+        assertCallCenter(db, c.args.callCenterId as number);
+        return c.query(interviewerModel, {
+          scope: { where: 'id IN (SELECT interviewer_id FROM interviewer_groups WHERE group_id = ?) AND call_center_id = ?', params: [c.key, c.args.callCenterId] },
+        });
+      },
+    },
+  ];
+  return {
+    model: groupModel,
+    postProcess,
+    create: { handler: (c) => ok.created(groupModel, byId(createGroup(db, c.body))) },
+    update: {
+      handler: (c) => {
+        updateGroup(db, c.key as number, c.body, c.req.get('if-match'));
+        return ok.entity(groupModel, byId(c.key as number));
+      },
+    },
+    remove: {
+      handler: (c) => {
+        deleteGroup(db, c.key as number, c.req.get('if-match'));
+        return ok.noContent();
+      },
+    },
+    operations,
+  };
+}

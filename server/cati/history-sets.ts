@@ -1,0 +1,55 @@
+/**
+ * History for supervisors (/breakhistory, /callhistory, /interviewersessionhistory,
+ * /callhistorywithvariables) and its ingest for `cati_integrate` (POST batches, PATCH closing a session).
+ */
+import type { AppContext } from '../context.ts';
+import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { ok, type EntitySetDef } from '../odata/service.ts';
+import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
+import { closeSession, ingestHistory, type HistoryKind } from './history-ingest.ts';
+import { callHistoryWithVariablesModel, readHistoryWithVariablesRequest, variablesAttacher } from './history-with-variables.ts';
+
+function ingestRoute(ctx: AppContext, kind: HistoryKind): EntitySetDef['create'] {
+  return { permissions: ['cati_integrate'], handler: (c) => ok.json({ value: ingestHistory(ctx.db, kind, c.body) }, 201) };
+}
+
+/** The three history entity sets with their ingest routes. */
+export function historySets(ctx: AppContext): EntitySetDef[] {
+  const { db } = ctx;
+  return [
+    { model: breakHistoryModel, create: ingestRoute(ctx, 'breakhistory') },
+    { model: callHistoryModel, create: ingestRoute(ctx, 'callhistory') },
+    {
+      model: sessionHistoryModel,
+      create: ingestRoute(ctx, 'interviewersessionhistory'),
+      // Seed §4.2: GET by SessionId answers a collection holding that one session.
+      get: { handler: (c) => ok.collection(sessionHistoryModel, [c.entity()]) },
+      patch: {
+        permissions: ['cati_integrate'],
+        handler: (c) => {
+          closeSession(db, c.key as number, c.body, c.req.get('if-match'));
+          return ok.entity(sessionHistoryModel, queryEntity(db, sessionHistoryModel, c.key) as Row);
+        },
+      },
+    },
+  ];
+}
+
+/** /callhistorywithvariables: a query-only set over a parameterised UNION ALL of calls, breaks and sessions. */
+export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
+  const { db } = ctx;
+  return {
+    model: callHistoryWithVariablesModel,
+    get: false,
+    list: {
+      handler: (c) => {
+        const request = readHistoryWithVariablesRequest(db, c.options.params);
+        // The `?` of the model's FROM subquery come first in the statement, so they lead the scope's params.
+        return c.query(callHistoryWithVariablesModel, {
+          scope: { where: '1', params: request.fromParams },
+          postProcess: variablesAttacher(db, request.variables),
+        });
+      },
+    },
+  };
+}

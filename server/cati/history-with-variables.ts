@@ -1,0 +1,155 @@
+/**
+ * `/callhistorywithvariables` (seed §4.3, CONTRACT §3): calls, and with their flags breaks and
+ * login/logout events, as one UNION ALL subquery ordered by time. The subquery takes the request
+ * parameters as bound `?` values; the OData engine filters, sorts and pages on top of it in SQL.
+ * NumberInOrder is the 0-based row number in time order after the parameters' filtering.
+ */
+import type { Db } from '../db/open.ts';
+import { badRequest } from '../errors.ts';
+import type { EntityModel, PropertyDef } from '../odata/model.ts';
+import { SURVEY_ID } from './body-fields.ts';
+import { parseIsoTime } from './time.ts';
+
+const MIN_TIME = -8.64e15;
+const MAX_TIME = 8.64e15;
+
+const SUBQUERY = `(
+  SELECT ROW_NUMBER() OVER (ORDER BY e.time, e.ord, e.id) - 1 AS number_in_order, e.*, s.name AS survey_name, i.name AS interviewer_name
+  FROM (
+    SELECT 'Call' AS event_type, 0 AS ord, c.id, c.time, c.survey_id, c.interview_id, c.interviewer_id, c.telephone_number,
+      c.extended_status, c.duration, c.waiting_time, c.call_center_id
+    FROM calls c WHERE c.time >= ? AND c.time < ? AND (? IS NULL OR c.survey_id IN (SELECT value FROM json_each(?)))
+    UNION ALL
+    SELECT 'Break', 1, b.id, b.time, b.survey_id, NULL, b.interviewer_id, NULL, NULL, b.duration, NULL, b.call_center_id
+    FROM breaks b WHERE ? = 1 AND b.time >= ? AND b.time < ? AND (? IS NULL OR b.survey_id IN (SELECT value FROM json_each(?)))
+    UNION ALL
+    SELECT 'Login', 2, x.id, x.login_time, NULL, NULL, x.interviewer_id, NULL, NULL, NULL, NULL, x.call_center_id
+    FROM sessions x WHERE ? = 1 AND x.login_time >= ? AND x.login_time < ?
+    UNION ALL
+    SELECT 'Logout', 3, x.id, x.logout_time, NULL, NULL, x.interviewer_id, NULL, NULL, (x.logout_time - x.login_time) / 1000, NULL, x.call_center_id
+    FROM sessions x WHERE ? = 1 AND x.logout_time >= ? AND x.logout_time < ?
+  ) e
+  LEFT JOIN surveys s ON s.id = e.survey_id
+  LEFT JOIN interviewers i ON i.id = e.interviewer_id
+) AS h`;
+
+const p = (name: string, column: string, type: PropertyDef['type'], extra: Partial<PropertyDef> = {}): PropertyDef => ({
+  name, column: `h.${column}`, type, nullable: true, ...extra,
+});
+
+/** The keyless query type; NumberInOrder serves as its key for stable paging. */
+export const callHistoryWithVariablesModel: EntityModel = {
+  typeName: 'CallHistoryWithVariables',
+  setName: 'callhistorywithvariables',
+  key: ['NumberInOrder'],
+  from: SUBQUERY,
+  properties: [
+    p('NumberInOrder', 'number_in_order', 'Edm.Int64', { nullable: false }),
+    p('EventType', 'event_type', 'Edm.String', { nullable: false, enumName: 'EventType', enumValues: ['Call', 'Break', 'Login', 'Logout'] }),
+    p('Id', 'id', 'Edm.Int64'),
+    p('Time', 'time', 'Edm.DateTimeOffset'),
+    p('SurveyId', 'survey_id', 'Edm.String'),
+    p('InterviewId', 'interview_id', 'Edm.Int32'),
+    p('InterviewerId', 'interviewer_id', 'Edm.Int32'),
+    p('TelephoneNumber', 'telephone_number', 'Edm.String'),
+    p('ExtendedStatus', 'extended_status', 'Edm.Int32'),
+    p('Duration', 'duration', 'Edm.Int32'),
+    p('WaitingTime', 'waiting_time', 'Edm.Int32'),
+    p('CallCenterId', 'call_center_id', 'Edm.Int32'),
+    p('SurveyName', 'survey_name', 'Edm.String'),
+    p('InterviewerName', 'interviewer_name', 'Edm.String'),
+    { name: 'Variables', type: 'Edm.String', collection: true, virtual: true, complexType: 'VariableValue' },
+  ],
+};
+
+export interface HistoryWithVariablesRequest {
+  /** Bound, in order, to the `?` of the model's `from`. */
+  fromParams: unknown[];
+  /** Variable names as requested (echoed in each row). */
+  variables: string[];
+}
+
+function flag(params: Record<string, string>, name: string): boolean {
+  const v = params[name];
+  if (v === undefined || v === '') return false;
+  if (/^true$/i.test(v)) return true;
+  if (/^false$/i.test(v)) return false;
+  throw badRequest(`${name} must be true or false, not '${v}'`);
+}
+
+function time(params: Record<string, string>, name: string): number | undefined {
+  const v = params[name];
+  if (v === undefined || v === '') return undefined;
+  const ms = parseIsoTime(v);
+  if (ms === undefined) throw badRequest(`${name} must be an ISO 8601 date-time such as 2026-11-02T09:15:00Z, not '${v}'`);
+  return ms;
+}
+
+const splitList = (v: string | undefined) => (v ?? '').split(/[,;]/).map((s) => s.trim()).filter(Boolean);
+
+/**
+ * Validates the seed §4.3 parameters: surveyIds (unknown ones skipped when mixed with known ones; all
+ * unknown → 400), variables (each available as CATI filter in at least one requested survey, else 400
+ * naming it), startTime inclusive / endTime exclusive, the two boolean flags.
+ */
+export function readHistoryWithVariablesRequest(db: Db, params: Record<string, string>): HistoryWithVariablesRequest {
+  const known = new Set(['startTime', 'endTime', 'includeBreakTimes', 'includeLoginLogoutInfo', 'surveyIds', 'variables']);
+  for (const name of Object.keys(params)) {
+    if (!known.has(name)) {
+      const hint = [...known].find((k) => k.toLowerCase() === name.toLowerCase());
+      throw badRequest(`Unknown parameter '${name}'${hint ? ` (did you mean '${hint}'?)` : ` (known: ${[...known].join(', ')})`}`);
+    }
+  }
+  const start = time(params, 'startTime') ?? MIN_TIME;
+  const end = time(params, 'endTime') ?? MAX_TIME;
+  const breaks = flag(params, 'includeBreakTimes');
+  const logins = flag(params, 'includeLoginLogoutInfo');
+
+  let surveys: string[] | null = null;
+  const requested = splitList(params.surveyIds);
+  if (params.surveyIds !== undefined) {
+    if (requested.length === 0) throw badRequest('surveyIds is empty; give survey ids such as p12345678 separated by , or ;');
+    const exists = db.prepare(`SELECT 1 FROM surveys WHERE id = ? AND state <> 'SoftDeleted'`).pluck();
+    surveys = [...new Set(requested.filter((id) => SURVEY_ID.test(id) && exists.get(id) !== undefined))];
+    if (surveys.length === 0) throw badRequest(`surveyIds: none of ${requested.join(', ')} is a known survey`);
+  }
+
+  const variables = [...new Set(splitList(params.variables))];
+  const available = db.prepare(`SELECT 1 FROM survey_variables WHERE name = ? COLLATE NOCASE AND available_as_cati_filter = 1
+    AND (? IS NULL OR survey_id IN (SELECT value FROM json_each(?)))`).pluck();
+  const surveysJson = surveys ? JSON.stringify(surveys) : null;
+  for (const v of variables) {
+    if (available.get(v, surveysJson, surveysJson) === undefined) {
+      throw badRequest(`Variable '${v}' is not available as CATI filter in ${surveys ? `the surveys ${surveys.join(', ')}` : 'any survey'}`);
+    }
+  }
+  return {
+    fromParams: [
+      start, end, surveysJson, surveysJson,
+      breaks ? 1 : 0, start, end, surveysJson, surveysJson,
+      logins ? 1 : 0, start, end,
+      logins ? 1 : 0, start, end,
+    ],
+    variables,
+  };
+}
+
+/** Adds `Variables: [{Name, Value}]` to each row: the interview's answers, null where the survey lacks one. */
+export function variablesAttacher(db: Db, variables: string[]): (row: Record<string, unknown>) => Record<string, unknown> {
+  const filterVar = db.prepare(`SELECT 1 FROM survey_variables WHERE survey_id = ? AND name = ? COLLATE NOCASE AND available_as_cati_filter = 1`).pluck();
+  const value = db.prepare(`SELECT value FROM interview_variables WHERE survey_id = ? AND interview_id = ? AND name = ? COLLATE NOCASE`).pluck();
+  const hasVar = new Map<string, boolean>();
+  return (row) => {
+    const survey = row.SurveyId as string | null;
+    const interview = row.InterviewId as number | null;
+    row.Variables = variables.map((name) => {
+      if (survey === null || interview === null) return { Name: name, Value: null };
+      const k = `${survey}\u0000${name}`;
+      let has = hasVar.get(k);
+      if (has === undefined) hasVar.set(k, (has = filterVar.get(survey, name) !== undefined));
+      const v = has ? (value.get(survey, interview, name) as string | null | undefined) : null;
+      return { Name: name, Value: v ?? null };
+    });
+    return row;
+  };
+}

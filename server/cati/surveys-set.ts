@@ -1,0 +1,44 @@
+/**
+ * /cati/surveys: read for supervisors (SoftDeleted surveys answer 404), bound GetAssignments and
+ * GetBasicProperties (seed §4.6), and the ingest writes POST / PUT for `cati_integrate` (CONTRACT §4).
+ */
+import type { AppContext } from '../context.ts';
+import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { ok, type EntitySetDef } from '../odata/service.ts';
+import { surveyAssignments } from './assignments-service.ts';
+import { ACTIVE_SURVEYS, basicPropertiesModel, resourceAssignmentModel, surveyModel } from './cati-models.ts';
+import { createSurvey, getBasicProperties, surveyVariables, updateSurvey } from './surveys-service.ts';
+
+/** The surveys entity set. */
+export function surveysSet(ctx: AppContext): EntitySetDef {
+  const { db } = ctx;
+  const postProcess = (row: Row): Row => ({ ...row, Variables: surveyVariables(db, row.SurveyId as string) });
+  // The ingest client sees its own write even when the survey is SoftDeleted.
+  const byId = (id: string) => queryEntity(db, surveyModel, id, { postProcess }) as Row;
+  return {
+    model: surveyModel,
+    scope: () => ACTIVE_SURVEYS,
+    postProcess,
+    create: { permissions: ['cati_integrate'], handler: (c) => ok.created(surveyModel, byId(createSurvey(db, c.body))) },
+    update: {
+      permissions: ['cati_integrate'],
+      handler: (c) => {
+        updateSurvey(db, c.key as string, c.body, c.req.get('if-match'));
+        return ok.entity(surveyModel, byId(c.key as string));
+      },
+    },
+    operations: [
+      {
+        def: {
+          name: 'GetAssignments', bindingType: 'Survey', parameters: [{ name: 'callCenterId', type: 'Edm.Int32' }],
+          returnType: 'Collection(Controller.ResourceAssignment)', sideEffectFree: true,
+        },
+        handler: (c) => ok.collection(resourceAssignmentModel, surveyAssignments(db, c.key as string, c.args.callCenterId as number)),
+      },
+      {
+        def: { name: 'GetBasicProperties', bindingType: 'Survey', parameters: [], returnType: 'Controller.SurveyBasicProperties', sideEffectFree: true },
+        handler: (c) => ok.entity(basicPropertiesModel, getBasicProperties(db, c.key as string) as unknown as Row),
+      },
+    ],
+  };
+}
