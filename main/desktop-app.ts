@@ -88,7 +88,8 @@ export class DesktopApp {
   async applySettings(input: unknown): Promise<DesktopSettingsView> {
     const next = validateSettings(input);
     const previous = this.server;
-    const sameBinding = previous && next.port === previous.running.port && next.exposeOnLan === this.settings.exposeOnLan;
+    const samePort = previous && (next.port === previous.running.port || next.port === this.settings.port);
+    const sameBinding = samePort && next.exposeOnLan === this.settings.exposeOnLan;
     if (!sameBinding) {
       // The new port may equal the old one (e.g. only LAN exposure changed): free it first, restore on failure.
       await previous?.running.close();

@@ -1,5 +1,6 @@
 import { ref, type Component } from 'vue';
 import BlacklistView from './views/BlacklistView.vue';
+import InterviewersView from './views/InterviewersView.vue';
 import OptOutView from './views/OptOutView.vue';
 import SettingsView from './views/SettingsView.vue';
 
@@ -13,6 +14,7 @@ export interface Route {
 export const ROUTES: Route[] = [
   { path: 'blacklist', label: 'Blacklist', view: BlacklistView },
   { path: 'optout', label: 'Opt-out lists', view: OptOutView },
+  { path: 'interviewers', label: 'Interviewers', view: InterviewersView },
   { path: 'settings', label: 'Settings', view: SettingsView },
 ];
 

@@ -37,6 +37,15 @@ try {
   await page.getByRole('tabpanel').getByText('anna.schmidt@example.com').waitFor();
   await page.screenshot({ path: join(OUT, 'optout.png') });
 
+  for (const [login, display] of [['anna.berg', 'Anna Berg'], ['ben.cole', 'Ben Cole'], ['chris.diaz', 'Chris Díaz']]) {
+    await api('POST', '/cati/interviewerproperties', { body: { Name: login, DisplayName: display, Password: 'screenshot-1', Location: 'Berlin' } });
+  }
+  const { body: ben } = await api('GET', "/cati/interviewers?$filter=Name eq 'ben.cole'");
+  await api('GET', `/cati/interviewers(${ben.value[0].InterviewerId})/Controller.Lock()`);
+  await page.evaluate(() => (window.location.hash = '#/interviewers'));
+  await page.getByRole('table').getByText('Chris Díaz').waitFor();
+  await page.screenshot({ path: join(OUT, 'interviewers.png') });
+
   await page.evaluate(() => (window.location.hash = '#/settings'));
   await page.getByRole('heading', { name: 'Unsubscribe pages' }).waitFor();
   await page.getByLabel('Company name').fill('Acme Research');
