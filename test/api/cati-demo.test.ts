@@ -1,0 +1,82 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseFile } from '../../server/config.ts';
+import { openDatabase } from '../../server/db/open.ts';
+import { loadDemoIfEmpty } from '../../server/demo/demo.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+const count = async (path: string) => (await t.json('GET', `${path}${path.includes('?') ? '&' : '?'}$count=true&$top=0`)).body['@odata.count'] as number;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  expect(loadDemoIfEmpty(t.server.ctx.db, t.server.ctx.config, () => {})).toBe(true);
+});
+afterAll(() => t.close());
+
+describe('demo data (--demo)', () => {
+  it('loads a realistic call centre: ≥2 call centres, ≥50 interviewers, ≥6 groups, ≥10 surveys with variables', async () => {
+    expect(await count('/cati/callcenters')).toBeGreaterThanOrEqual(2);
+    expect(await count('/cati/interviewers')).toBeGreaterThanOrEqual(50);
+    expect(await count('/cati/groups')).toBeGreaterThanOrEqual(6);
+    const surveys = (await t.json('GET', '/cati/surveys')).body.value as { Variables: { AvailableAsCatiFilter: boolean }[] }[];
+    expect(surveys.length).toBeGreaterThanOrEqual(10);
+    expect(surveys.every((s) => s.Variables.some((v) => v.AvailableAsCatiFilter))).toBe(true);
+  });
+
+  it('has ≥100k calls within the last 30 days, plus breaks, sessions, blacklist and opt-out entries', async () => {
+    const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    expect(await count(`/cati/callhistory?$filter=Time ge ${since} and Time le now()`)).toBeGreaterThanOrEqual(100_000);
+    expect(await count('/cati/breakhistory')).toBeGreaterThan(0);
+    expect(await count('/cati/interviewersessionhistory')).toBeGreaterThan(0);
+    expect(await count('/cati/blacklist')).toBeGreaterThan(0);
+    expect(t.server.ctx.db.prepare('SELECT COUNT(*) FROM optout_emails').pluck().get()).toBeGreaterThan(0);
+  });
+
+  it('answers /callhistorywithvariables with demo answers', async () => {
+    const r = await t.json('GET', '/cati/callhistorywithvariables?variables=Region&$filter=InterviewId le 100 and SurveyId ne null&$top=20');
+    expect(r.status).toBe(200);
+    expect(r.body.value.some((row: { Variables: { Value: string | null }[] }) => row.Variables[0]!.Value !== null)).toBe(true);
+  });
+
+  it('does nothing on a database that already holds data', () => {
+    const lines: string[] = [];
+    expect(loadDemoIfEmpty(t.server.ctx.db, t.server.ctx.config, (l) => lines.push(l))).toBe(false);
+    expect(lines.join()).toMatch(/already holds data/);
+  });
+});
+
+describe('npm run seed', () => {
+  it('generates N calls into the data dir (deterministic PRNG, one transaction)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cati-seed-'));
+    try {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'seed', '--data-dir', dir, '--calls', '5000'], { encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/inserted 5000 calls/);
+      const db = openDatabase(databaseFile(dir), { readonly: true });
+      try {
+        expect(db.prepare('SELECT COUNT(*) FROM calls').pluck().get()).toBe(5000);
+        expect(db.prepare('SELECT MIN(time) >= ? FROM calls').pluck().get(Date.now() - 31 * 86_400_000)).toBe(1);
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('$metadata', () => {
+  it('declares every CATI entity set and the bound operations', async () => {
+    const xml = await (await t.request('GET', '/cati/$metadata')).text();
+    for (const set of ['callcenters', 'groups', 'interviewers', 'interviewerproperties', 'surveys', 'breakhistory', 'callhistory', 'interviewersessionhistory', 'callhistorywithvariables']) {
+      expect(xml).toContain(`EntitySet Name="${set}"`);
+    }
+    for (const fn of ['AssignOnCall', 'AssignOnSurvey', 'DeAssignFromCalls', 'DeAssignFromSurvey', 'GetAssignments', 'GetInterviewers', 'GetGroups', 'CleanAssignments', 'Lock', 'Unlock', 'GetBasicProperties']) {
+      expect(xml).toContain(`Name="${fn}"`);
+    }
+  });
+});
