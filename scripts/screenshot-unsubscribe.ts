@@ -9,7 +9,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { defaultConfig } from '../server/config.ts';
-import { ensureList } from '../server/optout/lists.ts';
 import { startServer } from '../server/server.ts';
 
 const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
@@ -36,7 +35,7 @@ try {
     return res.json() as Promise<any>;
   };
   await api('PUT', '/optout/settings', { companyName: 'Acme Research' });
-  const listId = ensureList(server.ctx.db, server.ctx.config.companyId, 'p12345678').id;
+  const { id: listId } = await api('POST', '/optout/lists', { projectId: 'p12345678' });
   mkdirSync(OUT, { recursive: true });
 
   for (const vp of VIEWPORTS) {

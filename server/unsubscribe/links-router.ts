@@ -1,55 +1,37 @@
 import { Router } from 'express';
-import { canAdministerOptOut } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
-import { findList, PROJECT_ID } from '../optout/lists.ts';
+import { badRequest } from '../errors.ts';
+import { listOf, loadList } from '../optout/list-access.ts';
+import { PROJECT_ID } from '../optout/lists.ts';
 import { checkEmail } from '../optout/normalise.ts';
+import { bodyField, objectBody } from '../optout/request-input.ts';
 import { openKeyCodec } from './key-codec.ts';
-
-/** Largest list id accepted in a path (int64 as far as a JS number is exact). */
-const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /**
  * `POST /optout/lists/{id}/unsubscribe-links` `{emailAddress, projectId?}` → `{key, url}` for mailers
- * (CONTRACT §6). Same permission rules as the rest of the list. `projectId` (optional) names the project
- * the mail is sent for, recorded as `unsubscribedFrom`; it defaults to the list's project and must equal
- * it on a project-level list.
+ * (CONTRACT §6). The list is loaded like every other list route (400 bad id, 404 unknown, 403 not
+ * administrable) and body fields are matched case-insensitively like the rest of the opt-out API.
+ * `projectId` (optional) names the project the mail is sent for, recorded as `unsubscribedFrom`; it
+ * defaults to the list's project and must equal it on a project-level list.
  */
 export function unsubscribeLinksRouter(ctx: AppContext): Router {
   const codec = openKeyCodec(ctx.config.dataDir);
   const router = Router();
 
-  router.post('/lists/:id/unsubscribe-links', (req, res) => {
-    const rawId = req.params.id;
-    if (!/^\d{1,16}$/.test(rawId) || Number(rawId) < 1 || Number(rawId) > MAX_ID) {
-      throw badRequest(`The list id '${rawId}' is not a positive integer`);
-    }
-    const list = findList(ctx.db, Number(rawId));
-    if (!list) throw notFound(`No opt-out list with id ${rawId}`);
-    if (!canAdministerOptOut(req.principal, list.projectId)) {
-      throw forbidden(
-        list.projectId === null
-          ? 'The company-level opt-out list needs the permission company_administrate'
-          : `The opt-out list of project ${list.projectId} needs the permission optout_administrate for that project`,
-      );
-    }
-
-    const body: unknown = req.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw badRequest('Send a JSON object {"emailAddress": "..."}');
-    }
-    const { emailAddress, projectId, ...rest } = body as Record<string, unknown>;
-    const unknown = Object.keys(rest)[0];
-    if (unknown !== undefined) throw badRequest(`Unknown field '${unknown}'; the fields are emailAddress and projectId`);
-    if (typeof emailAddress !== 'string') throw badRequest("'emailAddress' is required and must be a string");
+  router.post('/lists/:listId/unsubscribe-links', loadList(ctx), (req, res) => {
+    const list = listOf(res);
+    const body = objectBody(req);
+    const emailAddress = bodyField(body, 'emailAddress');
+    if (typeof emailAddress !== 'string') throw badRequest('The body must be a JSON object with the string field emailAddress');
     const email = checkEmail(emailAddress);
-    if (!email.ok) throw badRequest(`Invalid emailAddress: ${email.reason}`);
+    if (!email.ok) throw badRequest(`Invalid e-mail address '${emailAddress}': ${email.reason}`);
 
     let from = list.projectId;
+    const projectId = bodyField(body, 'projectId');
     if (projectId !== undefined && projectId !== null && projectId !== '') {
-      if (typeof projectId !== 'string' || !PROJECT_ID.test(projectId)) throw badRequest("'projectId' must look like p12345678");
+      if (typeof projectId !== 'string' || !PROJECT_ID.test(projectId)) throw badRequest("projectId must look like 'p12345678'");
       if (list.projectId !== null && projectId !== list.projectId) {
-        throw badRequest(`'projectId' must be ${list.projectId}, the project of this list (or be left out)`);
+        throw badRequest(`projectId must be ${list.projectId}, the project of this list (or be left out)`);
       }
       from = projectId;
     }

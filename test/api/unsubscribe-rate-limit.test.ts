@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UnsubscribeRateLimits } from '../../server/config.ts';
-import { ensureList } from '../../server/optout/lists.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const MINUTE = 60_000;
@@ -18,7 +17,7 @@ async function serverWith(limits: Partial<UnsubscribeRateLimits>, trustProxy = f
     },
   });
   servers.push(t);
-  const listId = ensureList(t.server.ctx.db, 1, 'p1').id;
+  const listId = (await t.json('POST', '/optout/lists', { body: { projectId: 'p1' } })).body.id as number;
   const keyFor = async (emailAddress: string) =>
     (await t.json('POST', `/optout/lists/${listId}/unsubscribe-links`, { body: { emailAddress } })).body.key as string;
   const hit = async (method: string, path: string, headers: Record<string, string> = {}) => {
@@ -70,7 +69,7 @@ describe('unsubscribe rate limits', () => {
       const r = await hit('POST', `/unsubscribe?key=${key}`, { 'content-type': 'application/x-www-form-urlencoded' });
       expect(r.status).toBe(200);
     }
-    expect(t.server.ctx.db.prepare('SELECT COUNT(*) FROM optout_emails WHERE list_id = ?').pluck().get(listId)).toBe(12);
+    expect((await t.json('GET', `/optout/lists/${listId}/emails`)).body.totalCount).toBe(12);
     // The confirm page (GET) is an ordinary page request and stays limited.
     expect((await hit('GET', `/unsubscribe?key=${keys[0]}`)).status).toBe(429);
   });
