@@ -75,10 +75,12 @@ export function resolveProperty(model: EntityModel, name: string, pos: number, o
 
 /** Converts an OData date-time literal with offset to epoch milliseconds. */
 export function dateTimeToMs(text: string): number {
-  const m = /^(.*?T\d{2}:\d{2}(?::\d{2})?)(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.exec(text);
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(?::(\d{2}))?(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.exec(text);
   if (!m) return NaN;
-  const frac = m[2] ? m[2].slice(0, 4).padEnd(4, '0') : '';
-  return Date.parse(`${m[1]}${frac}${m[3] ?? 'Z'}`);
+  const frac = m[3] ? m[3].slice(0, 4).padEnd(4, '0') : '';
+  const leap = m[2] === '60'; // a leap second is the first instant of the next minute
+  const ms = Date.parse(`${m[1]}:${leap ? '59' : (m[2] ?? '00')}${frac}${m[4] ?? 'Z'}`);
+  return leap ? ms + 1000 : ms;
 }
 
 function normaliseTime(text: string): string {
@@ -357,6 +359,7 @@ function compile(node: FilterNode, ctx: Context): Typed {
       const left = compile(node.left, ctx);
       const items = node.list.map((n) => compile(n, ctx));
       for (const it of items) unify(left, it, 'in', ctx, it.pos);
+      if (items.length === 0) return boolResult({ sql: '0', params: [] }, node.pos);
       if (left.type === 'null') return boolResult({ sql: items.some((i) => i.type === 'null') ? '1' : '0', params: [] }, node.pos);
       if (!left.nullable && items.every((i) => !i.nullable)) {
         const list = items.reduce<SqlFragment | null>((acc, it) => (acc ? sql`${acc}, ${it}` : it), null)!;

@@ -40,7 +40,7 @@ const DATETIME = /(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,12})
 const DATE = /(\d{4})-(\d{2})-(\d{2})/y;
 const TIME = /(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,12})?)?/y;
 const GUID = /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/y;
-const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
+const NUMBER = /[-+]?\d+(\.\d+)?([eE][+-]?\d+)?/y;
 
 function match(re: RegExp, s: string, pos: number): RegExpExecArray | null {
   re.lastIndex = pos;
@@ -49,15 +49,17 @@ function match(re: RegExp, s: string, pos: number): RegExpExecArray | null {
 
 const isIdentChar = (c: string | undefined) => c !== undefined && /[A-Za-z0-9_.]/.test(c);
 
-/** True when y-m-d is a real calendar date (year 0000 excluded as OData allows it but SQLite cannot use it). */
+/** True when y-m-d is a real calendar date (proleptic Gregorian, year 0000 allowed). */
 export function validDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
-  const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
   return d <= days;
 }
 
+/** Hours 00-23, minutes 00-59, seconds 00-59 or a leap second 60 (ABNF `second`). */
 function validTime(h: number, mi: number, s: number): boolean {
-  return h <= 23 && mi <= 59 && s <= 59;
+  return h <= 23 && mi <= 59 && s <= 60;
 }
 
 function validOffset(off: string): boolean {
@@ -72,6 +74,9 @@ export function tokenize(input: string, option = '$filter'): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   const n = input.length;
+  // The ABNF allows whitespace only between tokens, never around the whole expression.
+  if (/^[ \t]/.test(input)) throw syntaxError(option, 'Unexpected whitespace', 0);
+  if (/[ \t]$/.test(input)) throw syntaxError(option, 'Unexpected whitespace', input.search(/[ \t]+$/));
   while (i < n) {
     const c = input[i]!;
     if (c === ' ' || c === '\t') {
@@ -104,24 +109,25 @@ export function tokenize(input: string, option = '$filter'): Token[] {
       tokens.push({ kind: 'string', text: value, pos: start });
       continue;
     }
-    if (/[0-9]/.test(c) || (c === '-' && /[0-9]/.test(input[i + 1] ?? ''))) {
+    if (/[0-9]/.test(c) || ((c === '-' || c === '+') && /[0-9]/.test(input[i + 1] ?? ''))) {
       const start = i;
       let m: RegExpExecArray | null;
-      if (c !== '-' && (m = match(DATETIME, input, i))) {
+      const signed = c === '-' || c === '+';
+      if (!signed && (m = match(DATETIME, input, i))) {
         const [, y, mo, d, h, mi, s, , off] = m;
         if (!validDate(+y!, +mo!, +d!) || !validTime(+h!, +mi!, +(s ?? 0)) || !validOffset(off!)) {
           throw syntaxError(option, `Invalid date-time '${m[0]}'`, start);
         }
         tokens.push({ kind: 'datetime', text: m[0], pos: start });
         i += m[0].length;
-      } else if (c !== '-' && (m = match(GUID, input, i))) {
+      } else if (!signed && (m = match(GUID, input, i))) {
         tokens.push({ kind: 'guid', text: m[0], pos: start });
         i += m[0].length;
-      } else if (c !== '-' && (m = match(DATE, input, i))) {
+      } else if (!signed && (m = match(DATE, input, i))) {
         if (!validDate(+m[1]!, +m[2]!, +m[3]!)) throw syntaxError(option, `Invalid date '${m[0]}'`, start);
         tokens.push({ kind: 'date', text: m[0], pos: start });
         i += m[0].length;
-      } else if (c !== '-' && (m = match(TIME, input, i))) {
+      } else if (!signed && (m = match(TIME, input, i))) {
         if (!validTime(+m[1]!, +m[2]!, +(m[3] ?? 0))) throw syntaxError(option, `Invalid time of day '${m[0]}'`, start);
         tokens.push({ kind: 'time', text: m[0], pos: start });
         i += m[0].length;
@@ -155,7 +161,7 @@ export function tokenize(input: string, option = '$filter'): Token[] {
         const end = input.indexOf("'", i + 1);
         if (end < 0) throw syntaxError(option, 'Unterminated enum literal', start);
         const member = input.slice(i + 1, end);
-        if (!/^([A-Za-z_][A-Za-z0-9_]*|-?\d+)(,([A-Za-z_][A-Za-z0-9_]*|-?\d+))*$/.test(member)) {
+        if (!/^([A-Za-z_][A-Za-z0-9_]*|[-+]?\d+)(,([A-Za-z_][A-Za-z0-9_]*|[-+]?\d+))*$/.test(member)) {
           throw syntaxError(option, `Invalid enum value '${member}'`, i + 1);
         }
         tokens.push({ kind: 'enum', text: member, qualifier: text, pos: start });

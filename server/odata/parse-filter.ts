@@ -117,23 +117,27 @@ class Parser {
     }
     return left;
   }
+  /** `in (lit, lit, ...)`, `in ()`, or `in (expr)` (a parenthesised single expression). */
   list(): FilterNode[] {
     const open = this.expect('(', "'(' after 'in'");
     const items: FilterNode[] = [];
+    if (this.peek().kind === ')') {
+      this.next();
+      return items;
+    }
     for (;;) {
-      items.push(this.primaryValue());
+      const item = this.expression();
+      items.push(item);
       if (items.length > FILTER_LIMITS.maxListItems) throw this.error(`More than ${FILTER_LIMITS.maxListItems} values in 'in'`, open.pos);
       if (this.peek().kind === ',') {
-        this.next();
+        const comma = this.next();
+        if (items.some((x) => !isLiteral(x))) throw this.error("Only literals are allowed in a list after 'in'", comma.pos);
         continue;
       }
       this.expect(')', "',' or ')'");
+      if (items.length > 1 && !isLiteral(item)) throw this.error("Only literals are allowed in a list after 'in'", item.pos);
       return items;
     }
-  }
-  /** An element of an `in` list: a literal (possibly negative) or a full expression. */
-  primaryValue(): FilterNode {
-    return this.additive();
   }
   additive(): FilterNode {
     let left = this.multiplicative();
@@ -215,6 +219,7 @@ class Parser {
     }
     if (lower === 'true' || lower === 'false') return { kind: 'literal', type: 'boolean', value: lower === 'true', pos: t.pos };
     if (lower === 'null') return { kind: 'literal', type: 'null', value: null, pos: t.pos };
+    if (t.text === 'INF' || t.text === 'NaN') return { kind: 'literal', type: 'decimal', value: t.text === 'INF' ? Infinity : NaN, pos: t.pos };
     if (RESERVED.has(lower)) throw this.error(`Expected an expression but found the operator '${t.text}'`, t.pos);
     if (t.text.includes('.')) throw this.error(`Qualified name '${t.text}' is not supported here`, t.pos);
     const path = [t.text];
@@ -225,6 +230,11 @@ class Parser {
     }
     return { kind: 'property', path, pos: t.pos };
   }
+}
+
+/** A literal, or a negated numeric literal (`-INF`, `- 5`). */
+export function isLiteral(n: FilterNode): boolean {
+  return n.kind === 'literal' || (n.kind === 'negate' && n.operand.kind === 'literal' && typeof n.operand.value === 'number');
 }
 
 function describe(t: Token): string {

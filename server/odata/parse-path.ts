@@ -26,7 +26,13 @@ export type ResourcePath =
   | { kind: 'metadata' }
   | { kind: 'resource'; set: string; key?: { name?: string; value: PathLiteral; pos: number }; operation?: PathOperation };
 
-const fail = (message: string, pos: number) => badRequest(`${message} in the resource path at position ${pos}`);
+const fail = (message: string, pos: number) => badRequest(`${message.replace(/\u0000/g, '/')} in the resource path at position ${pos}`);
+
+/** Stands for a `/` written as such in the URL (a `%2F` decodes to an ordinary `/` inside a string). */
+const SEP = '\u0000';
+
+const WORD_LITERAL =
+  /^(true|false|null|-?INF|NaN|\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?|\d{2}:\d{2}(:\d{2}(\.\d+)?)?|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 class Scanner {
   i = 0;
@@ -58,7 +64,7 @@ class Scanner {
       let v = '';
       for (;;) {
         const c = this.peek();
-        if (c === undefined) throw fail('Unterminated string literal', pos);
+        if (c === undefined || c === SEP) throw fail('Unterminated string literal', pos);
         this.i++;
         if (c === "'") {
           if (this.eat("'")) {
@@ -70,13 +76,14 @@ class Scanner {
         v += c;
       }
     }
-    const m = /[^,)'(/]+/y;
+    const m = /[^,)'(\u0000]+/y;
     m.lastIndex = this.i;
     const r = m.exec(this.s);
     if (!r) throw fail('Expected a value', pos);
     this.i += r[0].length;
     const text = r[0];
-    if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return { kind: 'number', text, pos };
+    if (/^[-+]?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return { kind: 'number', text, pos };
+    if (!WORD_LITERAL.test(text)) throw fail(`Invalid literal '${text}'`, pos);
     return { kind: 'word', text, pos };
   }
 }
@@ -85,14 +92,15 @@ class Scanner {
 export function parseResourcePath(rawPath: string): ResourcePath {
   let path: string;
   try {
-    path = decodeURIComponent(rawPath);
+    path = rawPath.split('/').map(decodeURIComponent).join(SEP);
   } catch {
     throw badRequest('The resource path is not valid percent-encoding');
   }
-  if (path === '' || path === '/') return { kind: 'service' };
-  if (path === '/$metadata') return { kind: 'metadata' };
+  if (/%00/i.test(rawPath)) throw badRequest('The resource path contains a NUL character');
+  if (path === '' || path === SEP) return { kind: 'service' };
+  if (path === `${SEP}$metadata`) return { kind: 'metadata' };
   const s = new Scanner(path);
-  s.expect('/');
+  s.expect(SEP);
   const setPos = s.i;
   const set = s.name();
   if (set.includes('.') || set.startsWith('$')) throw fail(`Unknown resource '${set}'`, setPos);
@@ -108,7 +116,7 @@ export function parseResourcePath(rawPath: string): ResourcePath {
     if (s.peek() === ',') throw fail('Composite keys are not supported', s.i);
     s.expect(')');
   }
-  if (s.eat('/') && s.peek() !== undefined) {
+  if (s.eat(SEP) && s.peek() !== undefined) {
     const pos = s.i;
     const name = s.name();
     if (!name.includes('.')) throw fail(`Expected a bound operation such as Controller.${name}() after '/'`, pos);
@@ -128,7 +136,7 @@ export function parseResourcePath(rawPath: string): ResourcePath {
       }
     }
     out.operation = op;
-    s.eat('/');
+    s.eat(SEP);
   }
   if (s.i < path.length) throw fail(`Unexpected '${path.slice(s.i, s.i + 20)}'`, s.i);
   return out;

@@ -76,6 +76,8 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
         if (!/^(json|application\/json(;.*)?)$/i.test(value)) throw badRequest(`$format '${value}' is not supported; use json`);
         break;
       case '$skiptoken':
+        // Ours are base64url (see collection-query.ts); anything else cannot be one of them.
+        if (!/^[A-Za-z0-9_-]+$/.test(value)) throw badRequest('Invalid $skiptoken: use the @odata.nextLink of the previous page');
         out.skiptoken = value;
         break;
     }
