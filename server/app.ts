@@ -17,7 +17,8 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  if (ctx.config.trustProxy) app.set('trust proxy', true);
+  // One proxy hop: the address it appends to X-Forwarded-For, which a client cannot forge.
+  if (ctx.config.trustProxy) app.set('trust proxy', 1);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
