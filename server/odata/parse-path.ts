@@ -26,10 +26,10 @@ export type ResourcePath =
   | { kind: 'metadata' }
   | { kind: 'resource'; set: string; key?: { name?: string; value: PathLiteral; pos: number }; operation?: PathOperation };
 
-const fail = (message: string, pos: number) => badRequest(`${message.replace(/\u0000/g, '/')} in the resource path at position ${pos}`);
+const fail = (message: string, pos: number) => badRequest(`${message.replace(/\uffff/g, '/')} in the resource path at position ${pos}`);
 
 /** Stands for a `/` written as such in the URL (a `%2F` decodes to an ordinary `/` inside a string). */
-const SEP = '\u0000';
+const SEP = '\uffff';
 
 const WORD_LITERAL =
   /^(true|false|null|-?INF|NaN|\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?|\d{2}:\d{2}(:\d{2}(\.\d+)?)?|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
@@ -76,7 +76,7 @@ class Scanner {
         v += c;
       }
     }
-    const m = /[^,)'(\u0000]+/y;
+    const m = /[^,)'(\uffff]+/y;
     m.lastIndex = this.i;
     const r = m.exec(this.s);
     if (!r) throw fail('Expected a value', pos);
@@ -96,7 +96,9 @@ export function parseResourcePath(rawPath: string): ResourcePath {
   } catch {
     throw badRequest('The resource path is not valid percent-encoding');
   }
-  if (/%00/i.test(rawPath)) throw badRequest('The resource path contains a NUL character');
+  if (rawPath.includes(SEP) || path.split(SEP).length !== rawPath.split('/').length) {
+    throw badRequest('The resource path contains a reserved character (U+FFFF)');
+  }
   if (path === '' || path === SEP) return { kind: 'service' };
   if (path === `${SEP}$metadata`) return { kind: 'metadata' };
   const s = new Scanner(path);
