@@ -1,5 +1,8 @@
 import type { Db } from '../db/open.ts';
 import { badRequest, notFound } from '../errors.ts';
+import {
+  groupAssignmentsModel, interviewerAssignmentsModel, runSource, surveyResourcesModel, type AssignmentSource,
+} from './assignment-queries.ts';
 import { assertGroup } from './groups-service.ts';
 import { interviewerVersion } from './interviewers-service.ts';
 import { assertActiveSurvey } from './surveys-service.ts';
@@ -81,30 +84,15 @@ export function interviewerCleanAssignments(db: Db, interviewerId: number): void
   }).immediate();
 }
 
-const INTERVIEWER_ASSIGNMENTS = `
-WITH RECURSIVE eg(id) AS (
-  SELECT group_id FROM interviewer_groups WHERE interviewer_id = @i
-  UNION SELECT gp.parent_id FROM group_parents gp JOIN eg ON gp.group_id = eg.id),
-me AS (SELECT call_center_id AS cc FROM interviewers WHERE id = @i),
-assigned_calls AS (
-  SELECT survey_id, interview_id FROM interviewer_call_assignments WHERE interviewer_id = @i
-  UNION SELECT survey_id, interview_id FROM group_call_assignments
-    WHERE group_id IN (SELECT id FROM eg) AND call_center_id = (SELECT cc FROM me)),
-counts AS (SELECT survey_id, COUNT(*) AS n FROM assigned_calls GROUP BY survey_id),
-kinds AS (
-  SELECT survey_id, 'Explicit' AS t, 1 AS o FROM interviewer_survey_assignments WHERE interviewer_id = @i
-  UNION SELECT survey_id, 'Implicit', 2 FROM group_survey_assignments
-    WHERE group_id IN (SELECT id FROM eg) AND call_center_id = (SELECT cc FROM me)
-  UNION SELECT survey_id, 'ImplicitToSurveyCalls', 3 FROM counts)
-SELECT k.survey_id AS SurveyId, k.t AS AssignmentType, COALESCE(c.n, 0) AS AssignedCallsCount
-FROM kinds k JOIN surveys s ON s.id = k.survey_id AND s.state <> 'SoftDeleted'
-LEFT JOIN counts c ON c.survey_id = k.survey_id
-ORDER BY k.survey_id, k.o`;
-
 /** Interviewer `Controller.GetAssignments()`: one row per (SurveyId, AssignmentType). */
 export function interviewerAssignments(db: Db, interviewerId: number): SurveyAssignment[] {
+  return runSource(db, interviewerAssignmentsSource(db, interviewerId)) as SurveyAssignment[];
+}
+
+/** The SQL source of an interviewer's GetAssignments (for the OData query options); 404 for an unknown interviewer. */
+export function interviewerAssignmentsSource(db: Db, interviewerId: number): AssignmentSource {
   interviewerTarget(db, interviewerId);
-  return db.prepare(INTERVIEWER_ASSIGNMENTS).all({ i: interviewerId }) as SurveyAssignment[];
+  return { model: interviewerAssignmentsModel, params: [interviewerId, interviewerId, interviewerId, interviewerId] };
 }
 
 /** Group `Controller.AssignOnSurvey`: members in that call centre get an Implicit assignment. */
@@ -134,24 +122,15 @@ export function groupDeAssignFromCalls(db: Db, groupId: number, surveyId: string
   db.prepare('DELETE FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?').run(groupId, surveyId, callCenterId);
 }
 
-const GROUP_ASSIGNMENTS = `
-WITH RECURSIVE anc(id) AS (
-  SELECT parent_id FROM group_parents WHERE group_id = @g
-  UNION SELECT gp.parent_id FROM group_parents gp JOIN anc ON gp.group_id = anc.id),
-counts AS (SELECT survey_id, COUNT(*) AS n FROM group_call_assignments WHERE group_id = @g AND call_center_id = @cc GROUP BY survey_id),
-kinds AS (
-  SELECT survey_id, 'Explicit' AS t, 1 AS o FROM group_survey_assignments WHERE group_id = @g AND call_center_id = @cc
-  UNION SELECT survey_id, 'Implicit', 2 FROM group_survey_assignments WHERE group_id IN (SELECT id FROM anc) AND call_center_id = @cc
-  UNION SELECT survey_id, 'ImplicitToSurveyCalls', 3 FROM counts)
-SELECT k.survey_id AS SurveyId, k.t AS AssignmentType, COALESCE(c.n, 0) AS AssignedCallsCount
-FROM kinds k JOIN surveys s ON s.id = k.survey_id AND s.state <> 'SoftDeleted'
-LEFT JOIN counts c ON c.survey_id = k.survey_id
-ORDER BY k.survey_id, k.o`;
-
 /** Group `Controller.GetAssignments(callCenterId)`. */
 export function groupAssignments(db: Db, groupId: number, callCenterId: number): SurveyAssignment[] {
+  return runSource(db, groupAssignmentsSource(db, groupId, callCenterId)) as SurveyAssignment[];
+}
+
+/** The SQL source of a group's GetAssignments; 404 for an unknown group or call centre. */
+export function groupAssignmentsSource(db: Db, groupId: number, callCenterId: number): AssignmentSource {
   groupTarget(db, groupId, callCenterId);
-  return db.prepare(GROUP_ASSIGNMENTS).all({ g: groupId, cc: callCenterId }) as SurveyAssignment[];
+  return { model: groupAssignmentsModel, params: [groupId, groupId, callCenterId, groupId, callCenterId, callCenterId] };
 }
 
 /** Interviewer ids that are direct members of the group in that call centre (`Controller.GetInterviewers`). */
@@ -164,22 +143,15 @@ export function groupMemberIds(db: Db, groupId: number, callCenterId: number): n
     .all(groupId, callCenterId) as number[];
 }
 
-const SURVEY_RESOURCES = `
-WITH gcounts AS (SELECT group_id, COUNT(*) AS n FROM group_call_assignments WHERE survey_id = @s AND call_center_id = @cc GROUP BY group_id),
-icounts AS (SELECT interviewer_id, COUNT(*) AS n FROM interviewer_call_assignments WHERE survey_id = @s GROUP BY interviewer_id),
-grps AS (SELECT group_id AS id FROM group_survey_assignments WHERE survey_id = @s AND call_center_id = @cc UNION SELECT group_id FROM gcounts),
-ivs AS (SELECT interviewer_id AS id FROM interviewer_survey_assignments WHERE survey_id = @s UNION SELECT interviewer_id FROM icounts)
-SELECT g.id AS ResourceId, g.name AS Name, 1 AS IsGroup, COALESCE(c.n, 0) AS AssignedCallsCount
-  FROM grps JOIN groups g ON g.id = grps.id LEFT JOIN gcounts c ON c.group_id = g.id
-UNION ALL
-SELECT i.id, i.name, 0, COALESCE(c.n, 0)
-  FROM ivs JOIN interviewers i ON i.id = ivs.id AND i.call_center_id = @cc LEFT JOIN icounts c ON c.interviewer_id = i.id
-ORDER BY 3 DESC, 1`;
-
 /** Survey `Controller.GetAssignments(callCenterId)`: groups and interviewers assigned to it or to its calls. */
 export function surveyAssignments(db: Db, surveyId: string, callCenterId: number): ResourceAssignment[] {
+  const rows = runSource(db, surveyAssignmentsSource(db, surveyId, callCenterId));
+  return rows.map((r) => ({ ...r, IsGroup: r.IsGroup === 1 }) as ResourceAssignment);
+}
+
+/** The SQL source of a survey's GetAssignments; 404 for an unknown/SoftDeleted survey or unknown call centre. */
+export function surveyAssignmentsSource(db: Db, surveyId: string, callCenterId: number): AssignmentSource {
   assertActiveSurvey(db, surveyId);
   assertCallCenter(db, callCenterId);
-  const rows = db.prepare(SURVEY_RESOURCES).all({ s: surveyId, cc: callCenterId }) as (Omit<ResourceAssignment, 'IsGroup'> & { IsGroup: number })[];
-  return rows.map((r) => ({ ...r, IsGroup: r.IsGroup === 1 }));
+  return { model: surveyResourcesModel, params: [surveyId, callCenterId, surveyId, surveyId, callCenterId, surveyId, callCenterId] };
 }

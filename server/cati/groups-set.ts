@@ -4,11 +4,12 @@
 import type { AppContext } from '../context.ts';
 import { queryEntity, type Row } from '../odata/collection-query.ts';
 import type { FunctionDef } from '../odata/model.ts';
+import { fromSource } from './assignment-queries.ts';
 import { ok, type EntitySetDef, type OperationRoute } from '../odata/service.ts';
 import {
-  assertCallCenter, groupAssignments, groupAssignOnCall, groupAssignOnSurvey, groupDeAssignFromCalls, groupDeAssignFromSurvey,
+  assertCallCenter, groupAssignmentsSource, groupAssignOnCall, groupAssignOnSurvey, groupDeAssignFromCalls, groupDeAssignFromSurvey,
 } from './assignments-service.ts';
-import { groupModel, interviewerModel, surveyAssignmentModel } from './cati-models.ts';
+import { groupModel, interviewerModel } from './cati-models.ts';
 import { assertGroup, createGroup, deleteGroup, parentGroupsOf, updateGroup } from './groups-service.ts';
 
 const fn = (name: string, parameters: FunctionDef['parameters'], returnType = 'Edm.Boolean', sideEffectFree = false): FunctionDef => ({
@@ -48,7 +49,7 @@ export function groupsSet(ctx: AppContext): EntitySetDef {
     },
     {
       def: fn('GetAssignments', [callCenterId], 'Collection(Controller.SurveyAssignment)', true),
-      handler: (c) => ok.collection(surveyAssignmentModel, groupAssignments(db, c.key as number, c.args.callCenterId as number)),
+      handler: (c) => fromSource(c, groupAssignmentsSource(db, c.key as number, c.args.callCenterId as number)),
     },
     {
       def: fn('GetInterviewers', [callCenterId], 'Collection(Controller.Interviewer)', true),

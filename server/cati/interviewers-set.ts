@@ -4,12 +4,13 @@
 import type { AppContext } from '../context.ts';
 import { queryEntity, type Row } from '../odata/collection-query.ts';
 import type { FunctionDef } from '../odata/model.ts';
+import { fromSource } from './assignment-queries.ts';
 import { ok, type EntitySetDef, type OperationRoute } from '../odata/service.ts';
 import {
-  interviewerAssignments, interviewerAssignOnCall, interviewerAssignOnSurvey, interviewerCleanAssignments,
+  interviewerAssignmentsSource, interviewerAssignOnCall, interviewerAssignOnSurvey, interviewerCleanAssignments,
   interviewerDeAssignFromCalls, interviewerDeAssignFromSurvey,
 } from './assignments-service.ts';
-import { groupModel, interviewerModel, surveyAssignmentModel } from './cati-models.ts';
+import { groupModel, interviewerModel } from './cati-models.ts';
 import { withParents } from './groups-set.ts';
 import { createInterviewer, deleteInterviewer, interviewerVersion, lockInterviewer, updateInterviewer } from './interviewers-service.ts';
 
@@ -34,7 +35,7 @@ export function interviewersSet(ctx: AppContext): EntitySetDef {
     { def: fn('DeAssignFromSurvey', [surveyId]), handler: (c) => (interviewerDeAssignFromSurvey(db, c.key as number, c.args.surveyId as string), done()) },
     {
       def: fn('GetAssignments', [], 'Collection(Controller.SurveyAssignment)', true),
-      handler: (c) => ok.collection(surveyAssignmentModel, interviewerAssignments(db, c.key as number)),
+      handler: (c) => fromSource(c, interviewerAssignmentsSource(db, c.key as number)),
     },
     {
       def: fn('GetGroups', [], 'Collection(Controller.Group)', true),

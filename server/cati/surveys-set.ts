@@ -4,9 +4,10 @@
  */
 import type { AppContext } from '../context.ts';
 import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { fromSource } from './assignment-queries.ts';
 import { ok, type EntitySetDef } from '../odata/service.ts';
-import { surveyAssignments } from './assignments-service.ts';
-import { ACTIVE_SURVEYS, basicPropertiesModel, resourceAssignmentModel, surveyModel } from './cati-models.ts';
+import { surveyAssignmentsSource } from './assignments-service.ts';
+import { ACTIVE_SURVEYS, basicPropertiesModel, surveyModel } from './cati-models.ts';
 import { createSurvey, getBasicProperties, surveyVariables, updateSurvey } from './surveys-service.ts';
 
 /** The surveys entity set. */
@@ -33,7 +34,7 @@ export function surveysSet(ctx: AppContext): EntitySetDef {
           name: 'GetAssignments', bindingType: 'Survey', parameters: [{ name: 'callCenterId', type: 'Edm.Int32' }],
           returnType: 'Collection(Controller.ResourceAssignment)', sideEffectFree: true,
         },
-        handler: (c) => ok.collection(resourceAssignmentModel, surveyAssignments(db, c.key as string, c.args.callCenterId as number)),
+        handler: (c) => fromSource(c, surveyAssignmentsSource(db, c.key as string, c.args.callCenterId as number)),
       },
       {
         def: { name: 'GetBasicProperties', bindingType: 'Survey', parameters: [], returnType: 'Controller.SurveyBasicProperties', sideEffectFree: true },

@@ -209,9 +209,15 @@ describe('assignments', () => {
     ]);
     const res = await t.json('GET', "/cati/surveys('p200')/Controller.GetAssignments(callCenterId=1)");
     expect(res.body.value).toEqual([
-      { ResourceId: g, Name: 'Assign team', IsGroup: true, AssignedCallsCount: 1 },
       { ResourceId: i, Name: 'assignee', IsGroup: false, AssignedCallsCount: 2 },
+      { ResourceId: g, Name: 'Assign team', IsGroup: true, AssignedCallsCount: 1 },
     ]);
+    const groupsOnly = await t.json('GET', "/cati/surveys('p200')/Controller.GetAssignments(callCenterId=1)?$filter=IsGroup eq true&$count=true");
+    expect(groupsOnly.body['@odata.count']).toBe(1);
+    expect(groupsOnly.body.value.map((r: { ResourceId: number }) => r.ResourceId)).toEqual([g]);
+    const busy = await t.json('GET', `/cati/interviewers(${i})/Controller.GetAssignments()?$filter=AssignedCallsCount gt 2&$select=SurveyId`);
+    expect(busy.body.value).toEqual([{ SurveyId: 'p200' }]);
+    expect((await t.json('GET', `/cati/interviewers(${i})/Controller.GetAssignments()?$filter=Nope eq 1`)).status).toBe(400);
     await ok(`/cati/groups(${g})/Controller.DeAssignFromCalls(surveyId='p200',callCenterId=1)`);
     await ok(`/cati/interviewers(${i})/Controller.DeAssignFromCalls(surveyId='p200')`);
     expect((await t.json('GET', `/cati/interviewers(${i})/Controller.GetAssignments()`)).body.value).toEqual([]);

@@ -172,8 +172,8 @@ describe('assignment rules', () => {
     groupAssignOnCall(db, g, s, 12, 1);
     expect(interviewerAssignments(db, i)).toEqual([{ SurveyId: s, AssignmentType: 'ImplicitToSurveyCalls', AssignedCallsCount: 2 }]);
     expect(surveyAssignments(db, s, 1)).toEqual([
-      { ResourceId: g, Name: 'G', IsGroup: true, AssignedCallsCount: 1 },
       { ResourceId: i, Name: 'i', IsGroup: false, AssignedCallsCount: 1 },
+      { ResourceId: g, Name: 'G', IsGroup: true, AssignedCallsCount: 1 },
     ]);
   });
 
