@@ -244,6 +244,19 @@ function arithmetic(op: BinaryOp, a: Typed, b: Typed, ctx: Context, pos: number)
   return { ...f, type: decimal ? 'decimal' : 'int', nullable, pos };
 }
 
+/**
+ * `startswith(Column, 'literal')` as an index-friendly range (`col >= p AND col < p'`, p' = p with its
+ * last character incremented) plus the exact test, so an index on the column serves prefix searches.
+ */
+function prefixRange(a: Typed, b: Typed): SqlFragment | undefined {
+  const prefix = b.literal;
+  if (!a.prop || typeof prefix !== 'string' || prefix === '') return undefined;
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (last >= 0xd7ff) return undefined;
+  const upper: SqlFragment = { sql: '?', params: [prefix.slice(0, -1) + String.fromCharCode(last + 1)] };
+  return sql`(${a} >= ${b} AND ${a} < ${upper} AND substr(${a}, 1, length(${b})) = ${b})`;
+}
+
 const STRFTIME: Record<string, string> = { year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' };
 
 /** A date-time, date or time operand as a SQLite time value for strftime. */
@@ -276,6 +289,10 @@ function call(node: Extract<FilterNode, { kind: 'call' }>, ctx: Context): Typed 
       want(0, 'string');
       want(1, 'string');
       if (a.type === 'null' || b.type === 'null') return boolResult({ sql: '0', params: [] }, node.pos);
+      if (node.name === 'startswith') {
+        const range = prefixRange(a, b);
+        if (range) return boolResult(range, node.pos);
+      }
       const cond =
         node.name === 'contains'
           ? sql`instr(${a}, ${b}) > 0`

@@ -115,6 +115,17 @@ describe('GET /cati/blacklist', () => {
     expect(r.body.error.message).toContain(message);
   });
 
+  it('startswith on TelephoneNumber is an exact, case-sensitive prefix test', async () => {
+    await add({ TelephoneNumber: '0900' });
+    await add({ TelephoneNumber: '09001' });
+    await add({ TelephoneNumber: '0901' });
+    await add({ TelephoneNumber: '090' });
+    const r = await t.json('GET', `/cati/blacklist?$filter=${encodeURIComponent("startswith(TelephoneNumber,'0900')")}`);
+    expect(r.body.value.map((x: any) => x.TelephoneNumber)).toEqual(['0900', '09001']);
+    const none = await t.json('GET', `/cati/blacklist?$filter=${encodeURIComponent("not startswith(TelephoneNumber,'090')")}`);
+    expect(none.body.value).toEqual([]);
+  });
+
   it('accepts $format=json and ignores non-$ parameters', async () => {
     expect((await t.json('GET', '/cati/blacklist?$format=json&foo=bar')).status).toBe(200);
   });
@@ -269,6 +280,7 @@ describe('POST /cati/blacklist/Controller.Import', () => {
     const get = await t.json('GET', '/cati/blacklist/Controller.Import');
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
+    expect((await t.request('HEAD', '/cati/blacklist/Controller.Import')).status).toBe(405);
   });
 });
 
