@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import { once } from 'node:events';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { AppContext } from '../context.ts';
 import { openDatabase } from '../db/open.ts';
@@ -18,10 +17,17 @@ const QUERY: Record<EntryKind, string> = {
 const HEADER: Record<EntryKind, string> = { emails: 'emailAddress,timestamp,unsubscribedFrom', domains: 'domain,timestamp' };
 
 /** Waits until the response can take more, or the client went away (false). */
-async function drained(res: Response): Promise<boolean> {
-  if (res.destroyed) return false;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  return !res.destroyed;
+function drained(res: Response): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve(!res.destroyed);
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /**

@@ -16,14 +16,16 @@ const hasUtf16Bom = (b: Uint8Array) => (b[0] === 0xff && b[1] === 0xfe) || (b[0]
 /**
  * Decides the format from the file name's extension AND the content (CONTRACT §5): `.xlsx` must be a zip
  * (`PK\x03\x04`); `.csv`/`.txt` must not be a zip or otherwise binary (NUL bytes without a UTF-16 BOM,
- * checked in the first 64 KiB). Anything else → 400 naming the mismatch.
+ * checked in the first 64 KiB). Anything else → 400 naming the mismatch. `head` is the file's start (≥64 KiB
+ * when the file is that long), `size` its full length.
  */
-export function detectFormat(fileName: string, bytes: Uint8Array): FileFormat {
+export function detectFormat(fileName: string, head: Uint8Array, size = head.length): FileFormat {
+  const bytes = head;
   const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
   if (ext !== 'csv' && ext !== 'txt' && ext !== 'xlsx') {
     throw badRequest(`The file '${fileName}' must be a .csv, .txt or .xlsx file`);
   }
-  if (bytes.length === 0) throw badRequest('The file is empty');
+  if (size === 0) throw badRequest('The file is empty');
   if (ext === 'xlsx') {
     if (!startsWith(bytes, ZIP_MAGIC)) throw badRequest('The file has the extension .xlsx but its content is not an Excel workbook (zip)');
     return 'xlsx';

@@ -1,5 +1,4 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import XLSX from 'xlsx';
 import { unguardCell } from './csv-cell.ts';
 import type { EntryKind } from './entries.ts';
 import { checkDomain, checkEmail, type Checked } from './normalise.ts';
@@ -7,6 +6,7 @@ import { checkDomain, checkEmail, type Checked } from './normalise.ts';
 /**
  * Reading an opt-out import file (CONTRACT §5) into the values of its one relevant column. Pure functions:
  * they run inside the import worker, never on the main thread, and throw ImportFileError for a bad file.
+ * (.xlsx: import-xlsx.ts, loaded only for workbooks.)
  */
 export class ImportFileError extends Error {
   constructor(
@@ -49,12 +49,12 @@ export function detectDelimiter(text: string): string {
   return best;
 }
 
-const tooManyRows = (maxRows: number) =>
+export const tooManyRows = (maxRows: number) =>
   new ImportFileError(400, `The file has more than ${maxRows.toLocaleString('en-US')} data rows; split it into smaller files`);
 
 /** Values of the chosen column of rows (header row recognised, blank rows skipped, export guard undone). */
-function columnValues(rows: Iterable<readonly string[]>, maxRows: number): string[] {
-  const values: string[] = [];
+export function* columnValues(rows: Iterable<readonly string[]>, maxRows: number): Generator<string> {
+  let count = 0;
   let column = -2; // -2: first non-blank row not seen yet
   for (const cells of rows) {
     if (cells.every((c) => BLANK.test(c))) continue;
@@ -63,10 +63,9 @@ function columnValues(rows: Iterable<readonly string[]>, maxRows: number): strin
       if (column >= 0) continue;
       column = 0;
     }
-    if (values.length === maxRows) throw tooManyRows(maxRows);
-    values.push(unguardCell(cells[column] ?? ''));
+    if (++count > maxRows) throw tooManyRows(maxRows);
+    yield unguardCell(cells[column] ?? '');
   }
-  return values;
 }
 
 /** Rows of a text file without any quote: split lines and cells directly (RFC 4180 has nothing to unquote). */
@@ -83,8 +82,8 @@ function* plainRows(text: string, delimiter: string): Generator<string[]> {
   }
 }
 
-/** Values of a .csv/.txt file's relevant column. */
-export function readTextValues(bytes: Uint8Array, maxRows: number): string[] {
+/** Values of a .csv/.txt file's relevant column, produced lazily (the row limit is checked as they come). */
+export function readTextValues(bytes: Uint8Array, maxRows: number): Iterable<string> {
   const text = decodeText(bytes);
   const delimiter = detectDelimiter(text);
   if (!text.includes('"')) return columnValues(plainRows(text, delimiter), maxRows);
@@ -111,51 +110,12 @@ export function readTextValues(bytes: Uint8Array, maxRows: number): string[] {
   return columnValues(rows, maxRows);
 }
 
-/** Values of an .xlsx file's first sheet's relevant column. */
-export function readXlsxValues(bytes: Uint8Array, maxRows: number): string[] {
-  let sheet: XLSX.WorkSheet | undefined;
-  try {
-    const book = XLSX.read(bytes, {
-      type: 'array',
-      dense: true,
-      sheets: 0,
-      sheetRows: maxRows + 2,
-      cellFormula: false,
-      cellHTML: false,
-      cellStyles: false,
-      cellDates: false,
-    });
-    sheet = book.Sheets[book.SheetNames[0] ?? ''];
-  } catch (err) {
-    throw new ImportFileError(400, `The .xlsx file cannot be read as an Excel workbook: ${(err as Error).message}`);
-  }
-  if (!sheet) throw new ImportFileError(400, 'The .xlsx file has no worksheet');
-  const full = sheet['!fullref'] ?? sheet['!ref'];
-  if (full && XLSX.utils.decode_range(full).e.r + 1 > maxRows + 1) throw tooManyRows(maxRows);
-  const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, raw: false, blankrows: false, defval: '' });
-  return columnValues(
-    rows.map((r) => r.map((c) => (c == null ? '' : String(c)))),
-    maxRows,
-  );
-}
-
-export interface ValidatedValues {
-  /** Normalised values, sorted (SQLite's BINARY order for ASCII), duplicates kept. */
-  valid: string[];
-  invalid: number;
-}
-
-/** Validates and normalises every value for the list kind. */
-export function validateValues(values: string[], kind: EntryKind): ValidatedValues {
-  const valid: string[] = [];
-  let invalid = 0;
+/** The validator of one list kind, returning the stored form or a reason (e-mail domains cached per import). */
+export function entryChecker(kind: EntryKind): (raw: string) => Checked {
+  if (kind === 'domains') return checkDomain;
   const domains = new Map<string, Checked>();
-  for (const v of values) {
+  return (raw) => {
     if (domains.size > 100_000) domains.clear();
-    const r = kind === 'emails' ? checkEmail(v, domains) : checkDomain(v);
-    if (r.ok) valid.push(r.value);
-    else invalid++;
-  }
-  valid.sort();
-  return { valid, invalid };
+    return checkEmail(raw, domains);
+  };
 }

@@ -1,9 +1,9 @@
 import type { EntryKind } from './entries.ts';
 import type { FileFormat } from './file-format.ts';
 
-/** What the main thread hands the import worker: plain data only. */
+/** What the main thread hands the import worker: plain data only (the upload's temp file, not its bytes). */
 export interface ImportJob {
-  bytes: Uint8Array;
+  filePath: string;
   format: FileFormat;
   kind: EntryKind;
   dbFile: string;
@@ -20,6 +20,6 @@ export interface ImportResult {
 
 /** Messages from the worker: progress, the result, or a failure the main thread turns into a status. */
 export type WorkerReply =
-  | { type: 'parsed'; rows: number }
+  | { type: 'parsed' }
   | { type: 'done'; result: ImportResult }
   | { type: 'failed'; status?: 400 | 413; code?: string; message: string };

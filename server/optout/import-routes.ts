@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
+import { rm } from 'node:fs/promises';
 import { badRequest } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
 import type { ImportService } from './import-service.ts';
@@ -8,8 +9,10 @@ import { listOf } from './list-access.ts';
 /** Largest accepted upload (CONTRACT §7): larger → 413 (multer's LIMIT_FILE_SIZE, mapped in errors.ts). */
 export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 
+// Disk storage (the OS temp dir): the upload streams to a file the worker reads, so the main thread never
+// holds the file's bytes; multer removes partial files of failed uploads, the handler removes the rest.
 const upload = multer({
-  storage: multer.memoryStorage(),
+  storage: multer.diskStorage({}),
   limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 20, parts: 21, fieldSize: 64 * 1024 },
 }).single('file');
 
@@ -23,7 +26,10 @@ export function importHandler(service: ImportService, kind: EntryKind) {
   return async (req: Request, res: Response) => {
     const file = req.file;
     if (!file) throw badRequest("Send the file as multipart/form-data in the form field 'file' (.csv, .txt or .xlsx)");
-    const result = await service.importFile(listOf(res).id, kind, file.originalname, file.buffer);
-    res.json(result);
+    try {
+      res.json(await service.importFile(listOf(res).id, kind, file.originalname, file.path));
+    } finally {
+      await rm(file.path, { force: true });
+    }
   };
 }

@@ -1,3 +1,4 @@
+import { open, stat } from 'node:fs/promises';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, fromSqliteError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
@@ -75,11 +76,11 @@ export class ImportService {
    * → 413 (the file is too large to process: a clear client-side cause, not a retryable server state);
    * busy database → the SQLite mapping; anything else → 500. Nothing is stored unless the whole import is.
    */
-  async importFile(listId: number, kind: EntryKind, fileName: string, buffer: Buffer): Promise<ImportResult> {
-    const format = detectFormat(fileName, buffer);
+  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string): Promise<ImportResult> {
+    const format = detectFormat(fileName, await readHead(filePath), (await stat(filePath)).size);
     await this.gate.enter();
     try {
-      return await this.runWorker({ bytes: transferable(buffer), format, kind, dbFile: this.ctx.dbFile, listId, maxRows: this.limits.maxRows });
+      return await this.runWorker({ filePath, format, kind, dbFile: this.ctx.dbFile, listId, maxRows: this.limits.maxRows });
     } finally {
       this.gate.leave();
     }
@@ -89,7 +90,6 @@ export class ImportService {
     return new Promise((resolve, reject) => {
       const worker = startModuleWorker(WORKER_ENTRY, {
         workerData: job,
-        transferList: [job.bytes.buffer as ArrayBuffer],
         resourceLimits: { maxOldGenerationSizeMb: this.limits.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
       });
       let settled = false;
@@ -119,10 +119,14 @@ export class ImportService {
   }
 }
 
-/** A Uint8Array over an ArrayBuffer of its own, so it can be transferred (moved, not copied) to the worker. */
-function transferable(buffer: Buffer): Uint8Array {
-  if (buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength) {
-    return new Uint8Array(buffer.buffer, 0, buffer.byteLength);
+/** The first 64 KiB of a file (what format detection looks at). */
+async function readHead(path: string): Promise<Uint8Array> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(65536);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
   }
-  return new Uint8Array(buffer);
 }

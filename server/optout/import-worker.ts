@@ -1,27 +1,37 @@
 /**
- * Entry of the disposable import worker (started by import-service.ts with resource limits): bytes in,
- * counts out. Parses and validates the file off the main thread (the xlsx parser never sees the main
- * thread's objects), then writes on its own SQLite connection in one short transaction.
+ * Entry of the disposable import worker (started by import-service.ts with resource limits): a file path
+ * in, counts out. Reads, parses and validates off the main thread (the xlsx parser never sees the main
+ * thread's objects), stages the values in a TEMP table of its own SQLite connection, then writes them in
+ * one short transaction.
  */
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.ts';
-import { ImportFileError, readTextValues, readXlsxValues, validateValues } from './import-parse.ts';
+import { entryChecker, ImportFileError, readTextValues } from './import-parse.ts';
 import type { ImportJob, WorkerReply } from './import-protocol.ts';
-import { writeEntries } from './import-write.ts';
+import { EntryImporter } from './import-write.ts';
 
 const job = workerData as ImportJob;
 const reply = (message: WorkerReply) => parentPort!.postMessage(message);
 
+async function readValues(): Promise<Iterable<string>> {
+  const bytes = new Uint8Array(readFileSync(job.filePath));
+  if (job.format === 'text') return readTextValues(bytes, job.maxRows);
+  const { readXlsxValues } = await import('./import-xlsx.ts');
+  return readXlsxValues(bytes, job.maxRows);
+}
+
 try {
-  let values: string[] | null =
-    job.format === 'xlsx' ? readXlsxValues(job.bytes, job.maxRows) : readTextValues(job.bytes, job.maxRows);
-  const { valid, invalid } = validateValues(values, job.kind);
-  values = null;
-  reply({ type: 'parsed', rows: valid.length + invalid });
   const db = openDatabase(job.dbFile, { migrate: false });
+  // This connection checkpoints the WAL itself, after answering: the client does not wait for it, and the
+  // main thread's connection does not inherit a large WAL to copy back on its next write.
+  db.pragma('wal_autocheckpoint = 0');
   try {
-    const newRows = writeEntries(db, job.kind, job.listId, valid);
-    reply({ type: 'done', result: { newRows, duplicatedRows: valid.length - newRows, invalidRows: invalid } });
+    const importer = new EntryImporter(db, job.kind, entryChecker(job.kind));
+    importer.addAll(await readValues());
+    reply({ type: 'parsed' });
+    reply({ type: 'done', result: importer.write(job.listId) });
+    db.pragma('wal_checkpoint(PASSIVE)');
   } finally {
     db.close();
   }

@@ -1,39 +1,67 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.ts';
 import type { EntryKind } from './entries.ts';
+import type { Checked } from './normalise.ts';
+import type { ImportResult } from './import-protocol.ts';
 
 const BATCH = 500;
 
-function insertSql(kind: EntryKind, rows: number): string {
-  const table = kind === 'emails' ? 'optout_emails (list_id, email_address, timestamp)' : 'optout_domains (list_id, domain, timestamp)';
-  return `INSERT OR IGNORE INTO ${table} VALUES ${Array.from({ length: rows }, () => '(?, ?, ?)').join(', ')}`;
-}
-
 /**
- * Writes normalised values into a list in ONE immediate transaction (all or nothing) with multi-row
- * INSERT OR IGNORE (the unique index drops duplicates, whether already stored or repeated in the file).
- * Sorted input keeps the index inserts sequential. Returns how many rows were new. Runs on the import
- * worker's own connection, so the main thread never waits for it; other writers wait on busy_timeout.
+ * Stages validated values in a connection-private TEMP table (no lock on the main database, and the JS
+ * heap holds only one batch), then writes them in ONE short immediate transaction with a single
+ * INSERT OR IGNORE … SELECT … ORDER BY (SQLite sorts, so the unique index is filled in order; the index
+ * drops duplicates, whether already stored or repeated in the file). All or nothing.
  */
-export function writeEntries(db: Db, kind: EntryKind, listId: number, values: readonly string[]): number {
-  const now = Date.now();
-  const full = db.prepare(insertSql(kind, BATCH));
-  const one = db.prepare(insertSql(kind, 1));
-  const exists = db.prepare('SELECT 1 FROM optout_lists WHERE id = ?').pluck();
-  return db.transaction(() => {
-    if (!exists.get(listId)) throw Object.assign(new Error('The opt-out list no longer exists'), { code: 'LIST_GONE' });
-    let added = 0;
-    const params: unknown[] = new Array(BATCH * 3);
-    let i = 0;
-    for (; i + BATCH <= values.length; i += BATCH) {
-      for (let j = 0; j < BATCH; j++) {
-        params[j * 3] = listId;
-        params[j * 3 + 1] = values[i + j];
-        params[j * 3 + 2] = now;
+export class EntryImporter {
+  private readonly stage: Statement<unknown[]>;
+  private readonly stageOne: Statement<unknown[]>;
+  private readonly batch: string[] = [];
+  private valid = 0;
+  private invalid = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly kind: EntryKind,
+    private readonly check: (raw: string) => Checked,
+  ) {
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS import_values (v TEXT NOT NULL); DELETE FROM temp.import_values;');
+    this.stage = db.prepare(`INSERT INTO temp.import_values (v) VALUES ${Array.from({ length: BATCH }, () => '(?)').join(', ')}`);
+    this.stageOne = db.prepare('INSERT INTO temp.import_values (v) VALUES (?)');
+  }
+
+  /** Validates and stages every value (call before write). */
+  addAll(values: Iterable<string>): void {
+    for (const raw of values) {
+      const r = this.check(raw);
+      if (!r.ok) {
+        this.invalid++;
+        continue;
       }
-      added += (full as Statement<unknown[]>).run(...params).changes;
+      this.valid++;
+      this.batch.push(r.value);
+      if (this.batch.length === BATCH) {
+        this.stage.run(...this.batch);
+        this.batch.length = 0;
+      }
     }
-    for (; i < values.length; i++) added += one.run(listId, values[i], now).changes;
-    return added;
-  }).immediate();
+    for (const v of this.batch) this.stageOne.run(v);
+    this.batch.length = 0;
+  }
+
+  /** Writes the staged values into the list in one transaction and answers the counts. */
+  write(listId: number): ImportResult {
+    const [table, column] = this.kind === 'emails' ? ['optout_emails', 'email_address'] : ['optout_domains', 'domain'];
+    const exists = this.db.prepare('SELECT 1 FROM optout_lists WHERE id = ?').pluck();
+    const insert = this.db.prepare(
+      `INSERT OR IGNORE INTO ${table} (list_id, ${column}, timestamp) SELECT ?, v, ? FROM temp.import_values ORDER BY v`,
+    );
+    const newRows = this.db
+      .transaction(() => {
+        if (!exists.get(listId)) throw Object.assign(new Error('The opt-out list no longer exists'), { code: 'LIST_GONE' });
+        return insert.run(listId, Date.now()).changes;
+      })
+      .immediate();
+    this.db.exec('DROP TABLE temp.import_values');
+    return { newRows, duplicatedRows: this.valid - newRows, invalidRows: this.invalid };
+  }
 }

@@ -21,6 +21,8 @@ const DOT_ATOM = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+
 const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f-\u009f]/;
 /** ASCII characters a domain may contain before IDN conversion (anything else ASCII is refused). */
 const ASCII_DOMAIN_CHARS = /^(?:[a-z0-9.-]|[^\u0000-\u007f])+$/i;
+/** Only characters a plain address has (no display name, comment, quote, space or control character). */
+const SIMPLE_EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]+@[^\s"()<>@\u0000-\u001f\u007f-\u009f]+$/i;
 /* eslint-enable no-control-regex */
 const PLAIN_ASCII_DOMAIN = /^[a-z0-9.-]+$/;
 
@@ -65,11 +67,13 @@ export function checkDomain(raw: string): Checked {
 /** E-mail address validation with a reason on failure; `value` is the stored form (lowercase, punycode domain). */
 export function checkEmail(raw: string, domainCache?: Map<string, Checked>): Checked {
   const s = raw.trim();
-  if (s === '') return fail('the e-mail address is empty');
-  if (s.includes('<') || s.includes('>')) return fail('display names (Name <address>) are not accepted; send the bare address');
-  if (s.includes('(') || s.includes(')')) return fail('comments in e-mail addresses are not accepted');
-  if (CONTROL_OR_SPACE.test(s)) return fail('an e-mail address cannot contain spaces or control characters');
-  if (s.startsWith('"') || s.includes('"@')) return fail('quoted local parts are not accepted');
+  if (!SIMPLE_EMAIL.test(s)) {
+    if (s === '') return fail('the e-mail address is empty');
+    if (s.includes('<') || s.includes('>')) return fail('display names (Name <address>) are not accepted; send the bare address');
+    if (s.includes('(') || s.includes(')')) return fail('comments in e-mail addresses are not accepted');
+    if (CONTROL_OR_SPACE.test(s)) return fail('an e-mail address cannot contain spaces or control characters');
+    if (s.startsWith('"') || s.includes('"@')) return fail('quoted local parts are not accepted');
+  }
   const at = s.lastIndexOf('@');
   if (at < 0) return fail("an e-mail address needs an '@'");
   const local = s.slice(0, at);

@@ -2,7 +2,11 @@ import XLSX from 'xlsx';
 import { describe, expect, it } from 'vitest';
 import { csvCell, unguardCell } from '../../server/optout/csv-cell.ts';
 import { detectFormat } from '../../server/optout/file-format.ts';
-import { decodeText, detectDelimiter, ImportFileError, readTextValues, readXlsxValues, validateValues } from '../../server/optout/import-parse.ts';
+import { decodeText, detectDelimiter, entryChecker, ImportFileError, readTextValues as lazyText } from '../../server/optout/import-parse.ts';
+import { readXlsxValues as lazyXlsx } from '../../server/optout/import-xlsx.ts';
+
+const readTextValues = (bytes: Uint8Array, maxRows: number) => [...lazyText(bytes, maxRows)];
+const readXlsxValues = (bytes: Uint8Array, maxRows: number) => [...lazyXlsx(bytes, maxRows)];
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const utf16le = (s: string) => new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')]));
@@ -97,9 +101,15 @@ describe('detectFormat', () => {
   });
 });
 
-describe('validateValues', () => {
-  it('normalises, counts invalid rows and keeps duplicates for the database to count', () => {
-    expect(validateValues(['B@x.com', 'bad', 'a@x.com', 'b@X.com'], 'emails')).toEqual({ valid: ['a@x.com', 'b@x.com', 'b@x.com'], invalid: 1 });
-    expect(validateValues(['Bücher.de', 'nope'], 'domains')).toEqual({ valid: ['xn--bcher-kva.de'], invalid: 1 });
+describe('entryChecker', () => {
+  it('normalises e-mails and domains and names the problem of invalid ones', () => {
+    const email = entryChecker('emails');
+    expect(email(' B@X.com ')).toEqual({ ok: true, value: 'b@x.com' });
+    expect(email('b@Bücher.de')).toEqual({ ok: true, value: 'b@xn--bcher-kva.de' });
+    expect(email('b@Bücher.de')).toEqual({ ok: true, value: 'b@xn--bcher-kva.de' }); // cached domain
+    expect(email('bad')).toMatchObject({ ok: false });
+    const domain = entryChecker('domains');
+    expect(domain('Bücher.de')).toEqual({ ok: true, value: 'xn--bcher-kva.de' });
+    expect(domain('nope')).toMatchObject({ ok: false, reason: expect.stringMatching(/two labels/) });
   });
 });
