@@ -4,7 +4,7 @@
  * `/blacklist/Controller.Check(telephoneNumber='...')`, `/blacklist/Controller.Import`, `/$metadata`, `/`.
  * Literals are kept raw here and typed against the model / FunctionDef by `typedKey` and `bindArguments`.
  */
-import { badRequest } from '../errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import type { EdmType, EntityModel, FunctionDef } from './model.ts';
 import { resolveProperty } from './compile-sql.ts';
 
@@ -103,9 +103,12 @@ export function parseResourcePath(rawPath: string): ResourcePath {
   if (path === `${SEP}$metadata`) return { kind: 'metadata' };
   const s = new Scanner(path);
   s.expect(SEP);
-  const setPos = s.i;
-  const set = s.name();
-  if (set.includes('.') || set.startsWith('$')) throw fail(`Unknown resource '${set}'`, setPos);
+  const segment = /[^(\uffff]*/y;
+  segment.lastIndex = s.i;
+  const set = segment.exec(path)![0];
+  // Not an entity set name (and so not one of ours): 404, like any unknown resource.
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(set)) throw notFound(`No resource '${set.replace(/\uffff/g, '/')}' in this service`);
+  s.i += set.length;
   const out: Extract<ResourcePath, { kind: 'resource' }> = { kind: 'resource', set };
   if (s.eat('(')) {
     const pos = s.i;

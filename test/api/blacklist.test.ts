@@ -115,7 +115,7 @@ describe('GET /cati/blacklist', () => {
     expect(r.body.error.message).toContain(message);
   });
 
-  it('startswith on TelephoneNumber is an exact, case-sensitive prefix test', async () => {
+  it('startswith on TelephoneNumber is an exact prefix test', async () => {
     await add({ TelephoneNumber: '0900' });
     await add({ TelephoneNumber: '09001' });
     await add({ TelephoneNumber: '0901' });
@@ -356,6 +356,10 @@ describe('service document and $metadata', () => {
       else stack.push(m[2]!);
     }
     expect(stack).toEqual([]);
+  });
+  it('an unknown or wrong-case entity set is 404', async () => {
+    expect((await t.json('GET', '/cati/Blacklist')).status).toBe(404);
+    expect((await t.json('GET', '/cati/black-list(1)')).status).toBe(404);
   });
   it('$metadata refuses writes with 405', async () => {
     expect((await t.json('POST', '/cati/$metadata', { body: {} })).status).toBe(405);

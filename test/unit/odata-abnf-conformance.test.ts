@@ -142,7 +142,8 @@ function accepts(tc: Case): boolean {
     }
     return true;
   } catch (e) {
-    if ((e as { status?: number }).status === 400 || e instanceof URIError) return false;
+    const status = (e as { status?: number }).status;
+    if ((status !== undefined && status >= 400 && status < 500) || e instanceof URIError) return false;
     throw e;
   }
 }
