@@ -8,37 +8,10 @@ import { badRequest } from '../errors.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
 import { NAMESPACE } from './model.ts';
 import type { BinaryOp, FilterNode, OrderbyItem } from './parse-filter.ts';
+import { compileCall } from './compile-functions.ts';
+import { NUMERIC, boolResult, fail, guarded, sql, typeName, type Context, type ExprType, type SqlFragment, type Typed } from './sql-fragment.ts';
 
-/** SQL text with its `?` parameters in order. */
-export interface SqlFragment {
-  sql: string;
-  params: unknown[];
-}
-
-type ExprType = 'string' | 'int' | 'decimal' | 'boolean' | 'datetime' | 'date' | 'time' | 'null' | 'enum';
-
-interface Typed extends SqlFragment {
-  type: ExprType;
-  nullable: boolean;
-  pos: number;
-  /** For enum-typed values: the property whose members are allowed. */
-  prop?: PropertyDef;
-  /** For literals: the JS value (used to validate enum members). */
-  literal?: unknown;
-}
-
-/** Joins SQL pieces and fragments, keeping the parameters in textual order. */
-function sql(strings: TemplateStringsArray, ...parts: SqlFragment[]): SqlFragment {
-  let text = strings[0]!;
-  const params: unknown[] = [];
-  parts.forEach((p, i) => {
-    text += p.sql + strings[i + 1]!;
-    params.push(...p.params);
-  });
-  return { sql: text, params };
-}
-
-const NUMERIC = new Set<ExprType>(['int', 'decimal']);
+export type { SqlFragment } from './sql-fragment.ts';
 
 /** The expression type of a property. */
 function propType(p: PropertyDef): ExprType {
@@ -87,18 +60,6 @@ function normaliseTime(text: string): string {
   const [h, mi, s = '00'] = text.split(':');
   const [sec, frac = ''] = s.split('.');
   return `${h}:${mi}:${sec}.${frac.slice(0, 3).padEnd(3, '0')}`;
-}
-
-interface Context {
-  model: EntityModel;
-  option: string;
-  now: number;
-}
-
-const fail = (ctx: Context, message: string, pos: number) => badRequest(`${message} in ${ctx.option} at position ${pos}`);
-
-function typeName(t: Typed): string {
-  return t.type === 'enum' && t.prop ? `enum ${t.prop.enumName ?? t.prop.name}` : t.type === 'datetime' ? 'date-time' : t.type;
 }
 
 function literal(node: Extract<FilterNode, { kind: 'literal' }>, ctx: Context): Typed {
@@ -188,10 +149,6 @@ function unify(a: Typed, b: Typed, op: string, ctx: Context, pos: number): [Type
 
 const REL_SQL: Record<string, string> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
 
-function boolResult(f: SqlFragment, pos: number): Typed {
-  return { ...f, type: 'boolean', nullable: false, pos };
-}
-
 /** Two-valued comparison. */
 function compare(op: BinaryOp, l: Typed, r: Typed, ctx: Context, pos: number): Typed {
   const [a, b] = unify(l, r, op, ctx, pos);
@@ -203,13 +160,6 @@ function compare(op: BinaryOp, l: Typed, r: Typed, ctx: Context, pos: number): T
   if (a.type === 'null' || b.type === 'null') return boolResult({ sql: '0', params: [] }, pos);
   const cmp: SqlFragment = { sql: REL_SQL[op]!, params: [] };
   return boolResult(guarded([a, b], sql`${a} ${cmp} ${b}`), pos);
-}
-
-/** `(x IS NOT NULL AND ... AND cond)` for the nullable operands, so the result is never NULL. */
-function guarded(operands: Typed[], cond: SqlFragment): SqlFragment {
-  let out = sql`(${cond})`;
-  for (const o of [...operands].reverse()) if (o.nullable) out = sql`(${o} IS NOT NULL AND ${out})`;
-  return out;
 }
 
 function asCondition(t: Typed, ctx: Context): SqlFragment {
@@ -244,117 +194,6 @@ function arithmetic(op: BinaryOp, a: Typed, b: Typed, ctx: Context, pos: number)
   return { ...f, type: decimal ? 'decimal' : 'int', nullable, pos };
 }
 
-/**
- * `startswith(Column, 'literal')` as an index-friendly range (`col >= p AND col < p'`, p' = p with its
- * last character incremented) plus the exact test, so an index on the column serves prefix searches.
- */
-function prefixRange(a: Typed, b: Typed): SqlFragment | undefined {
-  const prefix = b.literal;
-  if (!a.prop || typeof prefix !== 'string' || prefix === '') return undefined;
-  const last = prefix.charCodeAt(prefix.length - 1);
-  if (last >= 0xd7ff) return undefined;
-  const upper: SqlFragment = { sql: '?', params: [prefix.slice(0, -1) + String.fromCharCode(last + 1)] };
-  return sql`(${a} >= ${b} AND ${a} < ${upper} AND substr(${a}, 1, length(${b})) = ${b})`;
-}
-
-const STRFTIME: Record<string, string> = { year: '%Y', month: '%m', day: '%d', hour: '%H', minute: '%M', second: '%S' };
-
-/** A date-time, date or time operand as a SQLite time value for strftime. */
-function timeValue(t: Typed): SqlFragment {
-  return t.type === 'datetime' ? sql`${t} / 1000.0, 'unixepoch'` : t;
-}
-
-function call(node: Extract<FilterNode, { kind: 'call' }>, ctx: Context): Typed {
-  const args = node.args.map((a) => compile(a, ctx));
-  const arity = (min: number, max = min) => {
-    if (args.length < min || args.length > max) {
-      const n = min === max ? `${min}` : `${min} to ${max}`;
-      throw fail(ctx, `Function '${node.name}' takes ${n} argument${max === 1 ? '' : 's'}`, node.pos);
-    }
-  };
-  const want = (i: number, ...types: ExprType[]) => {
-    const a = args[i]!;
-    if (a.type !== 'null' && !types.includes(a.type)) {
-      throw fail(ctx, `Argument ${i + 1} of '${node.name}' must be ${types.join(' or ')} but is ${typeName(a)}`, a.pos);
-    }
-  };
-  const nullable = args.some((a) => a.nullable);
-  const result = (f: SqlFragment, type: ExprType, isNullable = nullable): Typed => ({ ...f, type, nullable: isNullable, pos: node.pos });
-  const [a, b, c] = args as [Typed, Typed, Typed];
-  switch (node.name) {
-    case 'contains':
-    case 'startswith':
-    case 'endswith': {
-      arity(2);
-      want(0, 'string');
-      want(1, 'string');
-      if (a.type === 'null' || b.type === 'null') return boolResult({ sql: '0', params: [] }, node.pos);
-      if (node.name === 'startswith') {
-        const range = prefixRange(a, b);
-        if (range) return boolResult(range, node.pos);
-      }
-      const cond =
-        node.name === 'contains'
-          ? sql`instr(${a}, ${b}) > 0`
-          : node.name === 'startswith'
-            ? sql`substr(${a}, 1, length(${b})) = ${b}`
-            : sql`substr(${a}, length(${a}) - length(${b}) + 1) = ${b}`;
-      return boolResult(guarded([a, b], cond), node.pos);
-    }
-    case 'tolower':
-    case 'toupper':
-    case 'trim':
-      arity(1);
-      want(0, 'string');
-      return result(node.name === 'trim' ? sql`trim(${a})` : node.name === 'tolower' ? sql`lower(${a})` : sql`upper(${a})`, 'string');
-    case 'length':
-      arity(1);
-      want(0, 'string');
-      return result(sql`length(${a})`, 'int');
-    case 'indexof':
-      arity(2);
-      want(0, 'string');
-      want(1, 'string');
-      return result(sql`(instr(${a}, ${b}) - 1)`, 'int');
-    case 'substring':
-      arity(2, 3);
-      want(0, 'string');
-      want(1, 'int');
-      if (c) want(2, 'int');
-      return result(c ? sql`substr(${a}, max(${b}, 0) + 1, max(${c}, 0))` : sql`substr(${a}, max(${b}, 0) + 1)`, 'string');
-    case 'concat':
-      arity(2);
-      want(0, 'string');
-      want(1, 'string');
-      return result(sql`(${a} || ${b})`, 'string');
-    case 'year':
-    case 'month':
-    case 'day':
-    case 'hour':
-    case 'minute':
-    case 'second': {
-      arity(1);
-      const dateParts = ['year', 'month', 'day'].includes(node.name);
-      want(0, 'datetime', dateParts ? 'date' : 'time');
-      const fmt: SqlFragment = { sql: `'${STRFTIME[node.name]}'`, params: [] };
-      return result(sql`CAST(strftime(${fmt}, ${timeValue(a)}) AS INTEGER)`, 'int', true);
-    }
-    case 'date':
-      arity(1);
-      want(0, 'datetime');
-      return result(sql`strftime('%Y-%m-%d', ${timeValue(a)})`, 'date', true);
-    case 'time':
-      arity(1);
-      want(0, 'datetime');
-      return result(sql`strftime('%H:%M:%f', ${timeValue(a)})`, 'time', true);
-    case 'now':
-      arity(0);
-      return result({ sql: '?', params: [ctx.now] }, 'datetime', false);
-    default:
-      throw fail(ctx, `Function '${node.name}' is not supported`, node.pos);
-  }
-}
-
 function compile(node: FilterNode, ctx: Context): Typed {
   switch (node.kind) {
     case 'literal':
@@ -362,7 +201,7 @@ function compile(node: FilterNode, ctx: Context): Typed {
     case 'property':
       return property(node, ctx);
     case 'call':
-      return call(node, ctx);
+      return compileCall(node, node.args.map((a) => compile(a, ctx)), ctx);
     case 'negate': {
       const a = compile(node.operand, ctx);
       if (!NUMERIC.has(a.type)) throw fail(ctx, `Cannot negate ${typeName(a)}`, node.pos);
