@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppContext } from '../../server/context.ts';
+import { openDatabase, type Db } from '../../server/db/open.ts';
+import { ApiError } from '../../server/errors.ts';
+import { DEFAULT_IMPORT_LIMITS, ImportService } from '../../server/optout/import-service.ts';
+import { ensureList } from '../../server/optout/lists.ts';
+
+let dir: string;
+let db: Db;
+let listId: number;
+let file: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'optout-import-service-'));
+  db = openDatabase(join(dir, 'cati.sqlite'));
+  listId = ensureList(db, 1, 'p1').id;
+  file = join(dir, 'rows.csv');
+  writeFileSync(file, Array.from({ length: 50_000 }, (_, i) => `u${i}@x.example`).join('\n'));
+});
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const service = (limits: Partial<typeof DEFAULT_IMPORT_LIMITS>) =>
+  new ImportService({ dbFile: join(dir, 'cati.sqlite') } as AppContext, { ...DEFAULT_IMPORT_LIMITS, ...limits });
+const count = () => db.prepare('SELECT count(*) FROM optout_emails').pluck().get();
+
+async function failure(p: Promise<unknown>): Promise<ApiError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
+}
+
+describe('ImportService limits', () => {
+  it('terminates a worker that exceeds the time limit → 413, nothing stored', async () => {
+    const err = await failure(service({ parseTimeoutMs: 1 }).importFile(listId, 'emails', 'rows.csv', file));
+    expect(err.status).toBe(413);
+    expect(err.message).toMatch(/within/);
+    expect(count()).toBe(0);
+  });
+
+  it('a worker that runs out of its memory limit → 413, nothing stored', async () => {
+    const err = await failure(service({ heapMb: 4 }).importFile(listId, 'emails', 'rows.csv', file));
+    expect(err.status).toBe(413);
+    expect(err.message).toMatch(/memory/);
+    expect(count()).toBe(0);
+  });
+
+  it('queues imports beyond the concurrency limit and refuses beyond the queue (429 Retry-After)', async () => {
+    const s = service({ maxConcurrent: 1, maxWaiting: 1 });
+    const runs = [1, 2, 3].map(() => s.importFile(listId, 'emails', 'rows.csv', file).then((r) => r, (e: unknown) => e));
+    const results = await Promise.all(runs);
+    const refused = results.filter((r) => r instanceof ApiError) as ApiError[];
+    const done = results.filter((r) => !(r instanceof ApiError));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.status).toBe(429);
+    expect(refused[0]!.headers).toEqual({ 'Retry-After': '10' });
+    // The two admitted imports ran one after the other: one stored everything, the other found duplicates.
+    expect(done).toEqual(
+      expect.arrayContaining([
+        { newRows: 50_000, duplicatedRows: 0, invalidRows: 0 },
+        { newRows: 0, duplicatedRows: 50_000, invalidRows: 0 },
+      ]),
+    );
+  });
+});
