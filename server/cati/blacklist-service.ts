@@ -26,6 +26,7 @@ interface Fields {
 
 /** Validates a TelephoneBlacklistItem body; unknown properties → 400, read-only ones (Id, Created) ignored. */
 export function parseItemBody(body: Record<string, unknown>, requireNumberField: boolean): Fields {
+  if (Array.isArray(body)) throw badRequest('The body must be one TelephoneBlacklistItem object, not an array');
   for (const name of Object.keys(body)) {
     if (!WRITABLE.has(name) && !IGNORED.has(name) && !name.startsWith('@')) throw badRequest(`Unknown property '${name}' in the body`);
   }

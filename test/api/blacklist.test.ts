@@ -69,6 +69,7 @@ describe('POST /cati/blacklist', () => {
     expect((await t.json('POST', '/cati/blacklist', { raw: '{bad', headers: { 'content-type': 'application/json' } })).status).toBe(400);
     expect((await t.json('POST', '/cati/blacklist', { raw: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
     expect((await t.json('POST', '/cati/blacklist', { body: 'just a string' })).status).toBe(400);
+    expect((await t.json('POST', '/cati/blacklist', { body: [{ TelephoneNumber: '1' }] })).status).toBe(400);
   });
 });
 
