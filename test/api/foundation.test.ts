@@ -28,7 +28,7 @@ describe('foundation', () => {
   });
 
   it('an unknown /cati/ path is a 404 OData error', async () => {
-    const r = await t.json('GET', '/cati/nothing-here');
+    const r = await t.json('GET', '/cati/nothing');
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('NotFound');
   });
