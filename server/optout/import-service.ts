@@ -4,7 +4,7 @@ import { ApiError, badRequest, fromSqliteError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
 import { detectFormat } from './file-format.ts';
 import type { ImportJob, ImportResult, WorkerReply } from './import-protocol.ts';
-import { startModuleWorker } from './start-worker.ts';
+import { siblingModule, startModuleWorker } from './start-worker.ts';
 
 /** Limits of one import (CONTRACT §5, §7). */
 export interface ImportLimits {
@@ -26,7 +26,7 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
   maxWaiting: 8,
 };
 
-const WORKER_ENTRY = new URL('./import-worker.ts', import.meta.url);
+const WORKER_ENTRY = siblingModule('import-worker', import.meta.url);
 
 /** A counting semaphore with a bounded queue. */
 class Gate {

@@ -12,3 +12,13 @@ export function startModuleWorker(entry: URL, options: WorkerOptions): Worker {
   if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options);
   return new Worker(BOOTSTRAP, { ...options, argv: [entry.href, ...(options.argv ?? [])] });
 }
+
+/**
+ * URL of a sibling module of `parentUrl` named `name`, with the parent's own extension: `.ts` when this code
+ * runs as TypeScript, `.js` in a compiled build (tsc's rewriteRelativeImportExtensions rewrites import
+ * specifiers, not `new URL('./x.ts', import.meta.url)`).
+ */
+export function siblingModule(name: string, parentUrl: string): URL {
+  const ext = new URL(parentUrl).pathname.endsWith('.ts') ? '.ts' : '.js';
+  return new URL(`./${name}${ext}`, parentUrl);
+}
