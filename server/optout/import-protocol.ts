@@ -18,7 +18,10 @@ export interface ImportResult {
   invalidRows: number;
 }
 
-/** Messages from the worker: progress, the result, or a failure the main thread turns into a status. */
+/**
+ * Messages from the worker: `parsed` (staged; it then waits for the main thread's `'write'` go-ahead), the
+ * result, or a failure the main thread turns into a status.
+ */
 export type WorkerReply =
   | { type: 'parsed' }
   | { type: 'done'; result: ImportResult }

@@ -99,14 +99,19 @@ export class ImportService {
         clearTimeout(timer);
         fn();
       };
-      const seconds = Math.round(this.limits.parseTimeoutMs / 1000);
+      const seconds = this.limits.parseTimeoutMs / 1000;
       const timer = setTimeout(() => {
         settle(() => reject(new ApiError('PayloadTooLarge', `The file could not be read within ${seconds} s; split it into smaller files`)));
         void worker.terminate();
       }, this.limits.parseTimeoutMs);
       worker.on('message', (m: WorkerReply) => {
-        if (m.type === 'parsed') clearTimeout(timer); // writing is bounded by SQLite (busy_timeout), not by this timer
-        else if (m.type === 'done') settle(() => resolve(m.result));
+        if (m.type === 'parsed') {
+          // The worker writes only once told to, so a worker stopped by the timer can never have written.
+          // Writing is bounded by SQLite (busy_timeout), not by this timer.
+          if (settled) return;
+          clearTimeout(timer);
+          worker.postMessage('write');
+        } else if (m.type === 'done') settle(() => resolve(m.result));
         else settle(() => reject(failure(m, job.listId)));
       });
       worker.on('error', (err: Error & { code?: string }) => {

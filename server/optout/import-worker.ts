@@ -4,6 +4,7 @@
  * thread's objects), stages the values in a TEMP table of its own SQLite connection, then writes them in
  * one short transaction.
  */
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.ts';
@@ -30,6 +31,7 @@ try {
     const importer = new EntryImporter(db, job.kind, entryChecker(job.kind));
     importer.addAll(await readValues());
     reply({ type: 'parsed' });
+    await once(parentPort!, 'message'); // the go-ahead: the main thread has stopped the read timer
     reply({ type: 'done', result: importer.write(job.listId) });
     db.pragma('wal_checkpoint(PASSIVE)');
   } finally {

@@ -30,7 +30,12 @@ export function createListHandler(ctx: AppContext) {
 /** GET /optout/lists?projectId=: the company list (no projectId) or the project's list; 404, never 400. */
 export function getListHandler(ctx: AppContext) {
   return (req: Request, res: Response) => {
-    const raw = singleQuery(req, 'projectId');
+    let raw: string | undefined;
+    try {
+      raw = singleQuery(req, 'projectId');
+    } catch {
+      throw notFound('No opt-out list for a projectId given more than once'); // this route answers 404, never 400
+    }
     const projectId = raw ? raw : null;
     if (projectId !== null && !PROJECT_ID.test(projectId)) throw notFound(`No opt-out list for project '${projectId}'`);
     if (!canAdministerOptOut(req.principal, projectId)) deny(projectId);

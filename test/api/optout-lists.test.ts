@@ -74,6 +74,7 @@ describe('GET /optout/lists', () => {
   it('is 404 (never 400) for a project without a list or a malformed projectId', async () => {
     expect((await t.json('GET', '/optout/lists?projectId=p999')).status).toBe(404);
     expect((await t.json('GET', '/optout/lists?projectId=nonsense')).status).toBe(404);
+    expect((await t.json('GET', '/optout/lists?projectId=p1&projectId=p2')).status).toBe(404);
   });
 
   it('is 403 for a list outside the key’s permission, before looking whether it exists', async () => {

@@ -83,6 +83,11 @@ describe('readXlsxValues', () => {
     expect(readXlsxValues(book([['a@b.com'], ['c@d.com']]), 10)).toEqual(['a@b.com', 'c@d.com']);
   });
 
+  it('refuses a sheet with more data rows than allowed', () => {
+    expect(readXlsxValues(book([['email'], ['a'], ['b'], ['c']]), 3)).toEqual(['a', 'b', 'c']);
+    expect(() => readXlsxValues(book([['email'], ['a'], ['b'], ['c'], ['d']]), 3)).toThrow(/more than 3 data rows/);
+  });
+
   it('refuses garbage that only looks like a zip', () => {
     expect(() => readXlsxValues(new Uint8Array([0x50, 0x4b, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8]), 10)).toThrow(ImportFileError);
   });
