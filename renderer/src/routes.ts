@@ -1,8 +1,11 @@
 import { ref, type Component } from 'vue';
 import BlacklistView from './views/BlacklistView.vue';
+import GroupsView from './views/GroupsView.vue';
+import HistoryView from './views/HistoryView.vue';
 import InterviewersView from './views/InterviewersView.vue';
 import OptOutView from './views/OptOutView.vue';
 import SettingsView from './views/SettingsView.vue';
+import SurveysView from './views/SurveysView.vue';
 
 export interface Route {
   path: string;
@@ -15,6 +18,9 @@ export const ROUTES: Route[] = [
   { path: 'blacklist', label: 'Blacklist', view: BlacklistView },
   { path: 'optout', label: 'Opt-out lists', view: OptOutView },
   { path: 'interviewers', label: 'Interviewers', view: InterviewersView },
+  { path: 'groups', label: 'Groups', view: GroupsView },
+  { path: 'surveys', label: 'Surveys', view: SurveysView },
+  { path: 'history', label: 'History', view: HistoryView },
   { path: 'settings', label: 'Settings', view: SettingsView },
 ];
 

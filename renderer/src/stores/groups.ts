@@ -1,0 +1,206 @@
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import { request } from '../api/client.ts';
+import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
+
+export interface Group extends WithEtag {
+  GroupId: number;
+  Name: string;
+  Description: string | null;
+  ParentGroups: number[];
+}
+
+export interface GroupDraft {
+  Name: string;
+  Description: string;
+  ParentGroups: number[];
+}
+
+export interface CallCenter {
+  CallCenterId: number;
+  Name: string;
+}
+
+/** A group member as the members table shows it (`Controller.GetInterviewers`). */
+export interface GroupMember {
+  InterviewerId: number;
+  Name: string;
+  DisplayName: string | null;
+  IsLocked: boolean;
+}
+
+export type AssignmentType = 'Explicit' | 'Implicit' | 'ImplicitToSurveyCalls';
+
+/** One row of a group's `Controller.GetAssignments(callCenterId)`. */
+export interface SurveyAssignment {
+  SurveyId: string;
+  AssignmentType: AssignmentType;
+  AssignedCallsCount: number;
+}
+
+/** Groups the picker lists at most (the parent-group and survey-assignment pickers). */
+export const OPTIONS_LIMIT = 1000;
+
+/** An empty form, or one filled from an existing group. */
+export function groupDraftOf(g?: Group): GroupDraft {
+  return { Name: g?.Name ?? '', Description: g?.Description ?? '', ParentGroups: [...(g?.ParentGroups ?? [])] };
+}
+
+const toBody = (d: GroupDraft) => ({ Name: d.Name.trim(), Description: d.Description.trim() || null, ParentGroups: d.ParentGroups });
+const ifMatch = (g: WithEtag): Record<string, string> => (g['@odata.etag'] ? { 'If-Match': g['@odata.etag'] } : {});
+
+/** Every call centre (few: one per site), for the call-centre pickers of the Groups and Surveys screens. */
+export async function fetchCallCenters(): Promise<CallCenter[]> {
+  const page = await request<ODataCollection<CallCenter>>('GET', '/cati/callcenters', { query: { $orderby: 'CallCenterId', $top: OPTIONS_LIMIT } });
+  return page.value;
+}
+
+/** Group ids and names for pickers, by name. */
+export async function fetchGroupOptions(): Promise<Pick<Group, 'GroupId' | 'Name'>[]> {
+  const page = await request<ODataCollection<Group>>('GET', '/cati/groups', { query: { $select: 'GroupId,Name', $orderby: 'Name', $top: OPTIONS_LIMIT } });
+  return page.value;
+}
+
+export interface InterviewerOption {
+  InterviewerId: number;
+  Name: string;
+  DisplayName: string | null;
+}
+
+/** Interviewer ids, logins and display names for pickers (assign to a survey, history filter), by login. */
+export async function fetchInterviewerOptions(): Promise<InterviewerOption[]> {
+  const page = await request<ODataCollection<InterviewerOption>>('GET', '/cati/interviewers', {
+    query: { $select: 'InterviewerId,Name,DisplayName', $orderby: 'Name', $top: OPTIONS_LIMIT },
+  });
+  return page.value;
+}
+
+/** The Groups screen: one page of groups (search by name), CRUD, and the selected group's members and assignments. */
+export const useGroupsStore = defineStore('groups', () => {
+  const items = ref<Group[]>([]);
+  const total = ref(0);
+  const search = ref('');
+  const skip = ref(0);
+  const pageSize = ref(50);
+  const loading = ref(false);
+  const options = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
+  const callCenters = ref<CallCenter[]>([]);
+
+  const selected = ref<Group | null>(null);
+  const callCenterId = ref(1);
+  const members = ref<GroupMember[]>([]);
+  const assignments = ref<SurveyAssignment[]>([]);
+
+  const filter = computed(() => {
+    const s = search.value.trim().toLowerCase();
+    return s ? `contains(tolower(Name),${odataString(s)})` : undefined;
+  });
+  const nameOf = (id: number) => options.value.find((g) => g.GroupId === id)?.Name ?? `#${id}`;
+
+  async function load() {
+    loading.value = true;
+    try {
+      const [page, opts] = await Promise.all([
+        request<ODataCollection<Group>>('GET', '/cati/groups', {
+          query: { $filter: filter.value, $orderby: 'Name', $top: pageSize.value, $skip: skip.value, $count: true },
+        }),
+        fetchGroupOptions(),
+      ]);
+      items.value = page.value;
+      total.value = page['@odata.count'] ?? page.value.length;
+      options.value = opts;
+      if (selected.value) selected.value = page.value.find((g) => g.GroupId === selected.value?.GroupId) ?? selected.value;
+    } finally {
+      loading.value = false;
+    }
+  }
+
+  async function loadCallCenters() {
+    callCenters.value = await fetchCallCenters();
+  }
+
+  async function setSearch(text: string) {
+    search.value = text;
+    skip.value = 0;
+    await load();
+  }
+
+  async function goTo(offset: number) {
+    skip.value = Math.max(0, offset);
+    await load();
+  }
+
+  async function create(draft: GroupDraft): Promise<Group> {
+    const created = await request<Group>('POST', '/cati/groups', { body: toBody(draft) });
+    await load();
+    return created;
+  }
+
+  async function update(group: Group, draft: GroupDraft): Promise<Group> {
+    const updated = await request<Group>('PUT', `/cati/groups(${group.GroupId})`, {
+      body: { GroupId: group.GroupId, ...toBody(draft) },
+      headers: ifMatch(group),
+    });
+    if (selected.value?.GroupId === group.GroupId) selected.value = updated;
+    await load();
+    return updated;
+  }
+
+  async function remove(group: Group) {
+    await request<void>('DELETE', `/cati/groups(${group.GroupId})`, { headers: ifMatch(group) });
+    if (selected.value?.GroupId === group.GroupId) select(null);
+    await load();
+  }
+
+  function select(group: Group | null) {
+    selected.value = group;
+    members.value = [];
+    assignments.value = [];
+  }
+
+  /** Members and survey assignments of the selected group in the chosen call centre. */
+  async function loadDetail() {
+    const g = selected.value;
+    if (!g) return;
+    const base = `/cati/groups(${g.GroupId})/Controller`;
+    const [m, a] = await Promise.all([
+      request<ODataCollection<GroupMember>>('GET', `${base}.GetInterviewers(callCenterId=${callCenterId.value})`, {
+        query: { $select: 'InterviewerId,Name,DisplayName,IsLocked', $orderby: 'Name', $top: OPTIONS_LIMIT },
+      }),
+      request<ODataCollection<SurveyAssignment>>('GET', `${base}.GetAssignments(callCenterId=${callCenterId.value})`),
+    ]);
+    members.value = m.value;
+    assignments.value = a.value;
+  }
+
+  async function open(group: Group) {
+    select(group);
+    await loadDetail();
+  }
+
+  async function setCallCenter(id: number) {
+    callCenterId.value = id;
+    await loadDetail();
+  }
+
+  async function assignSurvey(surveyId: string) {
+    await surveyOperation('AssignOnSurvey', surveyId);
+  }
+
+  async function deAssignSurvey(surveyId: string) {
+    await surveyOperation('DeAssignFromSurvey', surveyId);
+  }
+
+  async function surveyOperation(name: 'AssignOnSurvey' | 'DeAssignFromSurvey', surveyId: string) {
+    const g = selected.value;
+    if (!g) return;
+    await request('GET', `/cati/groups(${g.GroupId})/Controller.${name}(surveyId=${odataString(surveyId)},callCenterId=${callCenterId.value})`);
+    await loadDetail();
+  }
+
+  return {
+    items, total, search, skip, pageSize, loading, options, callCenters, selected, callCenterId, members, assignments,
+    nameOf, load, loadCallCenters, setSearch, goTo, create, update, remove, select, open, loadDetail, setCallCenter,
+    assignSurvey, deAssignSurvey,
+  };
+});

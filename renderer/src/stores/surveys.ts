@@ -1,0 +1,131 @@
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import { request } from '../api/client.ts';
+import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
+import { OPTIONS_LIMIT } from './groups.ts';
+
+export type SurveyState = 'Open' | 'Closed';
+
+export interface Survey extends WithEtag {
+  SurveyId: string;
+  SurveyName: string;
+  SampleSize: number;
+  State: SurveyState;
+}
+
+/** `Controller.GetBasicProperties()` of a survey. */
+export interface BasicProperties {
+  SurveyId: string;
+  ExtendedStatusGroup: string | null;
+  Scheduling: string | null;
+  CallDeliveryMode: 'InOrder' | 'Random';
+  CallGroups: boolean;
+}
+
+/** One row of a survey's `Controller.GetAssignments(callCenterId)`. */
+export interface ResourceAssignment {
+  ResourceId: number;
+  Name: string;
+  IsGroup: boolean;
+  AssignedCallsCount: number;
+}
+
+export type SurveyOption = Pick<Survey, 'SurveyId' | 'SurveyName' | 'State'>;
+
+/** Survey ids, names and states for pickers (SoftDeleted surveys are never listed by the API). */
+export async function fetchSurveyOptions(): Promise<SurveyOption[]> {
+  const page = await request<ODataCollection<SurveyOption>>('GET', '/cati/surveys', {
+    query: { $select: 'SurveyId,SurveyName,State', $orderby: 'SurveyName', $top: OPTIONS_LIMIT },
+  });
+  return page.value;
+}
+
+/** The Surveys screen: one page of surveys (filter by state and name), the selected survey's properties and assignments. */
+export const useSurveysStore = defineStore('surveys', () => {
+  const items = ref<Survey[]>([]);
+  const total = ref(0);
+  const search = ref('');
+  const state = ref<SurveyState | ''>('');
+  const skip = ref(0);
+  const pageSize = ref(50);
+  const loading = ref(false);
+
+  const selected = ref<Survey | null>(null);
+  const basic = ref<BasicProperties | null>(null);
+  const callCenterId = ref(1);
+  const resources = ref<ResourceAssignment[]>([]);
+
+  const filter = computed(() => {
+    const parts: string[] = [];
+    if (state.value) parts.push(`State eq ${odataString(state.value)}`);
+    const s = search.value.trim().toLowerCase();
+    if (s) parts.push(`(contains(tolower(SurveyName),${odataString(s)}) or contains(SurveyId,${odataString(s)}))`);
+    return parts.length ? parts.join(' and ') : undefined;
+  });
+
+  async function load() {
+    loading.value = true;
+    try {
+      const page = await request<ODataCollection<Survey>>('GET', '/cati/surveys', {
+        query: { $filter: filter.value, $select: 'SurveyId,SurveyName,SampleSize,State', $orderby: 'SurveyName,SurveyId', $top: pageSize.value, $skip: skip.value, $count: true },
+      });
+      items.value = page.value;
+      total.value = page['@odata.count'] ?? page.value.length;
+    } finally {
+      loading.value = false;
+    }
+  }
+
+  async function setFilter(name: string, wantedState: SurveyState | '') {
+    search.value = name;
+    state.value = wantedState;
+    skip.value = 0;
+    await load();
+  }
+
+  async function goTo(offset: number) {
+    skip.value = Math.max(0, offset);
+    await load();
+  }
+
+  const surveyPath = (s: Survey) => `/cati/surveys(${odataString(s.SurveyId)})`;
+
+  /** Opens a survey in the detail panel: its basic properties and its assignments in the chosen call centre. */
+  async function open(survey: Survey) {
+    selected.value = survey;
+    basic.value = null;
+    resources.value = [];
+    basic.value = await request<BasicProperties>('GET', `${surveyPath(survey)}/Controller.GetBasicProperties()`);
+    await loadAssignments();
+  }
+
+  async function loadAssignments() {
+    const s = selected.value;
+    if (!s) return;
+    const page = await request<ODataCollection<ResourceAssignment>>('GET', `${surveyPath(s)}/Controller.GetAssignments(callCenterId=${callCenterId.value})`);
+    // Groups first, then interviewers, each by name.
+    resources.value = [...page.value].sort((a, b) => Number(b.IsGroup) - Number(a.IsGroup) || a.Name.localeCompare(b.Name));
+  }
+
+  async function setCallCenter(id: number) {
+    callCenterId.value = id;
+    await loadAssignments();
+  }
+
+  /** Assigns (or with `assign` false de-assigns) an interviewer or a group (in the chosen call centre) to the selected survey. */
+  async function setAssigned(kind: 'interviewer' | 'group', resourceId: number, assign: boolean) {
+    const s = selected.value;
+    if (!s) return;
+    const op = assign ? 'AssignOnSurvey' : 'DeAssignFromSurvey';
+    const path = kind === 'group'
+      ? `/cati/groups(${resourceId})/Controller.${op}(surveyId=${odataString(s.SurveyId)},callCenterId=${callCenterId.value})`
+      : `/cati/interviewers(${resourceId})/Controller.${op}(surveyId=${odataString(s.SurveyId)})`;
+    await request('GET', path);
+    await loadAssignments();
+  }
+
+  return {
+    items, total, search, state, skip, pageSize, loading, selected, basic, callCenterId, resources,
+    load, setFilter, goTo, open, loadAssignments, setCallCenter, setAssigned,
+  };
+});

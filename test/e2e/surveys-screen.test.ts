@@ -1,0 +1,111 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUi, type UiHarness } from './ui-harness.ts';
+
+let ui: UiHarness;
+let page: Page;
+let annaId: number;
+let teamId: number;
+
+beforeAll(async () => {
+  ui = await startUi();
+  const api = ui.server.json;
+  await api('POST', '/cati/surveys', {
+    body: {
+      SurveyId: 'p2001', SurveyName: 'Health 2026', SampleSize: 500, State: 'Open',
+      BasicProperties: { CallDeliveryMode: 'InOrder', Scheduling: 'Weekdays', ExtendedStatusGroup: 'Standard', CallGroups: true },
+    },
+  });
+  await api('POST', '/cati/surveys', { body: { SurveyId: 'p2002', SurveyName: 'Mobility panel', SampleSize: 120, State: 'Closed' } });
+  await api('POST', '/cati/surveys', { body: { SurveyId: 'p2003', SurveyName: 'Old study', SampleSize: 10, State: 'SoftDeleted' } });
+  teamId = (await api('POST', '/cati/groups', { body: { Name: 'Evening team' } })).body.GroupId;
+  annaId = (await api('POST', '/cati/interviewerproperties', { body: { Name: 'anna', DisplayName: 'Anna Berg', Password: 'secret-12' } })).body.InterviewerId;
+  // Three single calls of the survey assigned to the group: its AssignedCallsCount.
+  for (const interviewId of [11, 12, 13]) {
+    await api('GET', `/cati/groups(${teamId})/Controller.AssignOnCall(surveyId='p2001',interviewId=${interviewId},callCenterId=1)`);
+  }
+  page = await ui.open('surveys');
+  await page.getByRole('heading', { name: 'Surveys', level: 1 }).waitFor();
+});
+afterAll(() => ui?.close());
+
+const listTable = () => page.getByRole('region', { name: 'Surveys' }).getByRole('table');
+const detail = () => page.getByRole('region', { name: /\(p\d+\)$/ });
+const resources = () => detail().getByRole('table', { name: 'Assigned groups and interviewers' });
+const search = () => page.getByRole('search');
+
+describe('Surveys screen in Chromium', () => {
+  it('lists surveys with their state, never SoftDeleted ones', async () => {
+    await expect.poll(() => listTable().textContent()).toContain('Mobility panel');
+    const row = listTable().getByRole('row').filter({ hasText: 'Health 2026' });
+    expect(await row.textContent()).toContain('Open');
+    expect(await listTable().textContent()).not.toContain('Old study');
+  });
+
+  it('filters by state and by name', async () => {
+    await search().getByLabel('State').selectOption('Closed');
+    await search().getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => listTable().textContent()).not.toContain('Health 2026');
+    expect(await listTable().textContent()).toContain('Mobility panel');
+
+    await search().getByLabel('State').selectOption('');
+    await search().getByLabel('Name or id').fill('HEALTH');
+    await search().getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => listTable().textContent()).not.toContain('Mobility panel');
+    expect(await listTable().textContent()).toContain('Health 2026');
+  });
+
+  it('shows the basic properties and the assignments with their call counts', async () => {
+    await page.getByRole('button', { name: 'Open Health 2026' }).click();
+    const props = detail().getByRole('definition');
+    await expect.poll(() => props.allTextContents()).toEqual(['Open', '500', 'In order', 'Yes', 'Weekdays', 'Standard']);
+    await expect.poll(() => resources().textContent()).toContain('Evening team');
+    const row = resources().getByRole('row').filter({ hasText: 'Evening team' });
+    expect(await row.getByRole('cell').allTextContents()).toEqual(['Group', String(teamId), 'Evening team', '3', expect.any(String)]);
+  });
+
+  it('assigns an interviewer to the survey and removes the assignment', async () => {
+    const assign = detail().getByRole('form', { name: 'Assign to this survey' });
+    await assign.getByLabel('Assign a').selectOption('interviewer');
+    await assign.getByRole('combobox', { name: 'Interviewer' }).selectOption(String(annaId));
+    await assign.getByRole('button', { name: 'Assign' }).click();
+    await expect.poll(() => resources().textContent()).toContain('anna');
+    const { body } = await ui.server.json('GET', `/cati/interviewers(${annaId})/Controller.GetAssignments()`);
+    expect(body.value).toEqual([{ SurveyId: 'p2001', AssignmentType: 'Explicit', AssignedCallsCount: 0 }]);
+
+    await detail().getByRole('button', { name: 'Remove interviewer anna' }).click();
+    await detail().getByRole('button', { name: 'Confirm removal' }).click();
+    await expect.poll(() => resources().textContent()).not.toContain('anna');
+    expect((await ui.server.json('GET', `/cati/interviewers(${annaId})/Controller.GetAssignments()`)).body.value).toEqual([]);
+  });
+
+  it('assigns a group in the chosen call centre', async () => {
+    const north = (await ui.server.json('POST', '/cati/callcenters', { body: { Name: 'North' } })).body.CallCenterId;
+    const night = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Night team' } })).body.GroupId;
+    // Call centres load with the screen: reload it to see the new one.
+    await page.reload();
+    await page.getByRole('button', { name: 'Open Health 2026' }).click();
+    await detail().getByRole('combobox', { name: /^Call centre/ }).selectOption(String(north));
+    await expect.poll(() => resources().textContent()).toContain('Nobody is assigned');
+    const assign = detail().getByRole('form', { name: 'Assign to this survey' });
+    await assign.getByLabel('Assign a').selectOption('group');
+    await assign.getByRole('combobox', { name: 'Group' }).selectOption(String(night));
+    await assign.getByRole('button', { name: 'Assign' }).click();
+    await expect.poll(() => resources().textContent()).toContain('Night team');
+    const inNorth = await ui.server.json('GET', `/cati/groups(${night})/Controller.GetAssignments(callCenterId=${north})`);
+    expect(inNorth.body.value).toEqual([{ SurveyId: 'p2001', AssignmentType: 'Explicit', AssignedCallsCount: 0 }]);
+    const inMain = await ui.server.json('GET', `/cati/groups(${night})/Controller.GetAssignments(callCenterId=1)`);
+    expect(inMain.body.value).toEqual([]);
+  });
+
+  it('shows the 404 for a survey soft-deleted meanwhile and drops it from the list', async () => {
+    await search().getByLabel('Name or id').fill('');
+    await search().getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => listTable().textContent()).toContain('Mobility panel');
+    await ui.server.json('PUT', "/cati/surveys('p2002')", { body: { State: 'SoftDeleted' } });
+    await page.getByRole('button', { name: 'Open Mobility panel' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/p2002.*HTTP 404/);
+    await search().getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => listTable().textContent()).not.toContain('Mobility panel');
+  });
+});
