@@ -39,7 +39,7 @@ describe('GET …/emails/export', () => {
     const lines = text.split('\r\n');
     expect(lines[0]).toBe('emailAddress,timestamp,unsubscribedFrom');
     expect(lines.at(-1)).toBe('');
-    expect(lines).toContain(`'-minus@x.com,${lines[1]!.split(',')[1]},`);
+    expect(lines.find((l) => l.startsWith("'-minus@x.com,"))).toMatch(/^'-minus@x\.com,[^,]+,$/);
     const cells = lines.slice(1, -1).map((l) => l.split(',')[0]);
     expect(cells).toEqual(expect.arrayContaining(["'-minus@x.com", "''quote@x.com", "'''two@x.com", "'=sum@x.com", "'+plus@x.com", 'plain@xn--bcher-kva.de']));
     for (const l of lines.slice(1, -1)) expect(l.split(',')[1]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
