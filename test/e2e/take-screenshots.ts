@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { screenshotCatiScreens } from './cati-screenshots.ts';
 import { startUi } from './ui-harness.ts';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
@@ -45,6 +46,8 @@ try {
   await page.evaluate(() => (window.location.hash = '#/interviewers'));
   await page.getByRole('table').getByText('Chris Díaz').waitFor();
   await page.screenshot({ path: join(OUT, 'interviewers.png') });
+
+  await screenshotCatiScreens(ui, page, OUT);
 
   await page.evaluate(() => (window.location.hash = '#/settings'));
   await page.getByRole('heading', { name: 'Unsubscribe pages' }).waitFor();
