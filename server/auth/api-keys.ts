@@ -123,6 +123,24 @@ export class ApiKeyStore {
     return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0;
   }
 
+  /**
+   * Records when a key was last used, at most once a minute. Best effort: while another connection holds
+   * the write lock (a bulk import), it skips instead of making the request wait on busy_timeout.
+   */
+  private markUsed(id: number, lastUsedAt: number | null): void {
+    const now = Date.now();
+    if (lastUsedAt !== null && lastUsedAt > now - 60_000) return;
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.touch.run(now, id, now - 60_000);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    } finally {
+      this.db.pragma(`busy_timeout = ${Math.trunc(timeout)}`);
+    }
+  }
+
   /** Resolves a presented key to its principal, or undefined when unknown or revoked. */
   authenticate(key: string): Principal | undefined {
     const digest = hashKey(key);
@@ -132,8 +150,7 @@ export class ApiKeyStore {
     }
     const row = this.byHash.get(digest);
     if (!row) return undefined;
-    const now = Date.now();
-    this.touch.run(now, row.id, now - 60_000);
+    this.markUsed(row.id, row.last_used_at);
     return {
       keyId: row.id,
       name: row.name,
