@@ -105,6 +105,7 @@ describe('History screen in Chromium', () => {
     await filters().getByLabel('Variables').fill('Age');
     await filters().getByLabel('Breaks').check();
     await show();
+    await table().getByRole('columnheader', { name: 'Age' }).waitFor();
     await expect.poll(() => pager('Events').textContent()).toContain('1–2 of 2');
     const header = await table().getByRole('columnheader').allTextContents();
     expect(header.at(-1)).toBe('Age');

@@ -82,8 +82,7 @@ describe('Surveys screen in Chromium', () => {
   it('assigns a group in the chosen call centre', async () => {
     const north = (await ui.server.json('POST', '/cati/callcenters', { body: { Name: 'North' } })).body.CallCenterId;
     const night = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Night team' } })).body.GroupId;
-    // Call centres load with the screen: reload it to see the new one.
-    await page.reload();
+    // Opening the survey again refreshes the call centre and group pickers.
     await page.getByRole('button', { name: 'Open Health 2026' }).click();
     await detail().getByRole('combobox', { name: /^Call centre/ }).selectOption(String(north));
     await expect.poll(() => resources().textContent()).toContain('Nobody is assigned');

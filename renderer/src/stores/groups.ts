@@ -97,17 +97,22 @@ export const useGroupsStore = defineStore('groups', () => {
   });
   const nameOf = (id: number) => options.value.find((g) => g.GroupId === id)?.Name ?? `#${id}`;
 
-  async function load() {
+  /** Loads the page at `offset`; the pager moves only when its rows arrive. */
+  async function load(offset = skip.value) {
     loading.value = true;
     try {
       const [page, opts] = await Promise.all([
         request<ODataCollection<Group>>('GET', '/cati/groups', {
-          query: { $filter: filter.value, $orderby: 'Name', $top: pageSize.value, $skip: skip.value, $count: true },
+          query: { $filter: filter.value, $orderby: 'Name', $top: pageSize.value, $skip: offset, $count: true },
         }),
         fetchGroupOptions(),
       ]);
+      const count = page['@odata.count'] ?? page.value.length;
+      // The last group of the last page was deleted: show the page before it.
+      if (page.value.length === 0 && offset > 0 && count > 0) return await load(Math.floor((count - 1) / pageSize.value) * pageSize.value);
       items.value = page.value;
-      total.value = page['@odata.count'] ?? page.value.length;
+      total.value = count;
+      skip.value = offset;
       options.value = opts;
       if (selected.value) selected.value = page.value.find((g) => g.GroupId === selected.value?.GroupId) ?? selected.value;
     } finally {
@@ -121,13 +126,11 @@ export const useGroupsStore = defineStore('groups', () => {
 
   async function setSearch(text: string) {
     search.value = text;
-    skip.value = 0;
-    await load();
+    await load(0);
   }
 
   async function goTo(offset: number) {
-    skip.value = Math.max(0, offset);
-    await load();
+    await load(Math.max(0, offset));
   }
 
   async function create(draft: GroupDraft): Promise<Group> {
@@ -173,9 +176,10 @@ export const useGroupsStore = defineStore('groups', () => {
     assignments.value = a.value;
   }
 
+  /** Opens a group in the detail panel; call centres are refreshed with it (they are added through the API). */
   async function open(group: Group) {
     select(group);
-    await loadDetail();
+    await Promise.all([loadDetail(), loadCallCenters()]);
   }
 
   async function setCallCenter(id: number) {

@@ -83,11 +83,17 @@ export const useHistoryStore = defineStore('history', () => {
     return parts.join(' and ');
   }
 
-  async function load() {
+  // Tabs and filters can change while a query runs: only the newest query's answer is shown.
+  let latest = 0;
+
+  /** Loads the page at `offset`; the pager moves only when its rows arrive. */
+  async function load(offset = skip.value) {
+    const seq = ++latest;
     loading.value = true;
     try {
       const t = tab.value;
-      const paging = { $top: pageSize.value, $skip: skip.value, $count: true };
+      const requestedVariables = variables.value.split(/[,;]/).map((v) => v.trim()).filter(Boolean);
+      const paging = { $top: pageSize.value, $skip: offset, $count: true };
       let page: ODataCollection<HistoryRow>;
       if (t === 'variables') {
         const { start, end } = timeBounds();
@@ -96,30 +102,31 @@ export const useHistoryStore = defineStore('history', () => {
             startTime: start,
             endTime: end,
             surveyIds: surveyIds.value.trim() || undefined,
-            variables: variables.value.trim() || undefined,
+            variables: requestedVariables.join(',') || undefined,
             includeBreakTimes: includeBreakTimes.value,
             includeLoginLogoutInfo: includeLoginLogoutInfo.value,
             $filter: interviewerId.value !== null ? `InterviewerId eq ${interviewerId.value}` : undefined,
             ...paging,
           },
         });
-        variableColumns.value = variables.value.split(/[,;]/).map((v) => v.trim()).filter(Boolean);
       } else {
         page = await request<ODataCollection<HistoryRow>>('GET', SETS[t].path, {
           query: { $filter: plainFilter(t), $orderby: `${SETS[t].time} desc`, ...paging },
         });
       }
+      if (seq !== latest) return;
+      if (t === 'variables') variableColumns.value = requestedVariables;
       rows.value = page.value;
       total.value = page['@odata.count'] ?? page.value.length;
+      skip.value = offset;
     } finally {
-      loading.value = false;
+      if (seq === latest) loading.value = false;
     }
   }
 
   /** Runs the query from the first page (after the filters changed). */
   async function search() {
-    skip.value = 0;
-    await load();
+    await load(0);
   }
 
   async function setTab(t: HistoryTab) {
@@ -130,8 +137,7 @@ export const useHistoryStore = defineStore('history', () => {
   }
 
   async function goTo(offset: number) {
-    skip.value = Math.max(0, offset);
-    await load();
+    await load(Math.max(0, offset));
   }
 
   async function resetToToday() {

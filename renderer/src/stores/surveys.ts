@@ -2,7 +2,9 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
-import { OPTIONS_LIMIT } from './groups.ts';
+import {
+  fetchCallCenters, fetchGroupOptions, fetchInterviewerOptions, OPTIONS_LIMIT, type CallCenter, type Group, type InterviewerOption,
+} from './groups.ts';
 
 export type SurveyState = 'Open' | 'Closed';
 
@@ -54,6 +56,10 @@ export const useSurveysStore = defineStore('surveys', () => {
   const basic = ref<BasicProperties | null>(null);
   const callCenterId = ref(1);
   const resources = ref<ResourceAssignment[]>([]);
+  // The detail panel's pickers, refreshed each time a survey is opened (call centres, groups and interviewers change elsewhere).
+  const callCenters = ref<CallCenter[]>([]);
+  const groupOptions = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
+  const interviewerOptions = ref<InterviewerOption[]>([]);
 
   const filter = computed(() => {
     const parts: string[] = [];
@@ -63,14 +69,16 @@ export const useSurveysStore = defineStore('surveys', () => {
     return parts.length ? parts.join(' and ') : undefined;
   });
 
-  async function load() {
+  /** Loads the page at `offset`; the pager moves only when its rows arrive. */
+  async function load(offset = skip.value) {
     loading.value = true;
     try {
       const page = await request<ODataCollection<Survey>>('GET', '/cati/surveys', {
-        query: { $filter: filter.value, $select: 'SurveyId,SurveyName,SampleSize,State', $orderby: 'SurveyName,SurveyId', $top: pageSize.value, $skip: skip.value, $count: true },
+        query: { $filter: filter.value, $select: 'SurveyId,SurveyName,SampleSize,State', $orderby: 'SurveyName,SurveyId', $top: pageSize.value, $skip: offset, $count: true },
       });
       items.value = page.value;
       total.value = page['@odata.count'] ?? page.value.length;
+      skip.value = offset;
     } finally {
       loading.value = false;
     }
@@ -79,13 +87,11 @@ export const useSurveysStore = defineStore('surveys', () => {
   async function setFilter(name: string, wantedState: SurveyState | '') {
     search.value = name;
     state.value = wantedState;
-    skip.value = 0;
-    await load();
+    await load(0);
   }
 
   async function goTo(offset: number) {
-    skip.value = Math.max(0, offset);
-    await load();
+    await load(Math.max(0, offset));
   }
 
   const surveyPath = (s: Survey) => `/cati/surveys(${odataString(s.SurveyId)})`;
@@ -95,7 +101,16 @@ export const useSurveysStore = defineStore('surveys', () => {
     selected.value = survey;
     basic.value = null;
     resources.value = [];
-    basic.value = await request<BasicProperties>('GET', `${surveyPath(survey)}/Controller.GetBasicProperties()`);
+    const [props, centres, groups, interviewers] = await Promise.all([
+      request<BasicProperties>('GET', `${surveyPath(survey)}/Controller.GetBasicProperties()`),
+      fetchCallCenters(),
+      fetchGroupOptions(),
+      fetchInterviewerOptions(),
+    ]);
+    basic.value = props;
+    callCenters.value = centres;
+    groupOptions.value = groups;
+    interviewerOptions.value = interviewers;
     await loadAssignments();
   }
 
@@ -125,7 +140,7 @@ export const useSurveysStore = defineStore('surveys', () => {
   }
 
   return {
-    items, total, search, state, skip, pageSize, loading, selected, basic, callCenterId, resources,
+    items, total, search, state, skip, pageSize, loading, selected, basic, callCenterId, resources, callCenters, groupOptions, interviewerOptions,
     load, setFilter, goTo, open, loadAssignments, setCallCenter, setAssigned,
   };
 });
