@@ -72,7 +72,7 @@ export function runSource(db: Db, source: AssignmentSource): Row[] {
   return db.prepare(`SELECT * FROM ${source.model.from} ORDER BY ${order}`).all(...source.params) as Row[];
 }
 
-/** Answers a GetAssignments call through the engine: the source's `?` lead the statement, so they lead the scope params. */
+/** Answers a GetAssignments call through the engine; the source's `?` are those of the model's FROM subquery. */
 export function fromSource(call: ODataCall, source: AssignmentSource): ODataResult {
-  return call.query(source.model, { scope: { where: '1', params: source.params } });
+  return call.query(source.model, { scope: { fromParams: source.params } });
 }

@@ -44,9 +44,8 @@ export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
     list: {
       handler: (c) => {
         const request = readHistoryWithVariablesRequest(db, c.options.params);
-        // The `?` of the model's FROM subquery come first in the statement, so they lead the scope's params.
         return c.query(callHistoryWithVariablesModel, {
-          scope: { where: '1', params: request.fromParams },
+          scope: { fromParams: request.fromParams },
           postProcess: variablesAttacher(db, request.variables),
         });
       },

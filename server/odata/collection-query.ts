@@ -17,6 +17,8 @@ export type Row = Record<string, unknown>;
 export interface CollectionScope {
   where?: string;
   params?: unknown[];
+  /** Values of the `?` placeholders inside the model's FROM (a parameterised subquery); they bind first. */
+  fromParams?: unknown[];
 }
 
 export interface CollectionPage {
@@ -138,7 +140,7 @@ export function queryCollection(db: Db, model: EntityModel, options: QueryOption
   if (!model.from) throw new Error(`Entity type ${model.typeName} has no SQL source`);
   checkSelect(model, options.select);
   const where: string[] = [];
-  const params: unknown[] = [];
+  const params: unknown[] = [...(q.scope?.fromParams ?? [])];
   if (q.scope?.where) {
     where.push(`(${q.scope.where})`);
     params.push(...(q.scope.params ?? []));
@@ -183,7 +185,7 @@ export function queryEntity(db: Db, model: EntityModel, key: unknown, q: Collect
   const [keyProp] = keyProps(model);
   if (!keyProp) throw new Error(`Entity type ${model.typeName} has no key`);
   const where = [`(${keyProp.column}) = ?`];
-  const params: unknown[] = [key];
+  const params: unknown[] = [...(q.scope?.fromParams ?? []), key];
   if (q.scope?.where) {
     where.push(`(${q.scope.where})`);
     params.push(...(q.scope.params ?? []));
