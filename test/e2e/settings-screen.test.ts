@@ -43,6 +43,71 @@ describe('Settings screen in Chromium', () => {
     expect(body.companyName).toBe('Acme Research');
   });
 
+  it('creates an API key, shows it once with a copy button, lists it, and revokes it so the API refuses it', async () => {
+    const section = page.getByRole('region', { name: 'API keys' });
+    const form = section.getByRole('form', { name: 'Create a key' });
+    await form.getByLabel('Name').fill('e2e dialer');
+    await form.getByRole('checkbox', { name: /cati_administrate/ }).check();
+    await form.getByRole('button', { name: 'Create key' }).click();
+
+    const shown = section.getByLabel('New API key');
+    await expect.poll(() => shown.count()).toBe(1);
+    const key = await shown.inputValue();
+    expect(key).toMatch(/^cati_[A-Za-z0-9_-]{32}$/);
+    expect(await section.getByText('Store it now').count()).toBe(1);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.server.url });
+    await section.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => section.getByRole('status').textContent()).toContain('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+
+    // The key shown in the UI works against the API at once.
+    expect((await ui.server.json('GET', '/cati/blacklist', { key })).status).toBe(200);
+    const row = section.getByRole('row', { name: /e2e dialer/ });
+    await expect.poll(() => row.textContent()).toContain(`${key.slice(0, 9)}…`);
+    expect(await row.textContent()).toContain('Active');
+    expect(await row.textContent()).toContain('cati_administrate');
+
+    // Shown once: gone after "I have stored it", and not on the page after a reload.
+    await section.getByRole('button', { name: 'I have stored it' }).click();
+    await expect.poll(() => shown.count()).toBe(0);
+    await page.reload();
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await page.content()).not.toContain(key);
+
+    await row.getByRole('button', { name: 'Revoke e2e dialer' }).click();
+    await row.getByRole('button', { name: 'Confirm revoke e2e dialer' }).click();
+    await expect.poll(() => row.textContent()).toContain('Revoked');
+    expect(await row.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
+    const refused = await ui.server.json('GET', '/cati/blacklist', { key });
+    expect(refused.status).toBe(401);
+    const { body } = await ui.server.json('GET', '/admin/keys');
+    expect(body).toEqual([expect.objectContaining({ name: 'e2e dialer', revokedAt: expect.any(String) })]);
+  });
+
+  it('creates a project-limited key, and shows the server\'s 400 for a malformed project id without creating one', async () => {
+    const section = page.getByRole('region', { name: 'API keys' });
+    const form = section.getByRole('form', { name: 'Create a key' });
+    await form.getByLabel('Name').fill('mailer');
+    await form.getByRole('checkbox', { name: /optout_administrate/ }).check();
+    await form.getByLabel(/Limit opt-out administration/).fill('p1001, 1002');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: "Project id '1002'" }).textContent()).toMatch(/HTTP 400/);
+    expect((await ui.server.json('GET', '/admin/keys')).body).toHaveLength(1);
+
+    await form.getByLabel(/Limit opt-out administration/).fill('p1001, p1002');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    const row = section.getByRole('row', { name: /mailer/ });
+    await expect.poll(() => row.textContent()).toContain('p1001, p1002');
+    const key = await section.getByLabel('New API key').inputValue();
+    const created = (await ui.server.json('GET', '/admin/keys')).body.find((k: { name: string }) => k.name === 'mailer');
+    expect(created).toMatchObject({ permissions: ['optout_administrate'], projects: ['p1001', 'p1002'], revokedAt: null });
+    expect((await ui.server.json('POST', '/optout/lists', { key, body: { projectId: 'p1001' } })).status).toBe(200);
+    expect((await ui.server.json('POST', '/optout/lists', { key, body: { projectId: 'p9' } })).status).toBe(403);
+    expect((await ui.server.json('GET', '/cati/blacklist', { key })).status).toBe(403);
+    // The form is empty again for the next key.
+    expect(await form.getByLabel('Name').inputValue()).toBe('');
+  });
+
   it('asks for a fresh link when the page has no key', async () => {
     const context = await ui.browser.newContext();
     const bare = await context.newPage();

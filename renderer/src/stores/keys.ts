@@ -1,0 +1,77 @@
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
+import { request } from '../api/client.ts';
+
+export type Permission = 'cati_administrate' | 'cati_integrate' | 'optout_administrate' | 'company_administrate';
+
+/** The permissions a key can hold, with what each allows (CONTRACT §2). */
+export const PERMISSION_CHOICES: readonly { name: Permission; help: string }[] = [
+  { name: 'cati_administrate', help: 'all of /cati/ except ingest' },
+  { name: 'cati_integrate', help: 'ingest of history and surveys, blacklist check (dialer)' },
+  { name: 'optout_administrate', help: 'project-level opt-out lists (mailers)' },
+  { name: 'company_administrate', help: 'everything, including the company list and key management' },
+];
+
+/** A stored API key as `GET /admin/keys` lists it (never the key itself). */
+export interface ApiKeyInfo {
+  id: number;
+  name: string;
+  prefix: string;
+  permissions: Permission[];
+  projects: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** `POST /admin/keys` answer: the key, shown once, with its record. */
+export interface CreatedApiKey extends ApiKeyInfo {
+  key: string;
+}
+
+export interface ApiKeyDraft {
+  name: string;
+  permissions: Permission[];
+  /** Comma- or space-separated project ids as typed; empty = every project. */
+  projects: string;
+}
+
+/** Splits typed project ids ("p1001, p1002") into the list the API takes; null when none were typed. */
+export function splitProjects(text: string): string[] | null {
+  const ids = text.split(/[\s,;]+/).filter(Boolean);
+  return ids.length ? ids : null;
+}
+
+/** API keys of the Settings screen (`/admin/keys`). The created key is returned, never kept here. */
+export const useKeysStore = defineStore('keys', () => {
+  const items = ref<ApiKeyInfo[]>([]);
+  const loading = ref(false);
+
+  async function load() {
+    loading.value = true;
+    try {
+      items.value = await request<ApiKeyInfo[]>('GET', '/admin/keys');
+    } finally {
+      loading.value = false;
+    }
+  }
+
+  /** Creates a key; the list is updated locally so that a failed refresh can never lose the one-time key. */
+  async function create(draft: ApiKeyDraft): Promise<CreatedApiKey> {
+    const projects = splitProjects(draft.projects);
+    const created = await request<CreatedApiKey>('POST', '/admin/keys', {
+      body: { name: draft.name, permissions: draft.permissions, ...(projects ? { projects } : {}) },
+    });
+    const { key: _key, ...info } = created;
+    items.value = [...items.value, info];
+    return created;
+  }
+
+  /** Revokes a key (refused by the server at once) and refreshes the list. */
+  async function revoke(id: number) {
+    await request<void>('DELETE', `/admin/keys/${id}`);
+    await load();
+  }
+
+  return { items, loading, load, create, revoke };
+});
