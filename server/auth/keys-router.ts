@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, notFound } from '../errors.ts';
-import { parsePositiveId } from '../optout/list-access.ts';
+import { parsePositiveId } from '../http/path-params.ts';
 import { parsePermissions, parseProjects, type ApiKeyStore, type Permission } from './api-keys.ts';
 import { requirePermission } from './middleware.ts';
 

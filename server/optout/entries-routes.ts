@@ -3,7 +3,8 @@ import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { addDomainEntry, addEmailEntry, checkAddress, deleteEntry, type EntryKind } from './entries.ts';
 import { pageEntries, parsePageQuery } from './entries-query.ts';
-import { listOf, parsePositiveId } from './list-access.ts';
+import { parsePositiveId } from '../http/path-params.ts';
+import { listOf } from './list-access.ts';
 import { checkDomain, checkEmail } from './normalise.ts';
 import { bodyField, objectBody, queryParams } from './request-input.ts';
 

@@ -1,22 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import { canAdministerOptOut } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { forbidden, notFound } from '../errors.ts';
+import { parsePositiveId } from '../http/path-params.ts';
 import { findList, type OptOutList } from './lists.ts';
-
-const INT64_MAX = 9223372036854775807n;
-
-/**
- * A path id that must be a positive int64 (else 400). Ids beyond 2^53 are well-formed but can never have
- * been assigned here (SQLite hands out ids in sequence), so they come back as 0, which matches no row → 404.
- */
-export function parsePositiveId(raw: string | undefined, name: string): number {
-  if (raw === undefined || !/^\d{1,19}$/.test(raw) || BigInt(raw) === 0n || BigInt(raw) > INT64_MAX) {
-    throw badRequest(`${name} must be a positive 64-bit integer, not '${raw ?? ''}'`);
-  }
-  const n = Number(raw);
-  return Number.isSafeInteger(n) ? n : 0;
-}
 
 /** The list loaded by `loadList` for this request. */
 export function listOf(res: Response): OptOutList {
