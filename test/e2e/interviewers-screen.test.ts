@@ -15,6 +15,17 @@ afterAll(() => ui?.close());
 const table = () => page.getByRole('table');
 const form = () => page.getByRole('region', { name: /New interviewer|Edit / });
 
+/** Goes to another screen through the navigation, as a user does. */
+async function show(screen: string) {
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: screen }).click();
+  await page.getByRole('heading', { name: screen, level: 1 }).waitFor();
+}
+
+const interviewerId = async (login: string): Promise<number> =>
+  (await ui.server.json('GET', `/cati/interviewers?$filter=Name eq '${login}'`)).body.value[0].InterviewerId;
+const groupIdsOf = async (id: number): Promise<number[]> =>
+  (await ui.server.json('GET', `/cati/interviewers(${id})/Controller.GetGroups()`)).body.value.map((g: { GroupId: number }) => g.GroupId);
+
 async function create(login: string, display: string) {
   await form().getByLabel('Login name').fill(login);
   await form().getByLabel('Display name').fill(display);
@@ -52,6 +63,49 @@ describe('Interviewers screen in Chromium', () => {
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => table().textContent()).not.toContain('Anna');
     expect(await table().textContent()).toContain('Ben Cole');
+  });
+
+  it('creates an interviewer in a group, lists it among the group members, and moves it to another group', async () => {
+    const day = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Day shift' } })).body.GroupId as number;
+    const night = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Night shift' } })).body.GroupId as number;
+    // Without a ticked group an interviewer is in the root group, as the API does.
+    expect(await groupIdsOf(await interviewerId('ben'))).toEqual([1]);
+
+    // The form's group choices are refreshed when the screen is shown again.
+    await show('Groups');
+    await show('Interviewers');
+    await page.getByRole('search').getByLabel('Search login or display name').fill('');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await form().getByRole('checkbox', { name: 'Day shift' }).check();
+    await create('carl', 'Carl Day');
+    await expect.poll(() => table().textContent()).toContain('Carl Day');
+    const carl = await interviewerId('carl');
+    expect(await groupIdsOf(carl)).toEqual([day]);
+
+    await show('Groups');
+    const detail = () => page.getByRole('region', { name: /^Group / });
+    const members = () => detail().getByRole('table', { name: 'Members in this call centre' });
+    await page.getByRole('button', { name: 'Open Day shift' }).click();
+    await expect.poll(() => members().textContent()).toContain('Carl Day');
+
+    await show('Interviewers');
+    await page.getByRole('button', { name: 'Edit carl' }).click();
+    // The edit form shows the current membership (Controller.GetGroups()).
+    await expect.poll(() => form().getByRole('checkbox', { name: 'Day shift' }).isChecked()).toBe(true);
+    expect(await form().getByRole('checkbox', { name: 'Night shift' }).isChecked()).toBe(false);
+    await form().getByRole('checkbox', { name: 'Day shift' }).uncheck();
+    await form().getByRole('checkbox', { name: 'Night shift' }).check();
+    await form().getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => form().getByRole('heading').textContent()).toBe('New interviewer');
+    expect(await groupIdsOf(carl)).toEqual([night]);
+
+    await show('Groups');
+    await page.getByRole('button', { name: 'Open Day shift' }).click();
+    await expect.poll(() => members().textContent()).not.toContain('Carl Day');
+    await page.getByRole('button', { name: 'Open Night shift' }).click();
+    await expect.poll(() => detail().getByRole('heading', { level: 2 }).textContent()).toBe('Group Night shift');
+    await expect.poll(() => members().textContent()).toContain('Carl Day');
+    await show('Interviewers');
   });
 
   it('shows the conflict when a login name is taken', async () => {

@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { ref } from 'vue';
 import { request } from '../api/client.ts';
-import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
+import { odataString, type WithEtag } from '../api/odata.ts';
+import { usePagedCollection } from './paged-collection.ts';
 
 export type BlacklistType = 'Equal' | 'StartWith';
 
@@ -50,44 +51,21 @@ export function parseNumberList(text: string, type: BlacklistType): { TelephoneN
 
 /** The telephone blacklist screen's data: one page of items with search and paging. */
 export const useBlacklistStore = defineStore('blacklist', () => {
-  const items = ref<BlacklistItem[]>([]);
-  const total = ref(0);
   const search = ref('');
-  const pageSize = ref(50);
-  const skip = ref(0);
-  const loading = ref(false);
-
-  const filter = computed(() => {
+  const filter = () => {
     const s = search.value.trim();
     if (!s) return undefined;
     const digits = s.replace(/[\s\-.()+]/g, '');
     const parts = [`contains(Comment,${odataString(s)})`];
     if (/^\d+$/.test(digits)) parts.unshift(`contains(TelephoneNumber,${odataString(digits)})`);
     return parts.join(' or ');
-  });
-
-  async function load() {
-    loading.value = true;
-    try {
-      const page = await request<ODataCollection<BlacklistItem>>('GET', BASE, {
-        query: { $filter: filter.value, $orderby: 'Id desc', $top: pageSize.value, $skip: skip.value, $count: true },
-      });
-      items.value = page.value;
-      total.value = page['@odata.count'] ?? page.value.length;
-    } finally {
-      loading.value = false;
-    }
-  }
+  };
+  const list = usePagedCollection<BlacklistItem>(BASE, { filter, orderby: 'Id desc' });
+  const { load } = list;
 
   async function setSearch(text: string) {
     search.value = text;
-    skip.value = 0;
-    await load();
-  }
-
-  async function goTo(offset: number) {
-    skip.value = Math.max(0, offset);
-    await load();
+    await load(0);
   }
 
   async function add(draft: BlacklistDraft): Promise<BlacklistItem> {
@@ -107,12 +85,11 @@ export const useBlacklistStore = defineStore('blacklist', () => {
 
   async function remove(item: BlacklistItem) {
     await request<void>('DELETE', `${BASE}(${item.Id})`, { headers: etagHeader(item) });
-    if (items.value.length === 1 && skip.value > 0) skip.value = Math.max(0, skip.value - pageSize.value);
-    await load();
+    await load(); // an emptied last page steps back
   }
 
-  async function importItems(list: { TelephoneNumber: string; Type: BlacklistType }[]): Promise<ImportResult> {
-    const result = await request<ImportResult>('POST', `${BASE}/Controller.Import`, { body: { BlackListItems: list } });
+  async function importItems(entries: { TelephoneNumber: string; Type: BlacklistType }[]): Promise<ImportResult> {
+    const result = await request<ImportResult>('POST', `${BASE}/Controller.Import`, { body: { BlackListItems: entries } });
     await load();
     return result;
   }
@@ -121,7 +98,7 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     return request<CheckResult>('GET', `${BASE}/Controller.Check(telephoneNumber=${encodeURIComponent(odataString(number))})`);
   }
 
-  return { items, total, search, pageSize, skip, loading, load, setSearch, goTo, add, update, remove, importItems, check };
+  return { ...list, search, setSearch, add, update, remove, importItems, check };
 });
 
 function toBody(draft: BlacklistDraft) {

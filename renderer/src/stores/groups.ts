@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { ref } from 'vue';
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
+import { usePagedCollection } from './paged-collection.ts';
 
 export interface Group extends WithEtag {
   GroupId: number;
@@ -77,12 +78,12 @@ export async function fetchInterviewerOptions(): Promise<InterviewerOption[]> {
 
 /** The Groups screen: one page of groups (search by name), CRUD, and the selected group's members and assignments. */
 export const useGroupsStore = defineStore('groups', () => {
-  const items = ref<Group[]>([]);
-  const total = ref(0);
   const search = ref('');
-  const skip = ref(0);
-  const pageSize = ref(50);
-  const loading = ref(false);
+  const filter = () => {
+    const s = search.value.trim().toLowerCase();
+    return s ? `contains(tolower(Name),${odataString(s)})` : undefined;
+  };
+  const list = usePagedCollection<Group>('/cati/groups', { filter, orderby: 'Name' });
   const options = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
   const callCenters = ref<CallCenter[]>([]);
 
@@ -91,33 +92,18 @@ export const useGroupsStore = defineStore('groups', () => {
   const members = ref<GroupMember[]>([]);
   const assignments = ref<SurveyAssignment[]>([]);
 
-  const filter = computed(() => {
-    const s = search.value.trim().toLowerCase();
-    return s ? `contains(tolower(Name),${odataString(s)})` : undefined;
-  });
   const nameOf = (id: number) => options.value.find((g) => g.GroupId === id)?.Name ?? `#${id}`;
 
-  /** Loads the page at `offset`; the pager moves only when its rows arrive. */
-  async function load(offset = skip.value) {
-    loading.value = true;
-    try {
-      const [page, opts] = await Promise.all([
-        request<ODataCollection<Group>>('GET', '/cati/groups', {
-          query: { $filter: filter.value, $orderby: 'Name', $top: pageSize.value, $skip: offset, $count: true },
-        }),
-        fetchGroupOptions(),
-      ]);
-      const count = page['@odata.count'] ?? page.value.length;
-      // The last group of the last page was deleted: show the page before it.
-      if (page.value.length === 0 && offset > 0 && count > 0) return await load(Math.floor((count - 1) / pageSize.value) * pageSize.value);
-      items.value = page.value;
-      total.value = count;
-      skip.value = offset;
-      options.value = opts;
-      if (selected.value) selected.value = page.value.find((g) => g.GroupId === selected.value?.GroupId) ?? selected.value;
-    } finally {
-      loading.value = false;
-    }
+  /** Loads the page at `offset` together with the group names its parent column and the form show. */
+  async function load(offset?: number) {
+    const names = fetchGroupOptions();
+    if (!(await list.load(offset, names))) return;
+    options.value = await names;
+    if (selected.value) selected.value = list.items.value.find((g) => g.GroupId === selected.value?.GroupId) ?? selected.value;
+  }
+
+  async function goTo(offset: number) {
+    await load(Math.max(0, offset));
   }
 
   async function loadCallCenters() {
@@ -127,10 +113,6 @@ export const useGroupsStore = defineStore('groups', () => {
   async function setSearch(text: string) {
     search.value = text;
     await load(0);
-  }
-
-  async function goTo(offset: number) {
-    await load(Math.max(0, offset));
   }
 
   async function create(draft: GroupDraft): Promise<Group> {
@@ -203,8 +185,8 @@ export const useGroupsStore = defineStore('groups', () => {
   }
 
   return {
-    items, total, search, skip, pageSize, loading, options, callCenters, selected, callCenterId, members, assignments,
-    nameOf, load, loadCallCenters, setSearch, goTo, create, update, remove, select, open, loadDetail, setCallCenter,
+    ...list, search, options, callCenters, selected, callCenterId, members, assignments,
+    nameOf, load, goTo, loadCallCenters, setSearch, create, update, remove, select, open, loadDetail, setCallCenter,
     assignSurvey, deAssignSurvey,
   };
 });

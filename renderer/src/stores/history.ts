@@ -1,8 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { request } from '../api/client.ts';
-import { odataString, type ODataCollection } from '../api/odata.ts';
+import { odataString } from '../api/odata.ts';
 import { fetchInterviewerOptions, type InterviewerOption } from './groups.ts';
+import { usePagedCollection } from './paged-collection.ts';
 import { fetchSurveyOptions, type SurveyOption } from './surveys.ts';
 
 export type HistoryTab = 'calls' | 'breaks' | 'sessions' | 'variables';
@@ -47,11 +47,6 @@ export const useHistoryStore = defineStore('history', () => {
   const includeBreakTimes = ref(false);
   const includeLoginLogoutInfo = ref(false);
 
-  const rows = ref<HistoryRow[]>([]);
-  const total = ref(0);
-  const skip = ref(0);
-  const pageSize = ref(50);
-  const loading = ref(false);
   /** The variable names of the last "with variables" answer (its extra columns). */
   const variableColumns = ref<string[]>([]);
 
@@ -73,6 +68,8 @@ export const useHistoryStore = defineStore('history', () => {
     return { start: localInputToIso(range.value.start, 'From'), end: localInputToIso(range.value.end, 'To') };
   }
 
+  const requestedVariables = () => variables.value.split(/[,;]/).map((v) => v.trim()).filter(Boolean);
+
   /** `$filter` of a plain tab: start inclusive, end exclusive, then the optional survey and interviewer. */
   function plainFilter(t: Exclude<HistoryTab, 'variables'>): string {
     const { start, end } = timeBounds();
@@ -83,45 +80,34 @@ export const useHistoryStore = defineStore('history', () => {
     return parts.join(' and ');
   }
 
-  // Tabs and filters can change while a query runs: only the newest query's answer is shown.
-  let latest = 0;
+  /** The "with variables" function parameters (its `$filter` is only the interviewer). */
+  function variablesParams() {
+    const { start, end } = timeBounds();
+    return {
+      startTime: start,
+      endTime: end,
+      surveyIds: surveyIds.value.trim() || undefined,
+      variables: requestedVariables().join(',') || undefined,
+      includeBreakTimes: includeBreakTimes.value,
+      includeLoginLogoutInfo: includeLoginLogoutInfo.value,
+    };
+  }
 
-  /** Loads the page at `offset`; the pager moves only when its rows arrive. */
-  async function load(offset = skip.value) {
-    const seq = ++latest;
-    loading.value = true;
-    try {
+  const list = usePagedCollection<HistoryRow>(() => (tab.value === 'variables' ? '/cati/callhistorywithvariables' : SETS[tab.value].path), {
+    params: () => (tab.value === 'variables' ? variablesParams() : {}),
+    filter: () => {
       const t = tab.value;
-      const requestedVariables = variables.value.split(/[,;]/).map((v) => v.trim()).filter(Boolean);
-      const paging = { $top: pageSize.value, $skip: offset, $count: true };
-      let page: ODataCollection<HistoryRow>;
-      if (t === 'variables') {
-        const { start, end } = timeBounds();
-        page = await request<ODataCollection<HistoryRow>>('GET', '/cati/callhistorywithvariables', {
-          query: {
-            startTime: start,
-            endTime: end,
-            surveyIds: surveyIds.value.trim() || undefined,
-            variables: requestedVariables.join(',') || undefined,
-            includeBreakTimes: includeBreakTimes.value,
-            includeLoginLogoutInfo: includeLoginLogoutInfo.value,
-            $filter: interviewerId.value !== null ? `InterviewerId eq ${interviewerId.value}` : undefined,
-            ...paging,
-          },
-        });
-      } else {
-        page = await request<ODataCollection<HistoryRow>>('GET', SETS[t].path, {
-          query: { $filter: plainFilter(t), $orderby: `${SETS[t].time} desc`, ...paging },
-        });
-      }
-      if (seq !== latest) return;
-      if (t === 'variables') variableColumns.value = requestedVariables;
-      rows.value = page.value;
-      total.value = page['@odata.count'] ?? page.value.length;
-      skip.value = offset;
-    } finally {
-      if (seq === latest) loading.value = false;
-    }
+      if (t !== 'variables') return plainFilter(t);
+      return interviewerId.value !== null ? `InterviewerId eq ${interviewerId.value}` : undefined;
+    },
+    orderby: () => (tab.value === 'variables' ? undefined : `${SETS[tab.value].time} desc`),
+  });
+
+  /** Loads the page at `offset`; a "with variables" answer brings its variable columns. */
+  async function load(offset?: number) {
+    const t = tab.value;
+    const wanted = requestedVariables();
+    if ((await list.load(offset)) && t === 'variables') variableColumns.value = wanted;
   }
 
   /** Runs the query from the first page (after the filters changed). */
@@ -131,8 +117,7 @@ export const useHistoryStore = defineStore('history', () => {
 
   async function setTab(t: HistoryTab) {
     tab.value = t;
-    rows.value = [];
-    total.value = 0;
+    list.clear();
     await search();
   }
 
@@ -147,7 +132,7 @@ export const useHistoryStore = defineStore('history', () => {
 
   return {
     tab, range, surveyId, interviewerId, surveyIds, variables, includeBreakTimes, includeLoginLogoutInfo,
-    rows, total, skip, pageSize, loading, variableColumns, surveys, interviewers, interviewerName,
-    loadOptions, load, search, setTab, goTo, resetToToday,
+    rows: list.items, total: list.total, skip: list.skip, pageSize: list.pageSize, loading: list.loading,
+    variableColumns, surveys, interviewers, interviewerName, loadOptions, load, search, setTab, goTo, resetToToday,
   };
 });

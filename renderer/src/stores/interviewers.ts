@@ -1,7 +1,9 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { ref } from 'vue';
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
+import { fetchGroupOptions, OPTIONS_LIMIT, type Group } from './groups.ts';
+import { usePagedCollection } from './paged-collection.ts';
 
 export type DialType = 'Automatic' | 'Manual' | 'Assisted';
 export type AssignmentsListMode = 'AssignedCallsOnly' | 'AllCalls';
@@ -30,9 +32,11 @@ export interface InterviewerDraft {
   DialType: DialType;
   AssignmentsListMode: AssignmentsListMode;
   Password: string;
+  /** Ids of the groups the interviewer is a direct member of (none = the root group "CATI Interviewers"); null = not known, left unchanged. */
+  ParentGroups: number[] | null;
 }
 
-/** An empty form, or one filled from an existing interviewer. */
+/** An empty form, or one filled from an existing interviewer (its groups are fetched apart: `fetchGroupIdsOf`). */
 export function draftOf(i?: Interviewer): InterviewerDraft {
   return {
     Name: i?.Name ?? '',
@@ -43,6 +47,7 @@ export function draftOf(i?: Interviewer): InterviewerDraft {
     DialType: i?.DialType ?? 'Manual',
     AssignmentsListMode: i?.AssignmentsListMode ?? 'AllCalls',
     Password: '',
+    ParentGroups: i ? null : [],
   };
 }
 
@@ -57,45 +62,37 @@ function toBody(d: InterviewerDraft) {
     AssignmentsListMode: d.AssignmentsListMode,
   };
   if (d.Password) body.Password = d.Password;
+  if (d.ParentGroups) body.ParentGroups = d.ParentGroups;
   return body;
 }
 
-/** The interviewers screen's data: one page with search, lock/unlock, create and edit. */
-export const useInterviewersStore = defineStore('interviewers', () => {
-  const items = ref<Interviewer[]>([]);
-  const total = ref(0);
-  const search = ref('');
-  const skip = ref(0);
-  const pageSize = ref(50);
-  const loading = ref(false);
+/** Ids of the groups an interviewer is a direct member of (`Controller.GetGroups()`). */
+export async function fetchGroupIdsOf(interviewerId: number): Promise<number[]> {
+  const page = await request<ODataCollection<Pick<Group, 'GroupId'>>>('GET', `/cati/interviewers(${interviewerId})/Controller.GetGroups()`, {
+    query: { $orderby: 'Name', $top: OPTIONS_LIMIT },
+  });
+  return page.value.map((g) => g.GroupId);
+}
 
-  const filter = computed(() => {
+/** The interviewers screen: one page with search, lock/unlock, create and edit (with group membership). */
+export const useInterviewersStore = defineStore('interviewers', () => {
+  const search = ref('');
+  const filter = () => {
     const s = search.value.trim().toLowerCase();
     return s ? `contains(tolower(Name),${odataString(s)}) or contains(tolower(DisplayName),${odataString(s)})` : undefined;
-  });
+  };
+  const list = usePagedCollection<Interviewer>('/cati/interviewers', { filter, orderby: 'Name' });
+  const { load } = list;
+  /** The groups the form offers, by name. */
+  const groupOptions = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
 
-  async function load() {
-    loading.value = true;
-    try {
-      const page = await request<ODataCollection<Interviewer>>('GET', '/cati/interviewers', {
-        query: { $filter: filter.value, $orderby: 'Name', $top: pageSize.value, $skip: skip.value, $count: true },
-      });
-      items.value = page.value;
-      total.value = page['@odata.count'] ?? page.value.length;
-    } finally {
-      loading.value = false;
-    }
+  async function loadGroupOptions() {
+    groupOptions.value = await fetchGroupOptions();
   }
 
   async function setSearch(text: string) {
     search.value = text;
-    skip.value = 0;
-    await load();
-  }
-
-  async function goTo(offset: number) {
-    skip.value = Math.max(0, offset);
-    await load();
+    await load(0);
   }
 
   async function create(draft: InterviewerDraft): Promise<Interviewer> {
@@ -119,5 +116,5 @@ export const useInterviewersStore = defineStore('interviewers', () => {
     await load();
   }
 
-  return { items, total, search, skip, pageSize, loading, load, setSearch, goTo, create, update, setLocked };
+  return { ...list, search, groupOptions, loadGroupOptions, setSearch, create, update, setLocked };
 });

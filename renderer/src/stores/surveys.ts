@@ -1,10 +1,11 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { ref } from 'vue';
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
 import {
   fetchCallCenters, fetchGroupOptions, fetchInterviewerOptions, OPTIONS_LIMIT, type CallCenter, type Group, type InterviewerOption,
 } from './groups.ts';
+import { usePagedCollection } from './paged-collection.ts';
 
 export type SurveyState = 'Open' | 'Closed';
 
@@ -44,13 +45,16 @@ export async function fetchSurveyOptions(): Promise<SurveyOption[]> {
 
 /** The Surveys screen: one page of surveys (filter by state and name), the selected survey's properties and assignments. */
 export const useSurveysStore = defineStore('surveys', () => {
-  const items = ref<Survey[]>([]);
-  const total = ref(0);
   const search = ref('');
   const state = ref<SurveyState | ''>('');
-  const skip = ref(0);
-  const pageSize = ref(50);
-  const loading = ref(false);
+  const filter = () => {
+    const parts: string[] = [];
+    if (state.value) parts.push(`State eq ${odataString(state.value)}`);
+    const s = search.value.trim().toLowerCase();
+    if (s) parts.push(`(contains(tolower(SurveyName),${odataString(s)}) or contains(SurveyId,${odataString(s)}))`);
+    return parts.length ? parts.join(' and ') : undefined;
+  };
+  const list = usePagedCollection<Survey>('/cati/surveys', { filter, select: 'SurveyId,SurveyName,SampleSize,State', orderby: 'SurveyName,SurveyId' });
 
   const selected = ref<Survey | null>(null);
   const basic = ref<BasicProperties | null>(null);
@@ -61,37 +65,10 @@ export const useSurveysStore = defineStore('surveys', () => {
   const groupOptions = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
   const interviewerOptions = ref<InterviewerOption[]>([]);
 
-  const filter = computed(() => {
-    const parts: string[] = [];
-    if (state.value) parts.push(`State eq ${odataString(state.value)}`);
-    const s = search.value.trim().toLowerCase();
-    if (s) parts.push(`(contains(tolower(SurveyName),${odataString(s)}) or contains(SurveyId,${odataString(s)}))`);
-    return parts.length ? parts.join(' and ') : undefined;
-  });
-
-  /** Loads the page at `offset`; the pager moves only when its rows arrive. */
-  async function load(offset = skip.value) {
-    loading.value = true;
-    try {
-      const page = await request<ODataCollection<Survey>>('GET', '/cati/surveys', {
-        query: { $filter: filter.value, $select: 'SurveyId,SurveyName,SampleSize,State', $orderby: 'SurveyName,SurveyId', $top: pageSize.value, $skip: offset, $count: true },
-      });
-      items.value = page.value;
-      total.value = page['@odata.count'] ?? page.value.length;
-      skip.value = offset;
-    } finally {
-      loading.value = false;
-    }
-  }
-
   async function setFilter(name: string, wantedState: SurveyState | '') {
     search.value = name;
     state.value = wantedState;
-    await load(0);
-  }
-
-  async function goTo(offset: number) {
-    await load(Math.max(0, offset));
+    await list.load(0);
   }
 
   const surveyPath = (s: Survey) => `/cati/surveys(${odataString(s.SurveyId)})`;
@@ -140,7 +117,7 @@ export const useSurveysStore = defineStore('surveys', () => {
   }
 
   return {
-    items, total, search, state, skip, pageSize, loading, selected, basic, callCenterId, resources, callCenters, groupOptions, interviewerOptions,
-    load, setFilter, goTo, open, loadAssignments, setCallCenter, setAssigned,
+    ...list, search, state, selected, basic, callCenterId, resources, callCenters, groupOptions, interviewerOptions,
+    setFilter, open, loadAssignments, setCallCenter, setAssigned,
   };
 });
