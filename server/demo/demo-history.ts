@@ -26,13 +26,15 @@ function phoneNumber(rng: Rng): string {
 export function insertCalls(db: Db, rng: Rng, base: DemoBase, count: number, now: number, days = 30, onProgress?: (n: number) => void): number {
   const insert = db.prepare(`INSERT INTO calls (time, survey_id, interview_id, interviewer_id, telephone_number, extended_status,
     duration, waiting_time, call_center_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  // Working windows of the last `days` days, cut at `now`; calls fill them evenly in time order.
-  const windows: [start: number, length: number][] = [];
-  for (let d = days - 1; d >= 0; d--) {
+  // Working windows of the last `days` working days, cut at `now` (before today's opening hour the window
+  // of `days` days ago takes today's place, so calls always span `days` distinct days); calls fill them evenly.
+  let windows: [start: number, length: number][] = [];
+  for (let d = days; d >= 0; d--) {
     const open = dayStart(now, d) + OPEN_HOUR * HOUR;
     const close = Math.min(open + WORK_HOURS * HOUR, now);
     if (close > open) windows.push([open, close - open]);
   }
+  windows = windows.slice(-days);
   if (windows.length === 0) windows.push([now - HOUR, HOUR]);
   const total = windows.reduce((sum, [, len]) => sum + len, 0);
   const step = total / Math.max(count, 1);

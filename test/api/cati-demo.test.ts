@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseFile } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/open.ts';
+import { createDemoOrganisation } from '../../server/demo/demo-entities.ts';
+import { insertCalls } from '../../server/demo/demo-history.ts';
 import { loadDemoIfEmpty } from '../../server/demo/demo.ts';
+import { createRng } from '../../server/demo/prng.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -46,6 +49,29 @@ describe('demo data (--demo)', () => {
     const lines: string[] = [];
     expect(loadDemoIfEmpty(t.server.ctx.db, t.server.ctx.config, (l) => lines.push(l))).toBe(false);
     expect(lines.join()).toMatch(/already holds data/);
+  });
+});
+
+describe('demo calls over 30 days', () => {
+  it('span 30 distinct days within the last 30 days even before today\'s opening hour', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cati-days-'));
+    const db = openDatabase(databaseFile(dir));
+    try {
+      const base = createDemoOrganisation(db, createRng(7), Date.parse('2026-10-01T00:00:00Z'));
+      for (const clock of ['2026-11-22T05:00:00Z', '2026-11-22T12:00:00Z', '2026-11-22T23:30:00Z']) {
+        const now = Date.parse(clock);
+        db.exec('DELETE FROM calls');
+        db.transaction(() => insertCalls(db, createRng(7), base, 3000, now))();
+        const days = db.prepare(`SELECT COUNT(DISTINCT time / 86400000) FROM calls`).pluck().get();
+        const [min, max] = db.prepare('SELECT MIN(time), MAX(time) FROM calls').raw().get() as [number, number];
+        expect(days, clock).toBe(30);
+        expect(min, clock).toBeGreaterThanOrEqual(now - 30 * 86_400_000);
+        expect(max, clock).toBeLessThanOrEqual(now);
+      }
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
