@@ -15,18 +15,26 @@ function keys(...args: string[]) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, lastLine: r.stdout.trim().split('\n').at(-1) ?? '' };
 }
 
-/** Starts `cli.ts serve` and resolves with the URL from its first stdout line. */
+/** Starts `cli.ts serve`; stdout lines are buffered from the start so none is missed between awaits. */
 function serve(extra: string[] = [], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...extra], {
     cwd: ROOT,
     env: { ...process.env, ...env },
   });
-  const lines = createInterface({ input: child.stdout });
-  const first = new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  const buffered: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const w = waiting.shift();
+    if (w) w(line);
+    else buffered.push(line);
   });
-  return { child, first, lines };
+  let exited: ((reason: Error) => void) | undefined;
+  const exit = new Promise<never>((_, reject) => (exited = reject));
+  exit.catch(() => {});
+  child.once('exit', (code) => exited?.(new Error(`serve exited ${code}`)));
+  const nextLine = () =>
+    Promise.race([buffered.length ? Promise.resolve(buffered.shift()!) : new Promise<string>((r) => waiting.push(r)), exit]);
+  return { child, first: nextLine(), nextLine };
 }
 
 const exitCode = (child: ChildProcessWithoutNullStreams) =>
@@ -52,9 +60,9 @@ describe('npm run serve', () => {
 
   it('accepts CATI_API_KEY for this run and prints a one-time UI link with a session token', async () => {
     const key = 'ci-key-abcdefghijklmnop';
-    const { child, first, lines } = serve([], { CATI_API_KEY: key });
+    const { child, first, nextLine } = serve([], { CATI_API_KEY: key });
     const url = (await first).slice('listening on '.length);
-    const link = await new Promise<string>((resolve) => lines.once('line', resolve));
+    const link = await nextLine();
     expect(link).toContain(`${url}/#token=`);
     const token = link.split('#token=')[1]!;
     for (const k of [key, token]) {
