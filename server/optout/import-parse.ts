@@ -1,4 +1,3 @@
-import { parse as parseCsv } from 'csv-parse/sync';
 import { unguardCell } from './csv-cell.ts';
 import type { EntryKind } from './entries.ts';
 import { checkDomain, checkEmail, type Checked } from './normalise.ts';
@@ -82,32 +81,88 @@ function* plainRows(text: string, delimiter: string): Generator<string[]> {
   }
 }
 
+/** Index of the first line break (CR or LF) at or after `from`, or the text's length. */
+function lineEnd(text: string, from: number): number {
+  const cr = text.indexOf('\r', from);
+  const lf = text.indexOf('\n', from);
+  if (cr < 0) return lf < 0 ? text.length : lf;
+  return lf < 0 ? cr : Math.min(cr, lf);
+}
+
+/** Index just past the line break at `at` (CRLF, LF or CR), or `at` at the end of the text. */
+function pastLineBreak(text: string, at: number): number {
+  if (text[at] === '\r') return text[at + 1] === '\n' ? at + 2 : at + 1;
+  return text[at] === '\n' ? at + 1 : at;
+}
+
+/**
+ * One RFC 4180 record starting at `pos`: its cells and where the next record starts, or null when a quoted
+ * cell is malformed (never closed, or its closing quote is followed by something other than the delimiter or
+ * a line break). A quoted cell may hold delimiters, doubled quotes and line breaks; a quote inside an
+ * unquoted cell is an ordinary character.
+ */
+function quotedRecord(text: string, pos: number, delimiter: string): { cells: string[]; next: number } | null {
+  const cells: string[] = [];
+  for (;;) {
+    let cell: string;
+    if (text[pos] === '"') {
+      cell = '';
+      let from = pos + 1;
+      for (;;) {
+        const q = text.indexOf('"', from);
+        if (q < 0) return null;
+        cell += text.slice(from, q);
+        if (text[q + 1] === '"') {
+          cell += '"';
+          from = q + 2;
+          continue;
+        }
+        pos = q + 1;
+        break;
+      }
+      const c = text[pos];
+      if (pos < text.length && c !== delimiter && c !== '\r' && c !== '\n') return null;
+    } else {
+      const eol = lineEnd(text, pos);
+      const d = text.indexOf(delimiter, pos);
+      const end = d >= 0 && d < eol ? d : eol;
+      cell = text.slice(pos, end);
+      pos = end;
+    }
+    cells.push(cell);
+    if (text[pos] === delimiter) {
+      pos++;
+      continue;
+    }
+    return { cells, next: pastLineBreak(text, pos) };
+  }
+}
+
+/**
+ * Rows of a text file with quotes: RFC 4180 records; a record with a malformed quoted cell is not an error
+ * for the whole file but one row of its own line taken literally (so a stray quote in one address, as in
+ * `"test"@example.com`, makes that one row invalid and never swallows the lines after it).
+ */
+function* quotedRows(text: string, delimiter: string): Generator<string[]> {
+  let pos = 0;
+  while (pos < text.length) {
+    const record = quotedRecord(text, pos, delimiter);
+    if (record) {
+      yield record.cells;
+      pos = record.next;
+      continue;
+    }
+    const end = lineEnd(text, pos);
+    yield text.slice(pos, end).split(delimiter);
+    pos = pastLineBreak(text, end);
+  }
+}
+
 /** Values of a .csv/.txt file's relevant column, produced lazily (the row limit is checked as they come). */
 export function readTextValues(bytes: Uint8Array, maxRows: number): Iterable<string> {
   const text = decodeText(bytes);
   const delimiter = detectDelimiter(text);
-  if (!text.includes('"')) return columnValues(plainRows(text, delimiter), maxRows);
-  let rows: string[][];
-  let kept = 0;
-  try {
-    rows = parseCsv(text, {
-      delimiter,
-      record_delimiter: ['\r\n', '\n', '\r'],
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_empty_lines: false,
-      // Blank records are dropped as they come, and the row limit is enforced before memory grows.
-      on_record: (record: string[]) => {
-        if (record.every((c) => BLANK.test(c))) return null;
-        if (++kept > maxRows + 1) throw tooManyRows(maxRows);
-        return record;
-      },
-    }) as string[][];
-  } catch (err) {
-    if (err instanceof ImportFileError) throw err;
-    throw new ImportFileError(400, `The CSV file is malformed: ${(err as Error).message}`);
-  }
-  return columnValues(rows, maxRows);
+  return columnValues(text.includes('"') ? quotedRows(text, delimiter) : plainRows(text, delimiter), maxRows);
 }
 
 /** The validator of one list kind, returning the stored form or a reason (e-mail domains cached per import). */

@@ -67,6 +67,17 @@ describe('import formats and encodings', () => {
     expect(await stored(list)).toEqual(['addedfromapi2@gmail.com']);
   });
 
+  const EMAIL_DATA = '/work/shared/testdata/email';
+  it.skipIf(!existsSync(`${EMAIL_DATA}/emails-invalid.txt`))('the shared address lists: one row per non-blank line, judged like single adds', async () => {
+    for (const [name, valid] of [['emails-valid.txt', true], ['emails-invalid.txt', false]] as const) {
+      const content = readFileSync(`${EMAIL_DATA}/${name}`);
+      const lines = content.toString('utf8').split(/\r?\n/).filter((l) => l.trim() !== '');
+      const r = await upload(await freshList(), 'emails', content, name);
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ newRows: valid ? lines.length : 0, duplicatedRows: 0, invalidRows: valid ? 0 : lines.length });
+    }
+  });
+
   it('counts new, duplicated (already stored or repeated in the file) and invalid rows', async () => {
     const list = await freshList();
     await t.json('POST', `/optout/lists/${list}/emails`, { body: { emailAddress: 'old@x.com' } });

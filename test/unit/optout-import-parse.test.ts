@@ -65,8 +65,21 @@ describe('readTextValues', () => {
     expect(() => readTextValues(utf8('email\n"1"\n2\n3\n4\n'), 3)).toThrow(/more than 3 data rows/);
   });
 
-  it('refuses an unclosed quote', () => {
-    expect(() => readTextValues(utf8('"a@b.com\nc@d.com\n'), 10)).toThrow(/malformed/);
+  it('takes a line with a malformed quote literally as one row, never swallowing the lines after it', () => {
+    expect(readTextValues(utf8('"a@b.com\nc@d.com\n'), 10)).toEqual(['"a@b.com', 'c@d.com']);
+    expect(readTextValues(utf8('"test"@x.com\n""@x.com\n"""@x.com\n"\\"@x.com\ne@x.com\n'), 10)).toEqual([
+      '"test"@x.com',
+      '""@x.com',
+      '"""@x.com',
+      '"\\"@x.com',
+      'e@x.com',
+    ]);
+    expect(readTextValues(utf8('"a"b@x.com,1\n"c@x.com",2\n'), 10)).toEqual(['"a"b@x.com', 'c@x.com']);
+  });
+
+  it('keeps one row per line for a file of one address per line (blank lines aside)', () => {
+    const lines = ['x@y.com', '"quoted"@y.com', 'a"b@y.com', '"open@y.com', 'tail"@y.com', '"a""b"@y.com', "'Foo, Bar'<f@b.com>"];
+    expect(readTextValues(utf8(`${lines.join('\r\n')}\r\n\r\n`), 100)).toHaveLength(lines.length);
   });
 });
 
