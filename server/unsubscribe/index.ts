@@ -67,7 +67,7 @@ export function unsubscribeRouter(ctx: AppContext): Router {
     if (!payload || !list) return sendPage(res, 404, notFoundPage(settings), headers);
 
     const masked = maskAddress(payload.emailAddress);
-    if (method === 'GET') return sendPage(res, 200, confirmPage(settings, masked), headers);
+    if (method === 'GET') return sendPage(res, 200, confirmPage(settings, masked, rawKey as string), headers);
     // The list may be deleted between the lookup and the insert: check again inside the transaction.
     const added = ctx.db.transaction(() => {
       if (!findList(ctx.db, payload.listId)) return false;

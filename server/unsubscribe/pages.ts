@@ -88,12 +88,17 @@ export function defaultPage(settings: PageSettings): string {
   return layout({ settings, title: 'Unsubscribe', body: paragraphs(settings.defaultPageText) });
 }
 
-/** The confirm page: masked address, the configured text and a button that POSTs to the same URL. */
-export function confirmPage(settings: PageSettings, maskedAddress: string): string {
+/**
+ * The confirm page: masked address, the configured text and a button that POSTs the key back. The form's
+ * action is the relative `?key=K`, which resolves to the page's own path (with or without a proxy's path
+ * prefix, and on the deprecated `/unsubscribe/{key}` path too), so a client that follows the action lands
+ * on the same unsubscribe POST as one that posts to the page URL.
+ */
+export function confirmPage(settings: PageSettings, maskedAddress: string, key: string): string {
   const body = `<p class="label">E-mail address:</p>
 <p class="address">${escapeHtml(maskedAddress)}</p>
 ${paragraphs(settings.confirmPageText)}
-<form method="post">
+<form method="post" action="?key=${escapeHtml(encodeURIComponent(key))}">
 <button type="submit">Unsubscribe</button>
 </form>`;
   return layout({ settings, title: 'Unsubscribe from our e-mails', body });

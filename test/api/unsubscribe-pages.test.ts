@@ -37,6 +37,14 @@ async function createList(projectId: string | null, server: TestServer = t): Pro
   return r.body.id as number;
 }
 
+/** Where a confirm page's form posts to: its action resolved against the page's path (as a browser does). */
+function formTarget(html: string, pagePath: string): string {
+  const action = /<form method="post" action="([^"]*)">/.exec(html)?.[1];
+  expect(action).toBeDefined();
+  const target = new URL(action!.replaceAll('&#38;', '&'), `http://host${pagePath}`);
+  return target.pathname + target.search;
+}
+
 function expectPageHeaders(headers: Headers) {
   expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
   const csp = headers.get('content-security-policy')!;
@@ -81,10 +89,11 @@ describe('unsubscribe-links, confirm page and POST', () => {
     expect(confirm.html).toContain('j•••@e•••.com');
     expect(confirm.html.toLowerCase()).not.toContain('john');
     expect(confirm.html.toLowerCase()).not.toContain('example');
-    expect(confirm.html).toMatch(/<form method="post">\s*<button type="submit">Unsubscribe<\/button>/);
+    expect(confirm.html).toMatch(/<form method="post" action="\?key=[A-Za-z0-9_-]+">\s*<button type="submit">Unsubscribe<\/button>/);
     expect(await emailsOf(projectList)).toEqual([]);
 
-    const result = await page('POST', `/unsubscribe?key=${key}`, {
+    // The button posts to the form's action resolved against the page URL, as a browser does.
+    const result = await page('POST', formTarget(confirm.html, `/unsubscribe?key=${key}`), {
       body: '',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
@@ -188,6 +197,7 @@ describe('deprecated /unsubscribe/{encryptedParameter}', () => {
     expect(get.headers.get('deprecation')).toBe(DEPRECATION_HEADER);
     expect(get.headers.get('link')).toBe(`</unsubscribe?key=${key}>; rel="successor-version"`);
     expect(get.html).toContain('l•••@e•••.com');
+    expect(formTarget(get.html, `/unsubscribe/${key}`)).toBe(`/unsubscribe/${key}?key=${key}`);
 
     const post = await page('POST', `/unsubscribe/${key}`, { body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(post.status).toBe(200);

@@ -22,7 +22,7 @@ describe('page templates', () => {
   it('escapes every reflected value', () => {
     expect(escapeHtml(hostile)).toBe('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;&#38;&#39;');
     const settings = { companyName: hostile, defaultPageText: hostile, confirmPageText: hostile, resultPageText: hostile };
-    for (const html of [defaultPage(settings), confirmPage(settings, hostile), resultPage(settings, hostile)]) {
+    for (const html of [defaultPage(settings), confirmPage(settings, hostile, hostile), resultPage(settings, hostile)]) {
       expect(html).not.toContain('<script');
       expect(html).not.toContain('"x"');
       expect(html).toContain('&#60;script&#62;');
@@ -35,7 +35,7 @@ describe('page templates', () => {
   });
 
   it('allows exactly its own inline style through the CSP hash', () => {
-    const html = confirmPage(DEFAULT_PAGE_SETTINGS, 'j•••@e•••.com');
+    const html = confirmPage(DEFAULT_PAGE_SETTINGS, 'j•••@e•••.com', 'AQx1');
     const css = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
     const hash = createHash('sha256').update(css).digest('base64');
     expect(PAGE_HEADERS['Content-Security-Policy']).toContain(`style-src 'sha256-${hash}'`);
