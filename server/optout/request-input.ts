@@ -20,13 +20,31 @@ export function objectBody(req: Request): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** The query parameters, names lowercased (matched case-insensitively); a parameter given twice → 400. */
+/** Percent-decodes a query component; a malformed escape is kept as written (like Express's own parser). */
+function decodeComponent(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The query parameters, names lowercased (matched case-insensitively); a parameter given twice → 400.
+ * A `+` is taken literally, not as a space: no value of this API (an address, a domain, a filter for them,
+ * a number, a project id) can hold a space, while `user+tag@example.com` put into a URL unencoded is common.
+ */
 export function queryParams(req: Request): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(req.query as Record<string, unknown>)) {
-    const key = k.toLowerCase();
-    if (Array.isArray(v) || out.has(key)) throw badRequest(`Query parameter '${k}' is given more than once`);
-    out.set(key, typeof v === 'string' ? v : '');
+  const q = req.originalUrl.indexOf('?');
+  if (q < 0) return out;
+  for (const part of req.originalUrl.slice(q + 1).split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const name = decodeComponent(eq < 0 ? part : part.slice(0, eq));
+    const key = name.toLowerCase();
+    if (out.has(key)) throw badRequest(`Query parameter '${name}' is given more than once`);
+    out.set(key, eq < 0 ? '' : decodeComponent(part.slice(eq + 1)));
   }
   return out;
 }

@@ -163,6 +163,15 @@ describe('GET …/Check', () => {
     expect((await check('you@ok.example')).body.blocked).toBe(false);
   });
 
+  it('takes a + in an unencoded query literally (an address never holds a space)', async () => {
+    const id = (await t.json('POST', `/optout/lists/${list}/emails`, { body: { emailAddress: 'john+news@ok.example' } })).body;
+    expect((await t.json('GET', `/optout/lists/${list}/Check?emailAddress=john+news@ok.example`)).body).toEqual({ blocked: true, matchedBy: 'email', entryId: id });
+    expect((await check('john+news@ok.example')).body.entryId).toBe(id);
+    expect((await t.json('GET', `/optout/lists/${list}/Check?emailAddress=john%2Bother@ok.example`)).body.blocked).toBe(false);
+    const page = await t.json('GET', `/optout/lists/${list}/emails?$filterValue=n+news`);
+    expect(page.body.items.map((i: { emailAddress: string }) => i.emailAddress)).toEqual(['john+news@ok.example']);
+  });
+
   it('refuses a missing or invalid address with 400', async () => {
     expect((await t.json('GET', `/optout/lists/${list}/Check`)).status).toBe(400);
     expect((await check('nope')).status).toBe(400);
