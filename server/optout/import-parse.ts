@@ -81,12 +81,21 @@ function* plainRows(text: string, delimiter: string): Generator<string[]> {
   }
 }
 
-/** Index of the first line break (CR or LF) at or after `from`, or the text's length. */
-function lineEnd(text: string, from: number): number {
-  const cr = text.indexOf('\r', from);
-  const lf = text.indexOf('\n', from);
-  if (cr < 0) return lf < 0 ? text.length : lf;
-  return lf < 0 ? cr : Math.min(cr, lf);
+const CR = 13;
+const LF = 10;
+
+/**
+ * Index of the first line break (CR or LF) at or after `from`, or the text's length; with a delimiter's
+ * char code, the first delimiter before that break too. One pass over the cell only (indexOf would scan to
+ * the end of a file that has no CR, or no further delimiter, on every call).
+ */
+function cellEnd(text: string, from: number, delimiter = -1): number {
+  let i = from;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF || c === CR || c === delimiter) break;
+  }
+  return i;
 }
 
 /** Index just past the line break at `at` (CRLF, LF or CR), or `at` at the end of the text. */
@@ -123,9 +132,7 @@ function quotedRecord(text: string, pos: number, delimiter: string): { cells: st
       const c = text[pos];
       if (pos < text.length && c !== delimiter && c !== '\r' && c !== '\n') return null;
     } else {
-      const eol = lineEnd(text, pos);
-      const d = text.indexOf(delimiter, pos);
-      const end = d >= 0 && d < eol ? d : eol;
+      const end = cellEnd(text, pos, delimiter.charCodeAt(0));
       cell = text.slice(pos, end);
       pos = end;
     }
@@ -152,7 +159,7 @@ function* quotedRows(text: string, delimiter: string): Generator<string[]> {
       pos = record.next;
       continue;
     }
-    const end = lineEnd(text, pos);
+    const end = cellEnd(text, pos);
     yield text.slice(pos, end).split(delimiter);
     pos = pastLineBreak(text, end);
   }
