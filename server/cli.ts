@@ -76,8 +76,8 @@ async function serve(args: string[]) {
   const stop = () => {
     running.close().then(() => process.exit(0));
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 function keys(args: string[]) {

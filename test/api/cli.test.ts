@@ -75,6 +75,22 @@ describe('npm run serve', () => {
     expect(await exitCode(child)).toBe(0);
   });
 
+  it('through `npm run serve` itself: SIGTERM to the npm process stops the server and npm exits 0', async () => {
+    if (process.platform === 'win32') return; // the script's `exec` is for POSIX shells
+    const child = spawn('npm', ['run', '-s', 'serve', '--', '--port', '0', '--data-dir', dataDir], { cwd: ROOT, env: process.env });
+    const line = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`npm run serve exited ${code}`)));
+    });
+    expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const url = line.slice('listening on '.length);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exitCode(child)).toBe(0);
+    // The server went down with npm: nothing is left listening (no orphaned node behind a shell).
+    await expect(fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+  }, 30_000);
+
   it('refuses a CATI_API_KEY shorter than 16 characters', () => {
     const r = spawnSync(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataDir], {
       cwd: ROOT,
