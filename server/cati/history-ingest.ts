@@ -132,7 +132,7 @@ export function ingestHistory(db: Db, kind: HistoryKind, body: unknown): number[
   return db.transaction(() => {
     const ids: number[] = [];
     for (const row of rows) {
-      const at = row.pre || 'Record: ';
+      const at = row.pre || 'Record 0: '; // a single record is index 0 of what was posted
       if (row.survey !== null && !surveyOk(row.survey)) throw badRequest(`${at}unknown survey '${row.survey}'`);
       if (row.interviewer !== null && !interviewerOk(row.interviewer)) throw badRequest(`${at}unknown interviewer ${row.interviewer}`);
       if (!callCenterOk(row.callCenter)) throw badRequest(`${at}unknown call centre ${row.callCenter}`);

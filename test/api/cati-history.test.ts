@@ -59,6 +59,15 @@ describe('history ingest', () => {
     expect((await t.json('GET', '/cati/callhistory?$count=true&$top=0')).body['@odata.count']).toBe(before);
   });
 
+  it('a single record with a referential error names it as record 0', async () => {
+    for (const [bad, what] of [[{ SurveyId: 'p9' }, /survey 'p9'/], [{ InterviewerId: 9999 }, /interviewer 9999/], [{ CallCenterId: 42 }, /call centre 42/]] as const) {
+      const r = await post('/cati/callhistory', call('2026-11-05T09:00:00Z', bad));
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/^Record 0: unknown /);
+      expect(r.body.error.message).toMatch(what);
+    }
+  });
+
   it('refuses more than 10000 records, unknown fields and server-assigned ids', async () => {
     const many = Array.from({ length: 10001 }, () => call('2026-11-05T09:00:00Z'));
     expect((await post('/cati/callhistory', { value: many })).status).toBe(400);
