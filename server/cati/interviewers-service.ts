@@ -4,6 +4,7 @@ import {
   bodyObject, optBool, optEnum, optIdArray, optInt, optString, rejectUnknown, reqString, SURVEY_ID,
 } from './body-fields.ts';
 import { checkVersion } from './etag-check.ts';
+import { nextId } from './id-allocation.ts';
 import { ROOT_GROUP_ID } from './groups-service.ts';
 import { hashPassword } from './password.ts';
 
@@ -99,9 +100,10 @@ export async function createInterviewer(db: Db, body: unknown): Promise<number> 
       is_locked: input.isLocked ? 1 : 0,
       locked_date: input.isLocked ? now : null,
     };
-    const all = [...cols, ...Object.keys(extra)];
+    const all = ['id', ...cols, ...Object.keys(extra)];
     const sql = `INSERT INTO interviewers (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})`;
-    const newId = Number(db.prepare(sql).run(...cols.map((c) => input.values[c]!), ...Object.values(extra)).lastInsertRowid);
+    const newId = nextId(db, 'interviewers');
+    db.prepare(sql).run(newId, ...cols.map((c) => input.values[c]!), ...Object.values(extra));
     setGroups(db, newId, input.parents ?? []);
     return newId;
   }).immediate();

@@ -225,6 +225,16 @@ describe('DELETE /cati/blacklist({Id})', () => {
     const a = await add({ TelephoneNumber: '111' });
     expect((await t.request('DELETE', `/cati/blacklist(${a.Id})`)).status).toBe(204);
   });
+  it('never reuses the Id of a deleted item (a stale URL or ETag cannot reach a newer number)', async () => {
+    const a = await add({ TelephoneNumber: '222' });
+    expect((await t.request('DELETE', `/cati/blacklist(${a.Id})`)).status).toBe(204);
+    const b = await add({ TelephoneNumber: '333' });
+    expect(b.Id).toBeGreaterThan(a.Id);
+    expect((await t.request('DELETE', `/cati/blacklist(${b.Id})`)).status).toBe(204);
+    expect((await t.json('POST', '/cati/blacklist/Controller.Import', { body: { BlackListItems: ['444'] } })).body.Added).toBe(1);
+    const imported = await t.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '444'");
+    expect(imported.body.value[0].Id).toBeGreaterThan(b.Id);
+  });
 });
 
 describe('POST /cati/blacklist/Controller.Import', () => {

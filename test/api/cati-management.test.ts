@@ -165,6 +165,21 @@ describe('interviewers', () => {
     expect((await t.json('GET', `/cati/interviewers(${id})`)).status).toBe(404);
     expect((await t.json('GET', `/cati/groups(${groupId})`)).status).toBe(200);
   });
+
+  it('ids of deleted interviewers and groups are never reused: history keeps pointing at nobody', async () => {
+    const gone = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'newest-then-gone' } })).body.InterviewerId as number;
+    const call = { Time: '2026-11-09T09:00:00Z', SurveyId: 'p100', InterviewerId: gone, TelephoneNumber: '31201234567', Duration: 60, WaitingTime: 3 };
+    expect((await t.json('POST', '/cati/callhistory', { body: call, key: integrateKey })).status).toBe(201);
+    expect((await t.request('DELETE', `/cati/interviewerproperties(${gone})`)).status).toBe(204);
+    const next = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'successor' } })).body.InterviewerId as number;
+    expect(next).toBeGreaterThan(gone);
+    const history = await t.json('GET', '/cati/callhistorywithvariables?startTime=2026-11-09T00:00:00Z&endTime=2026-11-10T00:00:00Z');
+    expect(history.body.value).toEqual([expect.objectContaining({ InterviewerId: gone, InterviewerName: null })]);
+
+    const g = (await t.json('POST', '/cati/groups', { body: { Name: 'newest group' } })).body.GroupId as number;
+    expect((await t.request('DELETE', `/cati/groups(${g})`)).status).toBe(204);
+    expect((await t.json('POST', '/cati/groups', { body: { Name: 'next group' } })).body.GroupId).toBeGreaterThan(g);
+  });
 });
 
 describe('assignments', () => {
