@@ -185,7 +185,13 @@ export function typedKey(model: EntityModel, key: NonNullable<Extract<ResourcePa
   if (!keyName || model.key.length !== 1) throw fail(`${model.setName ?? model.typeName} has no single key`, key.pos);
   if (key.name !== undefined && key.name !== keyName) throw fail(`Unknown key '${key.name}'; the key is '${keyName}'`, key.pos);
   const prop = resolveProperty(model, keyName, key.pos, 'key');
-  const value = typedLiteral(key.value, prop.type, `The key ${keyName}`);
+  const lit = key.value;
+  if (prop.type === 'Edm.Int64' && lit.kind === 'number' && /^-?\d{16,19}$/.test(lit.text) && !Number.isSafeInteger(Number(lit.text))) {
+    // A well-formed int64 beyond 2^53 can never have been assigned here (ids come in sequence): unknown, not malformed.
+    const big = BigInt(lit.text);
+    if (big >= -(2n ** 63n) && big < 2n ** 63n) throw notFound(`No ${model.typeName} with ${keyName} ${lit.text}`);
+  }
+  const value = typedLiteral(lit, prop.type, `The key ${keyName}`);
   if (value === null) throw fail(`The key ${keyName} cannot be null`, key.pos);
   return value;
 }

@@ -114,6 +114,21 @@ describe('resource path parser', () => {
     expect(fails(() => key('/groups(Id=5)'))).toMatch(/Unknown key 'Id'/);
     expect(fails(() => typedKey(survey, (parseResourcePath('/surveys(5)') as any).key))).toMatch(/string in single quotes/);
   });
+  it('an int64 key beyond 2^53 but within int64 is well-formed and unknown (404); beyond int64 it is a 400', () => {
+    const calls: EntityModel = { typeName: 'CallHistory', setName: 'callhistory', key: ['Id'], from: 'calls', properties: [{ name: 'Id', column: 'id', type: 'Edm.Int64' }] };
+    const key = (path: string) => typedKey(calls, (parseResourcePath(path) as any).key);
+    expect(key('/callhistory(9007199254740991)')).toBe(9007199254740991);
+    for (const big of ['9007199254740993', '9223372036854775807', '-9223372036854775808']) {
+      let status: unknown;
+      try {
+        key(`/callhistory(${big})`);
+      } catch (e) {
+        status = (e as { status?: number }).status;
+      }
+      expect(status, big).toBe(404);
+    }
+    expect(fails(() => key('/callhistory(9223372036854775808)'))).toMatch(/must be an integer within/);
+  });
   it('rejects missing, extra, duplicate and mistyped arguments', () => {
     const bind = (path: string) => bindArguments(fn, (parseResourcePath(path) as any).operation);
     expect(fails(() => bind("/groups(1)/Controller.AssignOnCall(surveyId='p1')"))).toMatch(/Missing parameter 'interviewId'/);
