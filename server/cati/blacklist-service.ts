@@ -5,7 +5,6 @@
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { checkIfMatch } from '../odata/format.ts';
-import { nextId } from './id-allocation.ts';
 import {
   MAX_COMMENT_LENGTH,
   MAX_IMPORT_ITEMS,
@@ -63,10 +62,10 @@ export function createItem(db: Db, fields: Fields, now = Date.now()): number {
   return db.transaction(() => {
     const existing = findId(db, fields.TelephoneNumber!, fields.Type!);
     if (existing !== undefined) throw duplicate(existing);
-    const id = nextId(db, 'blacklist');
-    db.prepare('INSERT INTO blacklist (id, telephone_number, type, comment, created) VALUES (?, ?, ?, ?, ?)')
-      .run(id, fields.TelephoneNumber, fields.Type, fields.Comment ?? null, now);
-    return id;
+    const r = db
+      .prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?)')
+      .run(fields.TelephoneNumber, fields.Type, fields.Comment ?? null, now);
+    return Number(r.lastInsertRowid);
   }).immediate();
 }
 
@@ -156,11 +155,8 @@ function parseImportItem(item: unknown): { ok: true; number: string; type: Black
 /** Stores every valid item in one transaction; duplicates (in the table or the batch) are counted, not stored. */
 export function importItems(db: Db, items: unknown[], now = Date.now()): ImportResult {
   const result: ImportResult = { Added: 0, Duplicates: 0, Invalid: 0, InvalidItems: [] };
-  const insert = db.prepare(
-    'INSERT INTO blacklist (id, telephone_number, type, comment, created) VALUES (?, ?, ?, ?, ?) ON CONFLICT (telephone_number, type) DO NOTHING',
-  );
+  const insert = db.prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?) ON CONFLICT (telephone_number, type) DO NOTHING');
   db.transaction(() => {
-    let id = nextId(db, 'blacklist');
     items.forEach((item, index) => {
       const p = parseImportItem(item);
       if (!p.ok) {
@@ -168,10 +164,8 @@ export function importItems(db: Db, items: unknown[], now = Date.now()): ImportR
         if (result.InvalidItems.length < MAX_REPORTED_INVALID) result.InvalidItems.push({ Index: index, Value: p.value, Message: p.message });
         return;
       }
-      if (insert.run(id, p.number, p.type, p.comment, now).changes === 1) {
-        result.Added++;
-        id++;
-      } else result.Duplicates++;
+      if (insert.run(p.number, p.type, p.comment, now).changes === 1) result.Added++;
+      else result.Duplicates++;
     });
   }).immediate();
   return result;

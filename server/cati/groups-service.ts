@@ -2,7 +2,6 @@ import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optIdArray, optString, rejectUnknown, reqString } from './body-fields.ts';
 import { checkVersion } from './etag-check.ts';
-import { nextId } from './id-allocation.ts';
 
 /** Group "CATI Interviewers": every interviewer without another group belongs to it; it cannot be deleted. */
 export const ROOT_GROUP_ID = 1;
@@ -87,8 +86,7 @@ export function createGroup(db: Db, body: unknown): number {
     assertNameFree(db, input.name!, null);
     const parents = input.parents ?? [];
     assertParents(db, null, parents);
-    const id = nextId(db, 'groups');
-    db.prepare('INSERT INTO groups (id, name, description) VALUES (?, ?, ?)').run(id, input.name!, input.description ?? null);
+    const id = Number(db.prepare('INSERT INTO groups (name, description) VALUES (?, ?)').run(input.name!, input.description ?? null).lastInsertRowid);
     setParents(db, id, parents);
     return id;
   }).immediate();

@@ -4,7 +4,6 @@ import {
   bodyObject, optBool, optEnum, optIdArray, optInt, optString, rejectUnknown, reqString, SURVEY_ID,
 } from './body-fields.ts';
 import { checkVersion } from './etag-check.ts';
-import { nextId } from './id-allocation.ts';
 import { ROOT_GROUP_ID } from './groups-service.ts';
 import { hashPassword } from './password.ts';
 
@@ -100,10 +99,9 @@ export async function createInterviewer(db: Db, body: unknown): Promise<number> 
       is_locked: input.isLocked ? 1 : 0,
       locked_date: input.isLocked ? now : null,
     };
-    const all = ['id', ...cols, ...Object.keys(extra)];
+    const all = [...cols, ...Object.keys(extra)];
     const sql = `INSERT INTO interviewers (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})`;
-    const newId = nextId(db, 'interviewers');
-    db.prepare(sql).run(newId, ...cols.map((c) => input.values[c]!), ...Object.values(extra));
+    const newId = Number(db.prepare(sql).run(...cols.map((c) => input.values[c]!), ...Object.values(extra)).lastInsertRowid);
     setGroups(db, newId, input.parents ?? []);
     return newId;
   }).immediate();

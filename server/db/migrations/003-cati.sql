@@ -9,7 +9,7 @@ CREATE TABLE call_centers (
 INSERT INTO call_centers (id, name) VALUES (1, 'Main');
 
 CREATE TABLE groups (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: history and stale ETags keep pointing at the deleted one
   name TEXT NOT NULL UNIQUE,
   description TEXT,
   version INTEGER NOT NULL DEFAULT 1
@@ -25,7 +25,7 @@ CREATE TABLE group_parents (
 CREATE INDEX group_parents_parent ON group_parents (parent_id);
 
 CREATE TABLE interviewers (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: history and stale ETags keep pointing at the deleted one
   name TEXT NOT NULL UNIQUE,
   display_name TEXT,
   description TEXT,
