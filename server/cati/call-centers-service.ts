@@ -10,7 +10,7 @@ export function createCallCenter(db: Db, body: unknown): number {
   return db.transaction(() => {
     const existing = db.prepare('SELECT id FROM call_centers WHERE name = ?').pluck().get(name) as number | undefined;
     if (existing !== undefined) {
-      throw conflict(`A call centre named '${name}' already exists`, [{ code: 'ExistingId', target: 'CallCenterId', message: String(existing) }]);
+      throw conflict(`A call centre named '${name}' already exists`, [{ code: 'ExistingId', target: 'Id', message: String(existing) }]);
     }
     return Number(db.prepare('INSERT INTO call_centers (name) VALUES (?)').run(name).lastInsertRowid);
   }).immediate();

@@ -55,7 +55,7 @@ export function getGroup(db: Db, id: number): GroupRow & { version: number } {
 function assertNameFree(db: Db, name: string, exceptId: number | null): void {
   const other = db.prepare('SELECT id FROM groups WHERE name = ? AND id IS NOT ?').pluck().get(name, exceptId) as number | undefined;
   if (other !== undefined) {
-    throw conflict(`A group named '${name}' already exists`, [{ code: 'ExistingId', target: 'GroupId', message: String(other) }]);
+    throw conflict(`A group named '${name}' already exists`, [{ code: 'ExistingId', target: 'Id', message: String(other) }]);
   }
 }
 

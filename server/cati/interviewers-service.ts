@@ -65,7 +65,7 @@ function assertNameFree(db: Db, name: string | number | null | undefined, except
   if (name === undefined) return;
   const other = db.prepare('SELECT id FROM interviewers WHERE name = ? AND id IS NOT ?').pluck().get(name, exceptId) as number | undefined;
   if (other !== undefined) {
-    throw conflict(`An interviewer named '${String(name)}' already exists`, [{ code: 'ExistingId', target: 'InterviewerId', message: String(other) }]);
+    throw conflict(`An interviewer named '${String(name)}' already exists`, [{ code: 'ExistingId', target: 'Id', message: String(other) }]);
   }
 }
 

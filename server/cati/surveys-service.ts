@@ -90,7 +90,7 @@ export function createSurvey(db: Db, body: unknown): string {
   if (typeof id !== 'string' || !SURVEY_ID.test(id)) throw badRequest(`SurveyId is required and must be 'p' followed by digits`);
   db.transaction(() => {
     if (db.prepare('SELECT 1 FROM surveys WHERE id = ?').get(id)) {
-      throw conflict(`Survey '${id}' already exists`, [{ code: 'ExistingId', target: 'SurveyId', message: id }]);
+      throw conflict(`Survey '${id}' already exists`, [{ code: 'ExistingId', target: 'Id', message: id }]);
     }
     const cols = Object.keys(input.values);
     db.prepare(`INSERT INTO surveys (id${cols.map((c) => `, ${c}`).join('')}) VALUES (?${cols.map(() => ', ?').join('')})`).run(id, ...Object.values(input.values));

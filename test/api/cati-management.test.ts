@@ -58,7 +58,7 @@ describe('groups', () => {
     expect(got.headers.get('etag')).toBe('W/"1"');
     const dup = await t.json('POST', '/cati/groups', { body: { Name: 'Evening' } });
     expect(dup.status).toBe(409);
-    expect(dup.body.error.details[0]).toEqual({ code: 'ExistingId', target: 'GroupId', message: String(r.body.GroupId) });
+    expect(dup.body.error.details[0]).toEqual({ code: 'ExistingId', target: 'Id', message: String(r.body.GroupId) });
   });
 
   it('nests groups and rejects cycles and unknown parents with 400', async () => {

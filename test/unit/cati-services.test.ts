@@ -59,7 +59,7 @@ describe('groups service', () => {
     const id = createGroup(db, { Name: 'Evening' });
     const e = (() => { try { createGroup(db, { Name: 'Evening' }); } catch (err) { return err as { status: number; details: unknown }; } })();
     expect(e?.status).toBe(409);
-    expect(e?.details).toEqual([{ code: 'ExistingId', target: 'GroupId', message: String(id) }]);
+    expect(e?.details).toEqual([{ code: 'ExistingId', target: 'Id', message: String(id) }]);
   });
 
   it('rejects unknown parents and cycles with 400', () => {
