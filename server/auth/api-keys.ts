@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/open.ts';
+import { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
 
-export const PERMISSIONS = ['cati_administrate', 'cati_integrate', 'optout_administrate', 'company_administrate'] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+export { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
 
 /** What an authenticated request may do. */
 export interface Principal {
@@ -11,17 +11,6 @@ export interface Principal {
   permissions: ReadonlySet<Permission>;
   /** Project ids that limit optout_administrate; null = every project. */
   projects: readonly string[] | null;
-}
-
-export interface ApiKeyInfo {
-  id: number;
-  name: string;
-  prefix: string;
-  permissions: Permission[];
-  projects: string[] | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
 }
 
 interface KeyRow {

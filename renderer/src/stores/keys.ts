@@ -1,8 +1,9 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
+import type { ApiKeyInfo, Permission } from '../../../server/auth/key-types.ts';
 import { request } from '../api/client.ts';
 
-export type Permission = 'cati_administrate' | 'cati_integrate' | 'optout_administrate' | 'company_administrate';
+export type { ApiKeyInfo, Permission };
 
 /** The permissions a key can hold, with what each allows (CONTRACT §2). */
 export const PERMISSION_CHOICES: readonly { name: Permission; help: string }[] = [
@@ -11,18 +12,6 @@ export const PERMISSION_CHOICES: readonly { name: Permission; help: string }[] =
   { name: 'optout_administrate', help: 'project-level opt-out lists (mailers)' },
   { name: 'company_administrate', help: 'everything, including the company list and key management' },
 ];
-
-/** A stored API key as `GET /admin/keys` lists it (never the key itself). */
-export interface ApiKeyInfo {
-  id: number;
-  name: string;
-  prefix: string;
-  permissions: Permission[];
-  projects: string[] | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
 
 /** `POST /admin/keys` answer: the key, shown once, with its record. */
 export interface CreatedApiKey extends ApiKeyInfo {
