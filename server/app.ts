@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { bindActor } from './audit/audit-log.ts';
 import { keysRouter } from './auth/keys-router.ts';
 import { authenticate } from './auth/middleware.ts';
 import { catiRouter } from './cati/index.ts';
@@ -29,9 +30,9 @@ export function createApp(ctx: AppContext): Express {
   app.use('/unsubscribe', unsubscribeRouter(ctx));
 
   // The two APIs: Bearer key on every route.
-  app.use('/cati', authenticate(ctx.keys), jsonBody, catiRouter(ctx));
-  app.use('/optout', authenticate(ctx.keys), jsonBody, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
-  app.use('/admin/keys', authenticate(ctx.keys), jsonBody, keysRouter(ctx)); // extension: key management (company_administrate)
+  app.use('/cati', authenticate(ctx.keys), jsonBody, bindActor, catiRouter(ctx));
+  app.use('/optout', authenticate(ctx.keys), jsonBody, bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
+  app.use('/admin/keys', authenticate(ctx.keys), jsonBody, bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
   app.use(['/cati', '/optout'], (req, _res, next) => {
     next(new ApiError('NotFound', `No resource at ${req.method} ${req.originalUrl.split('?')[0]}`));
   });

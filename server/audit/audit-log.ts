@@ -1,0 +1,92 @@
+/**
+ * The audit log (CONTRACT §10): who changed what, written inside the transaction of the change itself.
+ *
+ * The actor of a request is carried in an AsyncLocalStorage set by `bindActor` (mounted after body parsing,
+ * because stream callbacks lose the async context); outside any request (the CLI) the actor is `cli`.
+ * Services call `recordAudit(db, {...})` inside their transaction; it throws when no transaction is open,
+ * so an audit row can never be committed apart from its change.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Statement } from 'better-sqlite3';
+import type { NextFunction, Request, Response } from 'express';
+import type { Db } from '../db/open.ts';
+
+/** Who made a change: a key (id null for in-memory keys), the CLI, or the public unsubscribe page. */
+export interface Actor {
+  keyId: number | null;
+  name: string;
+}
+
+export const CLI_ACTOR: Actor = { keyId: null, name: 'cli' };
+export const UNSUBSCRIBE_PAGE_ACTOR: Actor = { keyId: null, name: 'unsubscribe page' };
+
+/** The set names CONTRACT §10 lists as `Entity`. */
+export type AuditEntity =
+  | 'blacklist'
+  | 'groups'
+  | 'interviewers'
+  | 'assignments'
+  | 'breaktypes'
+  | 'extendedstatuses'
+  | 'callcenters'
+  | 'optout-lists'
+  | 'optout-emails'
+  | 'optout-domains'
+  | 'optout-imports'
+  | 'optout-settings'
+  | 'settings'
+  | 'keys';
+
+export interface AuditEntry {
+  action: string;
+  entity: AuditEntity;
+  entityId: string | number | null;
+  /** create → the new values; update → `{field: [before, after]}` (see `diffChanges`); delete → the old values. */
+  changes: Record<string, unknown>;
+}
+
+const actorStore = new AsyncLocalStorage<Actor>();
+
+/** Runs `fn` with `actor` as the author of every audited change it makes (sync or async). */
+export function runAs<T>(actor: Actor, fn: () => T): T {
+  return actorStore.run(actor, fn);
+}
+
+/** The actor of the current request, or `cli` outside any request. */
+export function currentActor(): Actor {
+  return actorStore.getStore() ?? CLI_ACTOR;
+}
+
+/** Express middleware: the authenticated key becomes the actor of everything after it. Mount after body parsing. */
+export function bindActor(req: Request, _res: Response, next: NextFunction): void {
+  const p = req.principal;
+  if (!p) return next();
+  actorStore.run({ keyId: p.keyId, name: p.name }, next);
+}
+
+/** `{field: [before, after]}` for the fields whose values differ (fields absent from `after` are unchanged). */
+export function diffChanges(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, [unknown, unknown]> {
+  const out: Record<string, [unknown, unknown]> = {};
+  for (const [k, v] of Object.entries(after)) {
+    const b = before[k] ?? null;
+    const a = v ?? null;
+    if (JSON.stringify(b) !== JSON.stringify(a)) out[k] = [b, a];
+  }
+  return out;
+}
+
+const inserts = new WeakMap<Db, Statement>();
+function insertStatement(db: Db): Statement {
+  let stmt = inserts.get(db);
+  if (!stmt) {
+    stmt = db.prepare('INSERT INTO audit_log (time, actor_key_id, actor, action, entity, entity_id, changes) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    inserts.set(db, stmt);
+  }
+  return stmt;
+}
+
+/** Appends one audit row; must run inside the transaction that makes the change. */
+export function recordAudit(db: Db, entry: AuditEntry, now = Date.now(), actor = currentActor()): void {
+  if (!db.inTransaction) throw new Error(`audit of ${entry.entity} ${entry.action} outside a transaction`);
+  insertStatement(db).run(now, actor.keyId, actor.name, entry.action, entry.entity, entry.entityId === null ? null : String(entry.entityId), JSON.stringify(entry.changes));
+}
