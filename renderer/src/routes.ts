@@ -1,4 +1,5 @@
 import { ref, type Component } from 'vue';
+import { splitHash } from './composables/address-query.ts';
 import BlacklistView from './views/BlacklistView.vue';
 import GroupsView from './views/GroupsView.vue';
 import HistoryView from './views/HistoryView.vue';
@@ -24,7 +25,8 @@ export const ROUTES: Route[] = [
   { path: 'settings', label: 'Settings', view: SettingsView },
 ];
 
-const fromHash = (): Route => ROUTES.find((r) => window.location.hash === `#/${r.path}`) ?? ROUTES[0]!;
+// `#/history?tab=calls…`: the part before `?` names the screen, the query holds its filters (composables/address-query.ts).
+const fromHash = (): Route => ROUTES.find((r) => splitHash().path === r.path) ?? ROUTES[0]!;
 
 /** The current screen, following `#/<path>` in the address. */
 export function useHashRoute() {

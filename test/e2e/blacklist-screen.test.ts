@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => ui?.close());
 
-const numbersTable = () => page.getByRole('table');
+const numbersTable = () => page.getByRole('table', { name: 'Numbers', exact: true });
 const addForm = () => page.getByRole('form', { name: 'Add a number' });
 
 async function addNumber(number: string, comment = '') {

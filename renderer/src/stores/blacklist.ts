@@ -1,10 +1,14 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { request } from '../api/client.ts';
-import { odataString, type WithEtag } from '../api/odata.ts';
+import { saveFile, toCsv, utcDate } from '../api/download.ts';
+import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
+import { useAddressQuery } from '../composables/address-query.ts';
+import { useTableSort } from '../composables/table-sort.ts';
 import { usePagedCollection } from './paged-collection.ts';
+import { importInChunks, type BlacklistType, type ParsedItem, type SummedImport } from './blacklist-import.ts';
 
-export type BlacklistType = 'Equal' | 'StartWith';
+export type { BlacklistType };
 
 export interface BlacklistItem extends WithEtag {
   Id: number;
@@ -20,34 +24,14 @@ export interface BlacklistDraft {
   Comment: string;
 }
 
-export interface ImportResult {
-  Added: number;
-  Duplicates: number;
-  Invalid: number;
-  InvalidItems: unknown[];
-}
-
 export interface CheckResult {
   value: boolean;
   MatchedId: number | null;
 }
 
 const BASE = '/cati/blacklist';
-export const IMPORT_LIMIT = 10000;
 
-/** Splits pasted text or a .txt/.csv file into blacklist import items (one per line, first cell; a header line is skipped). */
-export function parseNumberList(text: string, type: BlacklistType): { TelephoneNumber: string; Type: BlacklistType }[] {
-  const items: { TelephoneNumber: string; Type: BlacklistType }[] = [];
-  for (const line of text.replace(/^\uFEFF/, '').split(/\r?\n/)) {
-    const cells = line.split(/[,;\t]/).map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
-    const number = cells[0] ?? '';
-    if (!number) continue;
-    if (items.length === 0 && /^[a-z _]+$/i.test(number)) continue; // header row such as "TelephoneNumber"
-    const rowType = cells.find((c) => c === 'Equal' || c === 'StartWith') as BlacklistType | undefined;
-    items.push({ TelephoneNumber: number, Type: rowType ?? type });
-  }
-  return items;
-}
+export { parseNumberList, type ParsedItem, type SummedImport } from './blacklist-import.ts';
 
 /** The telephone blacklist screen's data: one page of items with search and paging. */
 export const useBlacklistStore = defineStore('blacklist', () => {
@@ -60,8 +44,10 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     if (/^\d+$/.test(digits)) parts.unshift(`contains(TelephoneNumber,${odataString(digits)})`);
     return parts.join(' or ');
   };
-  const list = usePagedCollection<BlacklistItem>(BASE, { filter, orderby: 'Id desc' });
+  const sort = useTableSort('Created', true, 'Id desc');
+  const list = usePagedCollection<BlacklistItem>(BASE, { filter, sort });
   const { load } = list;
+  useAddressQuery('blacklist', { q: { get: () => search.value, set: (v) => (search.value = v) }, orderby: sort.field }, () => load(0));
 
   async function setSearch(text: string) {
     search.value = text;
@@ -88,17 +74,34 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     await load(); // an emptied last page steps back
   }
 
-  async function importItems(entries: { TelephoneNumber: string; Type: BlacklistType }[]): Promise<ImportResult> {
-    const result = await request<ImportResult>('POST', `${BASE}/Controller.Import`, { body: { BlackListItems: entries } });
-    await load();
-    return result;
+  /** Imports in calls of 10,000 (progress after each), then shows the first page. */
+  async function importItems(entries: ParsedItem[], onProgress: (done: number, total: number) => void): Promise<SummedImport> {
+    try {
+      return await importInChunks(`${BASE}/Controller.Import`, entries, onProgress);
+    } finally {
+      await load(0).catch(() => false);
+    }
+  }
+
+  /** Every number matching the search, in the table's order, as a CSV file (all pages); answers the file name. */
+  async function exportCsv(): Promise<string> {
+    const PAGE = 10000;
+    const rows: unknown[][] = [];
+    for (let skip = 0; skip < 100 * PAGE; skip += PAGE) {
+      const page = await request<ODataCollection<BlacklistItem>>('GET', BASE, { query: { $filter: filter(), $orderby: sort.orderby(), $top: PAGE, $skip: skip } });
+      rows.push(...page.value.map((i) => [i.Id, i.TelephoneNumber, i.Type, i.Comment, i.Created]));
+      if (page.value.length < PAGE) break;
+    }
+    const name = `blacklist-${utcDate()}.csv`;
+    await saveFile(name, toCsv(['Id', 'TelephoneNumber', 'Type', 'Comment', 'Created'], rows));
+    return name;
   }
 
   async function check(number: string): Promise<CheckResult> {
     return request<CheckResult>('GET', `${BASE}/Controller.Check(telephoneNumber=${encodeURIComponent(odataString(number))})`);
   }
 
-  return { ...list, search, setSearch, add, update, remove, importItems, check };
+  return { ...list, search, sort, setSearch, add, update, remove, importItems, exportCsv, check };
 });
 
 function toBody(draft: BlacklistDraft) {

@@ -2,6 +2,8 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
+import { useAddressQuery } from '../composables/address-query.ts';
+import { useTableSort } from '../composables/table-sort.ts';
 import { usePagedCollection } from './paged-collection.ts';
 
 export interface Group extends WithEtag {
@@ -83,7 +85,9 @@ export const useGroupsStore = defineStore('groups', () => {
     const s = search.value.trim().toLowerCase();
     return s ? `contains(tolower(Name),${odataString(s)})` : undefined;
   };
-  const list = usePagedCollection<Group>('/cati/groups', { filter, orderby: 'Name' });
+  const sort = useTableSort('Name', false, 'GroupId');
+  const list = usePagedCollection<Group>('/cati/groups', { filter, sort });
+  useAddressQuery('groups', { q: { get: () => search.value, set: (v) => (search.value = v) }, orderby: sort.field }, () => load(0));
   const options = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
   const callCenters = ref<CallCenter[]>([]);
 
@@ -185,7 +189,7 @@ export const useGroupsStore = defineStore('groups', () => {
   }
 
   return {
-    ...list, search, options, callCenters, selected, callCenterId, members, assignments,
+    ...list, search, sort, options, callCenters, selected, callCenterId, members, assignments,
     nameOf, load, goTo, loadCallCenters, setSearch, create, update, remove, select, open, loadDetail, setCallCenter,
     assignSurvey, deAssignSurvey,
   };

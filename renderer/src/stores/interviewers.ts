@@ -3,6 +3,8 @@ import { ref } from 'vue';
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
 import { fetchGroupOptions, OPTIONS_LIMIT, type Group } from './groups.ts';
+import { useAddressQuery } from '../composables/address-query.ts';
+import { useTableSort } from '../composables/table-sort.ts';
 import { usePagedCollection } from './paged-collection.ts';
 
 export type DialType = 'Automatic' | 'Manual' | 'Assisted';
@@ -74,25 +76,67 @@ export async function fetchGroupIdsOf(interviewerId: number): Promise<number[]> 
   return page.value.map((g) => g.GroupId);
 }
 
-/** The interviewers screen: one page with search, lock/unlock, create and edit (with group membership). */
+/** The interviewer filter by state: locked or not, logged in now (an open session) or not. */
+export type InterviewerState = '' | 'locked' | 'active' | 'loggedIn' | 'loggedOut';
+export const INTERVIEWER_STATES: InterviewerState[] = ['', 'locked', 'active', 'loggedIn', 'loggedOut'];
+
+/** Sessions read at most to find who is logged in now. */
+const SESSIONS_LIMIT = 10000;
+
+/** Ids of the interviewers logged in now: their open sessions (`LogoutTime eq null`). */
+export async function fetchLoggedInIds(): Promise<Set<number>> {
+  const page = await request<ODataCollection<{ InterviewerId: number }>>('GET', '/cati/interviewersessionhistory', {
+    query: { $filter: 'LogoutTime eq null', $select: 'InterviewerId', $top: SESSIONS_LIMIT },
+  });
+  return new Set(page.value.map((s) => s.InterviewerId));
+}
+
+/** The interviewers screen: one page with search, state filter and sort (kept in the address), lock/unlock, create and edit. */
 export const useInterviewersStore = defineStore('interviewers', () => {
   const search = ref('');
+  const state = ref<InterviewerState>('');
+  const loggedIn = ref(new Set<number>());
   const filter = () => {
+    const parts: string[] = [];
     const s = search.value.trim().toLowerCase();
-    return s ? `contains(tolower(Name),${odataString(s)}) or contains(tolower(DisplayName),${odataString(s)})` : undefined;
+    if (s) parts.push(`(contains(tolower(Name),${odataString(s)}) or contains(tolower(DisplayName),${odataString(s)}))`);
+    if (state.value === 'locked' || state.value === 'active') parts.push(`IsLocked eq ${state.value === 'locked'}`);
+    if (state.value === 'loggedIn' || state.value === 'loggedOut') {
+      const ids = [...loggedIn.value].join(',');
+      const inSet = ids ? `InterviewerId in (${ids})` : 'InterviewerId eq -1';
+      parts.push(state.value === 'loggedIn' ? inSet : `not (${inSet})`);
+    }
+    return parts.length ? parts.join(' and ') : undefined;
   };
-  const list = usePagedCollection<Interviewer>('/cati/interviewers', { filter, orderby: 'Name' });
-  const { load } = list;
+  const sort = useTableSort('Name', false, 'InterviewerId');
+  const list = usePagedCollection<Interviewer>('/cati/interviewers', { filter, sort });
+
+  /** Loads a page with who is logged in now (the filter and the "Logged in" column need it). */
+  async function load(offset?: number): Promise<boolean> {
+    loggedIn.value = await fetchLoggedInIds();
+    return list.load(offset);
+  }
+  const goTo = (offset: number) => load(Math.max(0, offset));
+  useAddressQuery(
+    'interviewers',
+    {
+      q: { get: () => search.value, set: (v) => (search.value = v) },
+      state: { get: () => state.value, set: (v) => (state.value = INTERVIEWER_STATES.includes(v as InterviewerState) ? (v as InterviewerState) : '') },
+      orderby: sort.field,
+    },
+    () => load(0),
+  );
+
+  async function setFilter(text: string, wanted: InterviewerState) {
+    search.value = text;
+    state.value = wanted;
+    await load(0);
+  }
   /** The groups the form offers, by name. */
   const groupOptions = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
 
   async function loadGroupOptions() {
     groupOptions.value = await fetchGroupOptions();
-  }
-
-  async function setSearch(text: string) {
-    search.value = text;
-    await load(0);
   }
 
   async function create(draft: InterviewerDraft): Promise<Interviewer> {
@@ -116,5 +160,5 @@ export const useInterviewersStore = defineStore('interviewers', () => {
     await load();
   }
 
-  return { ...list, search, groupOptions, loadGroupOptions, setSearch, create, update, setLocked };
+  return { ...list, load, goTo, search, state, sort, loggedIn, groupOptions, loadGroupOptions, setFilter, create, update, setLocked };
 });

@@ -1,6 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { ApiRequestError, request, send } from '../api/client.ts';
+import { useAddressQuery } from '../composables/address-query.ts';
+import { useTableSort } from '../composables/table-sort.ts';
 
 export interface OptOutList {
   id: number;
@@ -39,8 +41,9 @@ export const useOptOutStore = defineStore('optout', () => {
   const items = ref<OptOutEntry[]>([]);
   const total = ref(0);
   const filterValue = ref('');
-  const orderBy = ref('EmailAddress');
-  const ascending = ref(true);
+  const sort = useTableSort('EmailAddress');
+  /** The list the address names: '' = company-level list, else a project id. */
+  const wantedProject = ref('');
   const page = ref(1);
   const pageSize = ref(50);
   const loading = ref(false);
@@ -51,6 +54,7 @@ export const useOptOutStore = defineStore('optout', () => {
   /** Opens the company-level list ('') or a project's list; a missing list is remembered so it can be created. */
   async function open(projectId: string) {
     const id = projectId.trim();
+    wantedProject.value = id;
     missingProjectId.value = null;
     try {
       list.value = await request<OptOutList>('GET', '/optout/lists', { query: { projectId: id } });
@@ -83,8 +87,8 @@ export const useOptOutStore = defineStore('optout', () => {
       const answer = await request<{ totalCount: number; items: OptOutEntry[] }>('GET', base.value, {
         query: {
           $filterValue: filterValue.value.trim(),
-          $orderBy: orderBy.value,
-          $orderAscending: ascending.value,
+          $orderBy: sort.key,
+          $orderAscending: !sort.desc,
           $page: page.value,
           $pageSize: pageSize.value,
         },
@@ -96,21 +100,31 @@ export const useOptOutStore = defineStore('optout', () => {
     }
   }
 
-  async function setKind(next: EntryKind) {
+  function selectKind(next: EntryKind) {
     kind.value = next;
-    orderBy.value = SORT_COLUMNS[next][0]!;
-    ascending.value = true;
+    sort.set(SORT_COLUMNS[next][0]!, false);
+  }
+
+  useAddressQuery(
+    'optout',
+    {
+      project: { get: () => wantedProject.value, set: (v) => (wantedProject.value = /^p\d+$/.test(v) ? v : '') },
+      kind: { get: () => (kind.value === 'emails' ? '' : kind.value), set: (v) => selectKind(v === 'domains' ? 'domains' : 'emails') },
+      q: { get: () => filterValue.value, set: (v) => (filterValue.value = v) },
+      orderby: sort.field,
+    },
+    () => open(wantedProject.value),
+  );
+
+  async function setKind(next: EntryKind) {
+    selectKind(next);
     filterValue.value = '';
     page.value = 1;
     await load();
   }
 
-  async function sortBy(column: string) {
-    if (orderBy.value === column) ascending.value = !ascending.value;
-    else {
-      orderBy.value = column;
-      ascending.value = true;
-    }
+  /** Back to the first page after the sort changed. */
+  async function resort() {
     page.value = 1;
     await load();
   }
@@ -157,7 +171,7 @@ export const useOptOutStore = defineStore('optout', () => {
   }
 
   return {
-    list, missingProjectId, kind, items, total, filterValue, orderBy, ascending, page, pageSize, pageCount, loading,
-    open, create, load, setKind, sortBy, setFilter, goTo, add, remove, importFile, exportFile,
+    list, missingProjectId, wantedProject, kind, items, total, filterValue, sort, page, pageSize, pageCount, loading,
+    open, create, load, setKind, resort, setFilter, goTo, add, remove, importFile, exportFile,
   };
 });

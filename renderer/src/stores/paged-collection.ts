@@ -1,6 +1,7 @@
 import { ref, type Ref } from 'vue';
 import { request, type RequestOptions } from '../api/client.ts';
 import type { ODataCollection } from '../api/odata.ts';
+import type { TableSort } from '../composables/table-sort.ts';
 
 type QueryParams = NonNullable<RequestOptions['query']>;
 
@@ -10,6 +11,8 @@ export interface PagedCollectionOptions {
   filter?: () => string | undefined;
   /** `$orderby`. */
   orderby?: string | (() => string | undefined);
+  /** The table's column sort: its `$orderby` wins over `orderby`. */
+  sort?: TableSort;
   /** `$select`. */
   select?: string;
   /** Further query parameters (the function parameters of `/cati/callhistorywithvariables`). */
@@ -31,11 +34,11 @@ export function usePagedCollection<T>(path: string | (() => string), options: Pa
   let latest = 0;
 
   function queryFor(offset: number): QueryParams {
-    const { filter, orderby, select, params } = options;
+    const { filter, orderby, select, params, sort } = options;
     return {
       ...params?.(),
       $filter: filter?.(),
-      $orderby: typeof orderby === 'function' ? orderby() : orderby,
+      $orderby: sort ? sort.orderby() : typeof orderby === 'function' ? orderby() : orderby,
       $select: select,
       $top: pageSize.value,
       $skip: offset,

@@ -5,6 +5,8 @@ import { odataString, type ODataCollection, type WithEtag } from '../api/odata.t
 import {
   fetchCallCenters, fetchGroupOptions, fetchInterviewerOptions, OPTIONS_LIMIT, type CallCenter, type Group, type InterviewerOption,
 } from './groups.ts';
+import { useAddressQuery } from '../composables/address-query.ts';
+import { useTableSort } from '../composables/table-sort.ts';
 import { usePagedCollection } from './paged-collection.ts';
 
 export type SurveyState = 'Open' | 'Closed';
@@ -54,7 +56,17 @@ export const useSurveysStore = defineStore('surveys', () => {
     if (s) parts.push(`(contains(tolower(SurveyName),${odataString(s)}) or contains(SurveyId,${odataString(s)}))`);
     return parts.length ? parts.join(' and ') : undefined;
   };
-  const list = usePagedCollection<Survey>('/cati/surveys', { filter, select: 'SurveyId,SurveyName,SampleSize,State', orderby: 'SurveyName,SurveyId' });
+  const sort = useTableSort('SurveyName', false, 'SurveyId');
+  const list = usePagedCollection<Survey>('/cati/surveys', { filter, select: 'SurveyId,SurveyName,SampleSize,State', sort });
+  useAddressQuery(
+    'surveys',
+    {
+      q: { get: () => search.value, set: (v) => (search.value = v) },
+      state: { get: () => state.value, set: (v) => (state.value = v === 'Open' || v === 'Closed' ? v : '') },
+      orderby: sort.field,
+    },
+    () => list.load(0),
+  );
 
   const selected = ref<Survey | null>(null);
   const basic = ref<BasicProperties | null>(null);
@@ -117,7 +129,7 @@ export const useSurveysStore = defineStore('surveys', () => {
   }
 
   return {
-    ...list, search, state, selected, basic, callCenterId, resources, callCenters, groupOptions, interviewerOptions,
+    ...list, search, state, sort, selected, basic, callCenterId, resources, callCenters, groupOptions, interviewerOptions,
     setFilter, open, loadAssignments, setCallCenter, setAssigned,
   };
 });
