@@ -18,11 +18,26 @@ export interface ImportResult {
   invalidRows: number;
 }
 
+/** One refused value: its data row (1-based; the header row and blank rows are not counted), the value, why. */
+export interface InvalidItem {
+  row: number;
+  value: string;
+  reason: string;
+}
+
+/** Refused values the worker reports at most (the first ones of the file). */
+export const MAX_INVALID_ITEMS = 1000;
+
+/** What the worker answers: the result and the first refused values (the route adds them only when asked). */
+export interface ImportOutcome extends ImportResult {
+  invalidItems: InvalidItem[];
+}
+
 /**
  * Messages from the worker: `parsed` (staged; it then waits for the main thread's `'write'` go-ahead), the
  * result, or a failure the main thread turns into a status.
  */
 export type WorkerReply =
   | { type: 'parsed' }
-  | { type: 'done'; result: ImportResult }
+  | { type: 'done'; result: ImportOutcome }
   | { type: 'failed'; status?: 400 | 413; code?: string; message: string };

@@ -21,13 +21,19 @@ export function uploadFile(req: Request, res: Response, next: NextFunction) {
   upload(req, res, next);
 }
 
-/** POST …/emails/import or …/domains/import (multipart, field `file`) → `{newRows, duplicatedRows, invalidRows}`. */
+/**
+ * POST …/emails/import or …/domains/import (multipart, field `file`) → `{newRows, duplicatedRows, invalidRows}`.
+ * Extension: `?invalidRows=list` adds `invalidItems` (the first 1000 refused values: `{row, value, reason}`).
+ */
 export function importHandler(service: ImportService, kind: EntryKind) {
   return async (req: Request, res: Response) => {
+    const listInvalid = req.query.invalidRows;
+    if (listInvalid !== undefined && listInvalid !== 'list') throw badRequest("invalidRows must be 'list' (or left out)");
     const file = req.file;
     if (!file) throw badRequest("Send the file as multipart/form-data in the form field 'file' (.csv, .txt or .xlsx)");
     try {
-      res.json(await service.importFile(listOf(res).id, kind, file.originalname, file.path));
+      const { invalidItems, ...result } = await service.importFile(listOf(res).id, kind, file.originalname, file.path);
+      res.json(listInvalid === 'list' ? { ...result, invalidItems } : result);
     } finally {
       await rm(file.path, { force: true });
     }

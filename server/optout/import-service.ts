@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, fromSqliteError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
 import { detectFormat } from './file-format.ts';
-import type { ImportJob, ImportResult, WorkerReply } from './import-protocol.ts';
+import type { ImportJob, ImportOutcome, WorkerReply } from './import-protocol.ts';
 import { siblingModule, startModuleWorker } from './start-worker.ts';
 
 /** Limits of one import (CONTRACT §5, §7). */
@@ -76,7 +76,7 @@ export class ImportService {
    * → 413 (the file is too large to process: a clear client-side cause, not a retryable server state);
    * busy database → the SQLite mapping; anything else → 500. Nothing is stored unless the whole import is.
    */
-  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string): Promise<ImportResult> {
+  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string): Promise<ImportOutcome> {
     const format = detectFormat(fileName, await readHead(filePath), (await stat(filePath)).size);
     await this.gate.enter();
     try {
@@ -86,7 +86,7 @@ export class ImportService {
     }
   }
 
-  private runWorker(job: ImportJob): Promise<ImportResult> {
+  private runWorker(job: ImportJob): Promise<ImportOutcome> {
     return new Promise((resolve, reject) => {
       const worker = startModuleWorker(WORKER_ENTRY, {
         workerData: job,

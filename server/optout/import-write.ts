@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.ts';
 import type { EntryKind } from './entries.ts';
 import type { Checked } from './normalise.ts';
-import type { ImportResult } from './import-protocol.ts';
+import { MAX_INVALID_ITEMS, type ImportOutcome, type InvalidItem } from './import-protocol.ts';
 
 const BATCH = 500;
 
@@ -18,6 +18,7 @@ export class EntryImporter {
   private readonly batch: string[] = [];
   private valid = 0;
   private invalid = 0;
+  private readonly invalidItems: InvalidItem[] = [];
 
   constructor(
     private readonly db: Db,
@@ -31,10 +32,13 @@ export class EntryImporter {
 
   /** Validates and stages every value (call before write). */
   addAll(values: Iterable<string>): void {
+    let row = 0;
     for (const raw of values) {
+      row++;
       const r = this.check(raw);
       if (!r.ok) {
         this.invalid++;
+        if (this.invalidItems.length < MAX_INVALID_ITEMS) this.invalidItems.push({ row, value: raw, reason: r.reason });
         continue;
       }
       this.valid++;
@@ -48,8 +52,8 @@ export class EntryImporter {
     this.batch.length = 0;
   }
 
-  /** Writes the staged values into the list in one transaction and answers the counts. */
-  write(listId: number): ImportResult {
+  /** Writes the staged values into the list in one transaction and answers the counts and the first refused values. */
+  write(listId: number): ImportOutcome {
     const [table, column] = this.kind === 'emails' ? ['optout_emails', 'email_address'] : ['optout_domains', 'domain'];
     const exists = this.db.prepare('SELECT 1 FROM optout_lists WHERE id = ?').pluck();
     const insert = this.db.prepare(
@@ -62,6 +66,6 @@ export class EntryImporter {
       })
       .immediate();
     this.db.exec('DROP TABLE temp.import_values');
-    return { newRows, duplicatedRows: this.valid - newRows, invalidRows: this.invalid };
+    return { newRows, duplicatedRows: this.valid - newRows, invalidRows: this.invalid, invalidItems: this.invalidItems };
   }
 }

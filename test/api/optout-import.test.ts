@@ -86,6 +86,34 @@ describe('import formats and encodings', () => {
     expect(await stored(list)).toEqual(['new@x.com', 'old@x.com']);
   });
 
+  it('lists the refused values with their data row when asked (?invalidRows=list), still all-or-nothing', async () => {
+    const list = await freshList();
+    const text = 'email\nok@x.com\n\nnot-an-address\nSome <a@x.com>\nfine@y.org\n';
+    const r = await t.json('POST', `/optout/lists/${list}/emails/import?invalidRows=list`, { raw: form(text, 'x.csv') });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ newRows: 2, duplicatedRows: 0, invalidRows: 2 });
+    expect(r.body.invalidItems).toEqual([
+      { row: 2, value: 'not-an-address', reason: expect.any(String) },
+      { row: 3, value: 'Some <a@x.com>', reason: expect.any(String) },
+    ]);
+    expect(r.body.invalidItems[0].reason.length).toBeGreaterThan(5);
+    // Without the parameter the answer is exactly the seed's three counts.
+    const again = await upload(list, 'emails', text, 'x.csv');
+    expect(again.body).toEqual({ newRows: 0, duplicatedRows: 2, invalidRows: 2 });
+    const bad = await t.json('POST', `/optout/lists/${list}/emails/import?invalidRows=yes`, { raw: form(text, 'x.csv') });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('invalidRows');
+  });
+
+  it('lists at most the first 1000 refused values', async () => {
+    const list = await freshList();
+    const text = Array.from({ length: 1500 }, (_, i) => `bad${i}`).join('\n');
+    const r = await t.json('POST', `/optout/lists/${list}/emails/import?invalidRows=list`, { raw: form(text, 'x.txt') });
+    expect(r.body).toMatchObject({ newRows: 0, invalidRows: 1500 });
+    expect(r.body.invalidItems).toHaveLength(1000);
+    expect(r.body.invalidItems.at(-1)).toMatchObject({ row: 1000, value: 'bad999' });
+  });
+
   it('imports domains (header Domain, IDN → punycode)', async () => {
     const list = await freshList();
     const r = await upload(list, 'domains', 'Domain\nexample.com\nBücher.de\nexample.com\nbad_domain\n', 'd.csv');

@@ -64,8 +64,8 @@ describe('ImportService limits', () => {
     // The two admitted imports ran one after the other: one stored everything, the other found duplicates.
     expect(done).toEqual(
       expect.arrayContaining([
-        { newRows: 50_000, duplicatedRows: 0, invalidRows: 0 },
-        { newRows: 0, duplicatedRows: 50_000, invalidRows: 0 },
+        { newRows: 50_000, duplicatedRows: 0, invalidRows: 0, invalidItems: [] },
+        { newRows: 0, duplicatedRows: 50_000, invalidRows: 0, invalidItems: [] },
       ]),
     );
   });

@@ -137,3 +137,33 @@ export function describeError(err: unknown): string {
   if (err instanceof ApiRequestError) return err.status ? `${err.message} (HTTP ${err.status})` : err.message;
   return err instanceof Error ? err.message : String(err);
 }
+
+/** What an upload reports: bytes sent of the total, then that the server has it all and is processing. */
+export interface UploadProgress {
+  progress(sent: number, total: number): void;
+  processing(): void;
+}
+
+/**
+ * Sends a multipart form with XMLHttpRequest (fetch cannot report upload progress), reporting the bytes sent
+ * and the moment the server has the whole body; answers the parsed JSON or throws ApiRequestError.
+ */
+export function uploadForm<T>(path: string, form: FormData, on: UploadProgress, query: RequestOptions['query'] = {}): Promise<T> {
+  if (!session) return Promise.reject(new ApiRequestError(401, 'No session key: open the UI link the server printed (…/#token=…).'));
+  const { baseUrl, apiKey } = session;
+  return new Promise<T>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', baseUrl + buildPath(path, query));
+    xhr.setRequestHeader('Authorization', `Bearer ${apiKey}`);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.upload.addEventListener('progress', (e) => on.progress(e.loaded, e.lengthComputable ? e.total : 0));
+    xhr.upload.addEventListener('load', () => on.processing());
+    xhr.addEventListener('error', () => reject(new ApiRequestError(0, 'The server cannot be reached (the upload failed).')));
+    xhr.addEventListener('load', () => {
+      const answer = new Response(xhr.responseText || null, { status: xhr.status });
+      if (xhr.status >= 200 && xhr.status < 300) resolve((xhr.responseText ? JSON.parse(xhr.responseText) : undefined) as T);
+      else void toError(answer).then(reject);
+    });
+    xhr.send(form);
+  });
+}

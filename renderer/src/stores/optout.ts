@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { ApiRequestError, request, send } from '../api/client.ts';
+import { ApiRequestError, request, send, uploadForm, type UploadProgress } from '../api/client.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 
@@ -24,6 +24,8 @@ export interface ImportResult {
   newRows: number;
   duplicatedRows: number;
   invalidRows: number;
+  /** The first 1000 refused values (asked for with `?invalidRows=list`). */
+  invalidItems: { row: number; value: string; reason: string }[];
 }
 
 /** Columns each tab can sort by ($orderBy values, CONTRACT §5). */
@@ -153,10 +155,11 @@ export const useOptOutStore = defineStore('optout', () => {
     await load();
   }
 
-  async function importFile(file: File): Promise<ImportResult> {
+  /** Uploads and imports a file (all or nothing), reporting upload progress and then the server's processing. */
+  async function importFile(file: File, on: UploadProgress): Promise<ImportResult> {
     const form = new FormData();
     form.append('file', file, file.name);
-    const result = await request<ImportResult>('POST', `${base.value}/import`, { form });
+    const result = await uploadForm<ImportResult>(`${base.value}/import`, form, on, { invalidRows: 'list' });
     page.value = 1;
     await load();
     return result;
