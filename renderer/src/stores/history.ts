@@ -1,57 +1,52 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
+import { downloadExport } from '../api/download.ts';
 import { odataString } from '../api/odata.ts';
-import { fetchInterviewerOptions, type InterviewerOption } from './groups.ts';
+import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
+import { useTableSort } from '../composables/table-sort.ts';
+import { fetchCallCenters, fetchInterviewerOptions, type CallCenter, type InterviewerOption } from './groups.ts';
+import { localInputToIso, presetRange, secondsBound, type RangePreset } from './history-range.ts';
 import { usePagedCollection } from './paged-collection.ts';
+import { categoryFilter, fetchOutcomes, OUTCOME_CATEGORIES, type Outcome, type OutcomeCategory } from './report-lookups.ts';
 import { fetchSurveyOptions, type SurveyOption } from './surveys.ts';
 
 export type HistoryTab = 'calls' | 'breaks' | 'sessions' | 'variables';
 export type HistoryRow = Record<string, unknown>;
+export { todayRange, toLocalInput, localInputToIso } from './history-range.ts';
 
-/** The entity set behind each plain tab and the time field its range applies to. */
+/** The entity set behind each plain tab, the time field its range applies to, and its key (the sort's tie-breaker). */
 const SETS = {
-  calls: { path: '/cati/callhistory', time: 'Time', hasSurvey: true },
-  breaks: { path: '/cati/breakhistory', time: 'Time', hasSurvey: true },
-  sessions: { path: '/cati/interviewersessionhistory', time: 'LoginTime', hasSurvey: false },
+  calls: { path: '/cati/callhistory', time: 'Time', key: 'Id', hasSurvey: true },
+  breaks: { path: '/cati/breakhistory', time: 'Time', key: 'Id', hasSurvey: true },
+  sessions: { path: '/cati/interviewersessionhistory', time: 'LoginTime', key: 'SessionId', hasSurvey: false },
 } as const;
+const TABS: HistoryTab[] = ['calls', 'breaks', 'sessions', 'variables'];
+const defaultSort = (t: HistoryTab): [string, boolean] => (t === 'variables' ? ['NumberInOrder', false] : [SETS[t].time, true]);
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** A Date as the value of an `<input type="datetime-local">` (local time, minutes). */
-export function toLocalInput(d: Date): string {
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
-/** Today from local midnight (inclusive) to the next local midnight (exclusive). */
-export function todayRange(now = new Date()): { start: string; end: string } {
-  const start = new Date(now.getFullYear(), now.getMonth(), now.getDate());
-  const end = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
-  return { start: toLocalInput(start), end: toLocalInput(end) };
-}
-
-/** A datetime-local value as an ISO UTC instant; throws a readable error when it is not a date. */
-export function localInputToIso(value: string, label: string): string {
-  const d = new Date(value);
-  if (!value || Number.isNaN(d.getTime())) throw new Error(`${label} is not a valid date and time.`);
-  return d.toISOString();
-}
-
-/** The History screen: calls / breaks / sessions over a time range with survey and interviewer filters, and the "with variables" view. */
+/** The History screen: calls / breaks / sessions over a time range with filters (kept in the address), sortable, exportable. */
 export const useHistoryStore = defineStore('history', () => {
   const tab = ref<HistoryTab>('calls');
-  const range = ref(todayRange());
+  /** A preset range follows the clock (a bookmark of "today" shows today); null = the range typed in. */
+  const preset = ref<RangePreset | null>('today');
+  const range = ref(presetRange('today'));
   const surveyId = ref('');
   const interviewerId = ref<number | null>(null);
+  /** '' = any; a code ('3'); or a category ('Complete'). */
+  const outcome = ref('');
+  const bounds = ref({ durMin: '', durMax: '', waitMin: '', waitMax: '' });
+  const centre = ref('');
   const surveyIds = ref('');
   const variables = ref('');
   const includeBreakTimes = ref(false);
   const includeLoginLogoutInfo = ref(false);
+  const sort = useTableSort('Time', true, () => (tab.value === 'variables' ? undefined : `${SETS[tab.value].key} desc`));
 
   /** The variable names of the last "with variables" answer (its extra columns). */
   const variableColumns = ref<string[]>([]);
-
   const surveys = ref<SurveyOption[]>([]);
   const interviewers = ref<InterviewerOption[]>([]);
+  const outcomes = ref<Outcome[]>([]);
+  const callCenters = ref<CallCenter[]>([]);
 
   const interviewerName = computed(() => {
     const byId = new Map(interviewers.value.map((i) => [i.InterviewerId, i.DisplayName ? `${i.DisplayName} (${i.Name})` : i.Name]));
@@ -59,25 +54,50 @@ export const useHistoryStore = defineStore('history', () => {
   });
 
   async function loadOptions() {
-    const [s, i] = await Promise.all([fetchSurveyOptions(), fetchInterviewerOptions()]);
+    const [s, i, o, c] = await Promise.all([fetchSurveyOptions(), fetchInterviewerOptions(), fetchOutcomes(), fetchCallCenters()]);
     surveys.value = s;
     interviewers.value = i;
+    outcomes.value = o;
+    callCenters.value = c;
   }
 
   function timeBounds() {
+    if (preset.value) range.value = presetRange(preset.value);
     return { start: localInputToIso(range.value.start, 'From'), end: localInputToIso(range.value.end, 'To') };
   }
 
   const requestedVariables = () => variables.value.split(/[,;]/).map((v) => v.trim()).filter(Boolean);
 
-  /** `$filter` of a plain tab: start inclusive, end exclusive, then the optional survey and interviewer. */
-  function plainFilter(t: Exclude<HistoryTab, 'variables'>): string {
+  /** The outcome, duration, waiting-time and centre conditions of the calls tab (the centre also on breaks and sessions). */
+  function extraFilters(t: HistoryTab): string[] {
+    const parts: string[] = [];
+    if (t === 'calls') {
+      const o = outcome.value;
+      if (OUTCOME_CATEGORIES.includes(o as OutcomeCategory)) parts.push(categoryFilter(outcomes.value, o as OutcomeCategory));
+      else if (/^-?\d+$/.test(o)) parts.push(`ExtendedStatus eq ${Number(o)}`);
+      const b = bounds.value;
+      const add = (field: string, op: string, value: string, label: string) => {
+        const n = secondsBound(value, label);
+        if (n !== null) parts.push(`${field} ${op} ${n}`);
+      };
+      add('Duration', 'ge', b.durMin, 'Minimum duration');
+      add('Duration', 'le', b.durMax, 'Maximum duration');
+      add('WaitingTime', 'ge', b.waitMin, 'Minimum waiting time');
+      add('WaitingTime', 'le', b.waitMax, 'Maximum waiting time');
+    }
+    if (t !== 'variables' && /^\d+$/.test(centre.value)) parts.push(`CallCenterId eq ${centre.value}`);
+    return parts;
+  }
+
+  /** `$filter` of a tab: start inclusive, end exclusive, then the optional filters. */
+  function filterOf(t: HistoryTab): string | undefined {
+    if (t === 'variables') return interviewerId.value !== null ? `InterviewerId eq ${interviewerId.value}` : undefined;
     const { start, end } = timeBounds();
     const set = SETS[t];
     const parts = [`${set.time} ge ${start}`, `${set.time} lt ${end}`];
     if (set.hasSurvey && surveyId.value) parts.push(`SurveyId eq ${odataString(surveyId.value)}`);
     if (interviewerId.value !== null) parts.push(`InterviewerId eq ${interviewerId.value}`);
-    return parts.join(' and ');
+    return [...parts, ...extraFilters(t)].join(' and ');
   }
 
   /** The "with variables" function parameters (its `$filter` is only the interviewer). */
@@ -93,14 +113,11 @@ export const useHistoryStore = defineStore('history', () => {
     };
   }
 
-  const list = usePagedCollection<HistoryRow>(() => (tab.value === 'variables' ? '/cati/callhistorywithvariables' : SETS[tab.value].path), {
+  const pathOf = (t: HistoryTab) => (t === 'variables' ? '/cati/callhistorywithvariables' : SETS[t].path);
+  const list = usePagedCollection<HistoryRow>(() => pathOf(tab.value), {
     params: () => (tab.value === 'variables' ? variablesParams() : {}),
-    filter: () => {
-      const t = tab.value;
-      if (t !== 'variables') return plainFilter(t);
-      return interviewerId.value !== null ? `InterviewerId eq ${interviewerId.value}` : undefined;
-    },
-    orderby: () => (tab.value === 'variables' ? undefined : `${SETS[tab.value].time} desc`),
+    filter: () => filterOf(tab.value),
+    sort,
   });
 
   /** Loads the page at `offset`; a "with variables" answer brings its variable columns. */
@@ -110,29 +127,66 @@ export const useHistoryStore = defineStore('history', () => {
     if ((await list.load(offset)) && t === 'variables') variableColumns.value = wanted;
   }
 
-  /** Runs the query from the first page (after the filters changed). */
-  async function search() {
-    await load(0);
+  const search = () => load(0);
+
+  function selectTab(t: HistoryTab) {
+    tab.value = t;
+    sort.set(...defaultSort(t));
   }
 
   async function setTab(t: HistoryTab) {
-    tab.value = t;
+    selectTab(t);
     list.clear();
     await search();
   }
 
-  async function goTo(offset: number) {
-    await load(Math.max(0, offset));
-  }
+  const goTo = (offset: number) => load(Math.max(0, offset));
 
-  async function resetToToday() {
-    range.value = todayRange();
+  async function usePreset(p: RangePreset) {
+    preset.value = p;
     await search();
   }
 
+  /** Every row of the current query (all pages, in the table's order) as a CSV or XLSX file from the server; answers its name. */
+  async function exportQuery(format: 'csv' | 'xlsx'): Promise<string> {
+    const t = tab.value;
+    return downloadExport(pathOf(t), { ...(t === 'variables' ? variablesParams() : {}), $filter: filterOf(t), $orderby: sort.orderby() }, format);
+  }
+
+  const text = (r: { value: string }): AddressField => ({ get: () => r.value, set: (v) => (r.value = v) });
+  const bound = (k: keyof typeof bounds.value): AddressField => ({ get: () => bounds.value[k], set: (v) => (bounds.value[k] = /^\d+$/.test(v) ? v : '') });
+  const flag = (r: { value: boolean }): AddressField => ({ get: () => (r.value ? '1' : ''), set: (v) => (r.value = v === '1') });
+  useAddressQuery(
+    'history',
+    {
+      tab: { get: () => (tab.value === 'calls' ? '' : tab.value), set: (v) => selectTab(TABS.includes(v as HistoryTab) ? (v as HistoryTab) : 'calls') },
+      range: {
+        get: () => (preset.value === 'today' ? '' : (preset.value ?? 'custom')),
+        set: (v) => (preset.value = v === 'yesterday' || v === 'week' ? v : v === 'custom' ? null : 'today'),
+      },
+      from: { get: () => (preset.value ? '' : range.value.start), set: (v) => v && (range.value = { ...range.value, start: v }) },
+      to: { get: () => (preset.value ? '' : range.value.end), set: (v) => v && (range.value = { ...range.value, end: v }) },
+      survey: text(surveyId),
+      interviewer: { get: () => (interviewerId.value === null ? '' : String(interviewerId.value)), set: (v) => (interviewerId.value = /^\d+$/.test(v) ? Number(v) : null) },
+      outcome: text(outcome),
+      durMin: bound('durMin'),
+      durMax: bound('durMax'),
+      waitMin: bound('waitMin'),
+      waitMax: bound('waitMax'),
+      centre: text(centre),
+      surveyIds: text(surveyIds),
+      variables: text(variables),
+      breaks: flag(includeBreakTimes),
+      logins: flag(includeLoginLogoutInfo),
+      orderby: sort.field,
+    },
+    search,
+  );
+
   return {
-    tab, range, surveyId, interviewerId, surveyIds, variables, includeBreakTimes, includeLoginLogoutInfo,
+    tab, preset, range, surveyId, interviewerId, outcome, bounds, centre, surveyIds, variables, includeBreakTimes, includeLoginLogoutInfo, sort,
     rows: list.items, total: list.total, skip: list.skip, pageSize: list.pageSize, loading: list.loading,
-    variableColumns, surveys, interviewers, interviewerName, loadOptions, load, search, setTab, goTo, resetToToday,
+    variableColumns, surveys, interviewers, outcomes, callCenters, interviewerName,
+    loadOptions, load, search, setTab, goTo, usePreset, exportQuery,
   };
 });

@@ -6,11 +6,15 @@ export interface HistoryColumn {
   label: string;
   value(row: HistoryRow, names: NameLookups): string;
   mono?: boolean;
+  /** The property the column sorts by (`$orderby`); none = not sortable. */
+  field?: string;
 }
 
 export interface NameLookups {
   interviewer(id: unknown): string;
   survey(id: unknown): string;
+  outcome(code: unknown): string;
+  centre(id: unknown): string;
 }
 
 /** Seconds as `m:ss` or `h:mm:ss`; empty for null. */
@@ -23,29 +27,31 @@ export function formatSeconds(value: unknown): string {
 }
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-const col = (label: string, field: string, mono = false): HistoryColumn => ({ label, value: (r) => text(r[field]), mono });
-const timeCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatTime(r[field] as string | null) });
-const secondsCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatSeconds(r[field]) });
-const interviewerCol: HistoryColumn = { label: 'Interviewer', value: (r, n) => n.interviewer(r.InterviewerId) };
-const surveyCol: HistoryColumn = { label: 'Survey', value: (r, n) => n.survey(r.SurveyId) };
+const col = (label: string, field: string, mono = false): HistoryColumn => ({ label, value: (r) => text(r[field]), mono, field });
+const timeCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatTime(r[field] as string | null), field });
+const secondsCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatSeconds(r[field]), field });
+const interviewerCol: HistoryColumn = { label: 'Interviewer', value: (r, n) => n.interviewer(r.InterviewerId), field: 'InterviewerId' };
+const surveyCol: HistoryColumn = { label: 'Survey', value: (r, n) => n.survey(r.SurveyId), field: 'SurveyId' };
+const outcomeCol: HistoryColumn = { label: 'Outcome', value: (r, n) => n.outcome(r.ExtendedStatus), field: 'ExtendedStatus' };
+const centreCol: HistoryColumn = { label: 'Centre', value: (r, n) => n.centre(r.CallCenterId), field: 'CallCenterId' };
 
 export const HISTORY_COLUMNS: Record<Exclude<HistoryTab, 'variables'>, HistoryColumn[]> = {
   calls: [
     timeCol('Time', 'Time'), surveyCol, col('Interview', 'InterviewId'), interviewerCol, col('Number', 'TelephoneNumber', true),
-    col('Ext. status', 'ExtendedStatus'), secondsCol('Duration', 'Duration'), secondsCol('Waiting', 'WaitingTime'), col('Centre', 'CallCenterId'),
+    outcomeCol, secondsCol('Duration', 'Duration'), secondsCol('Waiting', 'WaitingTime'), centreCol,
   ],
   breaks: [
     timeCol('Time', 'Time'), interviewerCol, col('Break', 'BreakTypeName'), secondsCol('Duration', 'Duration'),
-    { label: 'Paid', value: (r) => (r.IsPaid === null || r.IsPaid === undefined ? '' : r.IsPaid ? 'Yes' : 'No') }, surveyCol, col('Centre', 'CallCenterId'),
+    { label: 'Paid', value: (r) => (r.IsPaid === null || r.IsPaid === undefined ? '' : r.IsPaid ? 'Yes' : 'No'), field: 'IsPaid' }, surveyCol, centreCol,
   ],
   sessions: [
     col('Session', 'SessionId'), interviewerCol, timeCol('Login', 'LoginTime'),
-    { label: 'Logout', value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string) : 'still logged in') },
+    { label: 'Logout', value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string) : 'still logged in'), field: 'LogoutTime' },
     {
       label: 'Duration',
       value: (r) => (r.LogoutTime ? formatSeconds(Math.round((Date.parse(r.LogoutTime as string) - Date.parse(r.LoginTime as string)) / 1000)) : ''),
     },
-    col('Centre', 'CallCenterId'),
+    centreCol,
   ],
 };
 
@@ -57,7 +63,7 @@ export function variablesColumns(variables: string[]): HistoryColumn[] {
   };
   return [
     col('#', 'NumberInOrder'), col('Event', 'EventType'), timeCol('Time', 'Time'), col('Survey', 'SurveyName'), col('Interviewer', 'InterviewerName'),
-    col('Number', 'TelephoneNumber', true), col('Interview', 'InterviewId'), col('Ext. status', 'ExtendedStatus'), secondsCol('Duration', 'Duration'),
+    col('Number', 'TelephoneNumber', true), col('Interview', 'InterviewId'), outcomeCol, secondsCol('Duration', 'Duration'),
     ...variables.map((name) => ({ label: name, value: value(name) })),
   ];
 }

@@ -1,0 +1,49 @@
+/** Names the reports show instead of raw codes: outcomes (`/cati/extendedstatuses`, CONTRACT §9) and call centres. */
+import { ApiRequestError, request } from '../api/client.ts';
+import type { ODataCollection } from '../api/odata.ts';
+
+export type OutcomeCategory = 'Complete' | 'Refusal' | 'NoContact' | 'Appointment' | 'Ineligible' | 'Other';
+export const OUTCOME_CATEGORIES: OutcomeCategory[] = ['Complete', 'Refusal', 'NoContact', 'Appointment', 'Ineligible', 'Other'];
+
+/** One `ExtendedStatus` code with its name and category. */
+export interface Outcome {
+  Code: number;
+  Name: string;
+  Category: OutcomeCategory;
+}
+
+/** Every outcome by code (a server without `/cati/extendedstatuses` answers none: codes are shown as numbers). */
+export async function fetchOutcomes(): Promise<Outcome[]> {
+  try {
+    const page = await request<ODataCollection<Outcome>>('GET', '/cati/extendedstatuses', { query: { $orderby: 'Code', $top: 1000 } });
+    return page.value;
+  } catch (err) {
+    if (err instanceof ApiRequestError && err.status === 404) return [];
+    throw err;
+  }
+}
+
+/** The category of a code: its row's, else `Other` (CONTRACT §9: a code without a row counts as Other). */
+export function categoryOf(outcomes: readonly Outcome[], code: number | null | undefined): OutcomeCategory {
+  return outcomes.find((o) => o.Code === code)?.Category ?? 'Other';
+}
+
+/** `$filter` for calls whose outcome is in `category` (Other: every code that has no other category, and none). */
+export function categoryFilter(outcomes: readonly Outcome[], category: OutcomeCategory): string {
+  if (category !== 'Other') {
+    const codes = outcomes.filter((o) => o.Category === category).map((o) => o.Code);
+    return codes.length ? `ExtendedStatus in (${codes.join(',')})` : 'ExtendedStatus eq -2147483648';
+  }
+  const others = outcomes.filter((o) => o.Category !== 'Other').map((o) => o.Code);
+  return others.length ? `(ExtendedStatus eq null or not (ExtendedStatus in (${others.join(',')})))` : 'true';
+}
+
+/** Readable category names. */
+export const CATEGORY_LABELS: Record<OutcomeCategory, string> = {
+  Complete: 'Completes',
+  Refusal: 'Refusals',
+  NoContact: 'No contact',
+  Appointment: 'Appointments',
+  Ineligible: 'Ineligible',
+  Other: 'Other',
+};
