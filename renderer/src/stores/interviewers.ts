@@ -2,6 +2,7 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
+import { fetchInterviewerSurveys, type InterviewerSurvey } from './effective-assignments.ts';
 import { fetchGroupOptions, OPTIONS_LIMIT, type Group } from './groups.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
@@ -139,6 +140,13 @@ export const useInterviewersStore = defineStore('interviewers', () => {
     groupOptions.value = await fetchGroupOptions();
   }
 
+  /** The interviewer whose surveys are shown, and those surveys with how it can work them. */
+  const surveysOf = ref<{ interviewer: Interviewer; rows: InterviewerSurvey[] } | null>(null);
+
+  async function openSurveys(interviewer: Interviewer) {
+    surveysOf.value = { interviewer, rows: await fetchInterviewerSurveys(interviewer.InterviewerId, interviewer.CallCenterId) };
+  }
+
   async function create(draft: InterviewerDraft): Promise<Interviewer> {
     const created = await request<Interviewer>('POST', '/cati/interviewerproperties', { body: toBody(draft) });
     await load();
@@ -160,5 +168,7 @@ export const useInterviewersStore = defineStore('interviewers', () => {
     await load();
   }
 
-  return { ...list, load, goTo, search, state, sort, loggedIn, groupOptions, loadGroupOptions, setFilter, create, update, setLocked };
+  return {
+    ...list, load, goTo, search, state, sort, loggedIn, groupOptions, surveysOf, loadGroupOptions, setFilter, openSurveys, create, update, setLocked,
+  };
 });

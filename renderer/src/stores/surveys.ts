@@ -7,6 +7,7 @@ import {
 } from './groups.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
+import { fetchSurveyWorkers, type SurveyWorker } from './effective-assignments.ts';
 import { usePagedCollection } from './paged-collection.ts';
 
 export type SurveyState = 'Open' | 'Closed';
@@ -72,6 +73,8 @@ export const useSurveysStore = defineStore('surveys', () => {
   const basic = ref<BasicProperties | null>(null);
   const callCenterId = ref(1);
   const resources = ref<ResourceAssignment[]>([]);
+  /** Who can work the selected survey in the chosen call centre (explicitly or through groups), and who is logged in. */
+  const workers = ref<SurveyWorker[]>([]);
   // The detail panel's pickers, refreshed each time a survey is opened (call centres, groups and interviewers change elsewhere).
   const callCenters = ref<CallCenter[]>([]);
   const groupOptions = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
@@ -90,6 +93,7 @@ export const useSurveysStore = defineStore('surveys', () => {
     selected.value = survey;
     basic.value = null;
     resources.value = [];
+    workers.value = [];
     const [props, centres, groups, interviewers] = await Promise.all([
       request<BasicProperties>('GET', `${surveyPath(survey)}/Controller.GetBasicProperties()`),
       fetchCallCenters(),
@@ -109,6 +113,7 @@ export const useSurveysStore = defineStore('surveys', () => {
     const page = await request<ODataCollection<ResourceAssignment>>('GET', `${surveyPath(s)}/Controller.GetAssignments(callCenterId=${callCenterId.value})`);
     // Groups first, then interviewers, each by name.
     resources.value = [...page.value].sort((a, b) => Number(b.IsGroup) - Number(a.IsGroup) || a.Name.localeCompare(b.Name));
+    workers.value = await fetchSurveyWorkers(callCenterId.value, resources.value);
   }
 
   async function setCallCenter(id: number) {
@@ -129,7 +134,7 @@ export const useSurveysStore = defineStore('surveys', () => {
   }
 
   return {
-    ...list, search, state, sort, selected, basic, callCenterId, resources, callCenters, groupOptions, interviewerOptions,
+    ...list, search, state, sort, selected, basic, callCenterId, resources, workers, callCenters, groupOptions, interviewerOptions,
     setFilter, open, loadAssignments, setCallCenter, setAssigned,
   };
 });
