@@ -1,0 +1,94 @@
+// The renderer's globals (window.cati) for the renderer modules this test imports.
+import type {} from '../../renderer/env.d.ts';
+import { describe, expect, it } from 'vitest';
+import { csvCell } from '../../renderer/src/api/download.ts';
+import { screenHref, splitHash } from '../../renderer/src/composables/address-query.ts';
+import { compareValues, sortRows, useTableSort } from '../../renderer/src/composables/table-sort.ts';
+import { parseNumberList, splitCsvLine } from '../../renderer/src/stores/blacklist-import.ts';
+import { presetRange, secondsBound } from '../../renderer/src/stores/history-range.ts';
+import { categoryFilter, categoryOf, type Outcome } from '../../renderer/src/stores/report-lookups.ts';
+
+describe('address query', () => {
+  it('splits a hash into screen and query, and builds one back (spaces as %20, empty values left out)', () => {
+    const { path, query } = splitHash('#/history?tab=calls&orderby=Time%20desc');
+    expect(path).toBe('history');
+    expect(query.get('orderby')).toBe('Time desc');
+    expect(splitHash('#/blacklist').path).toBe('blacklist');
+    expect(screenHref('history', { tab: 'calls', q: '', orderby: 'Time desc', n: null })).toBe('#/history?tab=calls&orderby=Time%20desc');
+  });
+});
+
+describe('table sort', () => {
+  it('toggles, builds $orderby with a tie-breaker, and round-trips through its address text', () => {
+    const sort = useTableSort('Created', true, 'Id desc');
+    expect(sort.orderby()).toBe('Created desc,Id desc');
+    expect(sort.field.get()).toBe('');
+    sort.toggle('Comment');
+    expect([sort.key, sort.desc, sort.orderby()]).toEqual(['Comment', false, 'Comment,Id desc']);
+    sort.toggle('Comment');
+    expect(sort.field.get()).toBe('Comment desc');
+    sort.field.set('Id');
+    expect(sort.orderby()).toBe('Id');
+    sort.field.set('bad value; drop');
+    expect(sort.orderby()).toBe('Created desc,Id desc');
+  });
+
+  it('sorts rows with nulls first and numbers by value', () => {
+    expect([3, null, 10, 2].sort(compareValues)).toEqual([null, 2, 3, 10]);
+    expect(sortRows([{ a: 'b10' }, { a: 'b9' }], { key: 'a', desc: false }, (r) => r.a)).toEqual([{ a: 'b9' }, { a: 'b10' }]);
+  });
+});
+
+describe('blacklist import parsing', () => {
+  it('keeps type and comment columns, honours quotes, header columns and line numbers', () => {
+    expect(splitCsvLine('"a, b",c,"say ""hi"""', ',')).toEqual(['a, b', 'c', 'say "hi"']);
+    const items = parseNumberList('Comment;TelephoneNumber;Type\n"late, twice";0301;StartWith\n\n;0302;\n', 'Equal');
+    expect(items).toEqual([
+      { TelephoneNumber: '0301', Type: 'StartWith', Comment: 'late, twice', line: 2 },
+      { TelephoneNumber: '0302', Type: 'Equal', line: 4 },
+    ]);
+    expect(parseNumberList('0401,StartWith,note\n0402,just a note', 'Equal')).toEqual([
+      { TelephoneNumber: '0401', Type: 'StartWith', Comment: 'note', line: 1 },
+      { TelephoneNumber: '0402', Type: 'Equal', Comment: 'just a note', line: 2 },
+    ]);
+  });
+});
+
+describe('ranges and bounds', () => {
+  it('gives today, yesterday and this week (Monday to Monday) in local time', () => {
+    const wednesday = new Date(2026, 10, 25, 15, 30);
+    expect(presetRange('today', wednesday)).toEqual({ start: '2026-11-25T00:00', end: '2026-11-26T00:00' });
+    expect(presetRange('yesterday', wednesday)).toEqual({ start: '2026-11-24T00:00', end: '2026-11-25T00:00' });
+    expect(presetRange('week', wednesday)).toEqual({ start: '2026-11-23T00:00', end: '2026-11-30T00:00' });
+    expect(presetRange('week', new Date(2026, 10, 29, 9))).toEqual({ start: '2026-11-23T00:00', end: '2026-11-30T00:00' });
+    expect(secondsBound(' 90 ', 'x')).toBe(90);
+    expect(secondsBound('', 'x')).toBeNull();
+    expect(() => secondsBound('1.5', 'Minimum duration')).toThrow('Minimum duration must be a whole number of seconds.');
+  });
+});
+
+const OUTCOMES: Outcome[] = [
+  { Code: 1, Name: 'Complete', Category: 'Complete' },
+  { Code: 2, Name: 'Refused', Category: 'Refusal' },
+  { Code: 9, Name: 'Misc', Category: 'Other' },
+];
+
+describe('outcome categories', () => {
+  it('maps codes to categories (no row = Other) and categories to $filter', () => {
+    expect(categoryOf(OUTCOMES, 2)).toBe('Refusal');
+    expect(categoryOf(OUTCOMES, 77)).toBe('Other');
+    expect(categoryOf(OUTCOMES, null)).toBe('Other');
+    expect(categoryFilter(OUTCOMES, 'Complete')).toBe('ExtendedStatus in (1)');
+    expect(categoryFilter(OUTCOMES, 'Other')).toBe('(ExtendedStatus eq null or not (ExtendedStatus in (1,2)))');
+    expect(categoryFilter(OUTCOMES, 'Appointment')).toBe('ExtendedStatus eq -2147483648');
+  });
+});
+
+describe('CSV cells', () => {
+  it('quotes per RFC 4180 and guards formulas like the server exports', () => {
+    expect(csvCell('a,b')).toBe('"a,b"');
+    expect(csvCell('=SUM(A1)')).toBe("'=SUM(A1)");
+    expect(csvCell(-3)).toBe('-3');
+    expect(csvCell(null)).toBe('');
+  });
+});
