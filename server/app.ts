@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { bindActor } from './audit/audit-log.ts';
 import { keysRouter } from './auth/keys-router.ts';
 import { authenticate } from './auth/middleware.ts';
+import { uiSessionsRouter, uiTokenRouter } from './auth/ui-session-router.ts';
 import { catiRouter } from './cati/index.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, errorMiddleware } from './errors.ts';
@@ -33,6 +34,8 @@ export function createApp(ctx: AppContext): Express {
   app.use('/cati', authenticate(ctx.keys), jsonBody, bindActor, catiRouter(ctx));
   app.use('/optout', authenticate(ctx.keys), jsonBody, bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
   app.use('/admin/keys', authenticate(ctx.keys), jsonBody, bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
+  app.use('/admin/ui-sessions', authenticate(ctx.keys), bindActor, uiSessionsRouter(ctx)); // extension: UI sessions (company_administrate)
+  app.use('/auth', jsonBody, uiTokenRouter(ctx)); // the UI link's single-use token → session key (no key needed)
   app.use(['/cati', '/optout'], (req, _res, next) => {
     next(new ApiError('NotFound', `No resource at ${req.method} ${req.originalUrl.split('?')[0]}`));
   });

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts';
 import { databaseFile, defaultConfig, DEFAULT_PORT } from './config.ts';
 import { openDatabase } from './db/open.ts';
+import { localBrowserUrl, runningServer } from './run-lock.ts';
 import { startServer } from './server.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -67,8 +68,8 @@ async function serve(args: string[]) {
     loadDemoIfEmpty(running.ctx.db, config);
   }
   process.stdout.write(`listening on ${running.url}\n`);
-  const sessionKey = running.ctx.keys.createSessionKey();
-  process.stdout.write(`open the UI: ${running.url}/#token=${sessionKey}\n`);
+  // A single-use token that expires in 15 minutes, not a key: a copied log line is useless afterwards (§2).
+  process.stdout.write(`open the UI: ${localBrowserUrl(running.url)}/#token=${running.ctx.keys.ui.mintToken()}\n`);
   const loopback = /^(127\.|localhost$|::1$|\[::1\]$)/.test(config.host);
   if (!loopback && !config.tlsCert) {
     process.stderr.write('warning: the API is exposed on the network without TLS; API keys cross the network in clear text (use --tls-cert/--tls-key)\n');
@@ -92,7 +93,8 @@ function keys(args: string[]) {
       json: { type: 'boolean' },
     },
   });
-  const db = openDatabase(databaseFile(resolve(values['data-dir'] ?? './data')));
+  const dataDir = resolve(values['data-dir'] ?? './data');
+  const db = openDatabase(databaseFile(dataDir));
   const store = new ApiKeyStore(db);
   const [command, arg] = positionals;
   try {
@@ -123,8 +125,15 @@ function keys(args: string[]) {
         process.stdout.write(`revoked key ${arg}\n`);
         break;
       }
+      case 'ui-link': {
+        const server = runningServer(dataDir);
+        if (!server) fail(`No server is running on ${dataDir}: start it with npm run serve -- --data-dir ${dataDir} (it prints a link)`);
+        process.stdout.write('a fresh UI link for the running server (it works once, within 15 minutes):\n');
+        process.stdout.write(`${localBrowserUrl(server.url)}/#token=${store.ui.mintToken()}\n`);
+        break;
+      }
       default:
-        fail('usage: keys [--data-dir D] create --name N --permissions a,b [--projects p1,p2] | list [--json] | revoke ID');
+        fail('usage: keys [--data-dir D] create --name N --permissions a,b [--projects p1,p2] | list [--json] | revoke ID | ui-link');
     }
   } catch (err) {
     fail((err as Error).message);

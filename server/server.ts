@@ -7,6 +7,7 @@ import { ApiKeyStore } from './auth/api-keys.ts';
 import { databaseFile, type ServerConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/open.ts';
+import { removeRunLock, writeRunLock } from './run-lock.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT` as listening (the port resolved when 0 was asked). */
@@ -48,12 +49,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   url = `${config.tlsCert ? 'https' : 'http'}://${host}:${port}`;
+  writeRunLock(config.dataDir, url);
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {
       server.close(() => {
         db.close();
+        removeRunLock(config.dataDir, url);
         resolve();
       });
       server.closeIdleConnections();

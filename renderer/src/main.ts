@@ -1,13 +1,13 @@
 import { createPinia } from 'pinia';
 import { createApp } from 'vue';
 import App from './App.vue';
-import { initSession } from './api/client.ts';
+import { initSession, sessionProblem } from './api/client.ts';
 import './styles.css';
 
 /** Finds the session key (bridge or `#token=`) before the first request, then mounts the app. */
 async function boot() {
   const session = await initSession().catch(() => null);
-  const app = createApp(App, { hasSession: session !== null });
+  const app = createApp(App, { hasSession: session !== null, sessionProblem: sessionProblem() });
   app.use(createPinia());
   app.mount('#app');
 }

@@ -1,6 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open.ts';
+import { hashKey, writeIfIdle } from './key-hash.ts';
 import { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
+import { UiSessionStore } from './ui-sessions.ts';
+
+export { hashKey } from './key-hash.ts';
 
 export { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
 
@@ -11,6 +15,8 @@ export interface Principal {
   permissions: ReadonlySet<Permission>;
   /** Project ids that limit optout_administrate; null = every project. */
   projects: readonly string[] | null;
+  /** Set when the key is a UI session key (the headless UI link's). */
+  uiSessionId?: number;
 }
 
 interface KeyRow {
@@ -22,11 +28,6 @@ interface KeyRow {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
-}
-
-/** SHA-256 hex digest of a key: the only form in which keys are stored. */
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 /** Validates a comma-separated or array permission list. */
@@ -69,8 +70,11 @@ export class ApiKeyStore {
   private readonly memoryKeys = new Map<string, string>();
   private readonly byHash;
   private readonly touch;
+  /** The headless UI link's tokens and session keys (CONTRACT §2). */
+  readonly ui: UiSessionStore;
 
   constructor(private readonly db: Db) {
+    this.ui = new UiSessionStore(db);
     this.byHash = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
     this.touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
   }
@@ -80,7 +84,7 @@ export class ApiKeyStore {
     this.memoryKeys.set(hashKey(key), name);
   }
 
-  /** Creates a random in-memory key with every permission (the UI session key) and returns it. */
+  /** Creates a random in-memory key with every permission (the desktop window's, handed over the preload bridge). */
   createSessionKey(): string {
     const key = `session_${randomBytes(24).toString('base64url')}`;
     this.addMemoryKey(key, 'UI session');
@@ -119,15 +123,7 @@ export class ApiKeyStore {
   private markUsed(id: number, lastUsedAt: number | null): void {
     const now = Date.now();
     if (lastUsedAt !== null && lastUsedAt > now - 60_000) return;
-    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
-    this.db.pragma('busy_timeout = 0');
-    try {
-      this.touch.run(now, id, now - 60_000);
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
-    } finally {
-      this.db.pragma(`busy_timeout = ${Math.trunc(timeout)}`);
-    }
+    writeIfIdle(this.db, () => this.touch.run(now, id, now - 60_000));
   }
 
   /** Resolves a presented key to its principal, or undefined when unknown or revoked. */
@@ -136,6 +132,10 @@ export class ApiKeyStore {
     const memoryName = this.memoryKeys.get(digest);
     if (memoryName !== undefined) {
       return { keyId: null, name: memoryName, permissions: new Set(PERMISSIONS), projects: null };
+    }
+    if (key.startsWith('uis_')) {
+      const sessionId = this.ui.authenticate(key);
+      return sessionId === null ? undefined : { keyId: null, name: `UI session ${sessionId}`, permissions: new Set(PERMISSIONS), projects: null, uiSessionId: sessionId };
     }
     const row = this.byHash.get(digest);
     if (!row) return undefined;

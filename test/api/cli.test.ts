@@ -58,14 +58,21 @@ describe('npm run serve', () => {
     expect(await exitCode(child)).toBe(0);
   });
 
-  it('accepts CATI_API_KEY for this run and prints a one-time UI link with a session token', async () => {
+  it('accepts CATI_API_KEY for this run and prints a UI link whose token works once, and only for a session key', async () => {
     const key = 'ci-key-abcdefghijklmnop';
     const { child, first, nextLine } = serve([], { CATI_API_KEY: key });
     const url = (await first).slice('listening on '.length);
     const link = await nextLine();
-    expect(link).toContain(`${url}/#token=`);
+    expect(link).toMatch(new RegExp(`^open the UI: ${url.replace(/\./g, '\\.')}/#token=uit_[A-Za-z0-9_-]{43}$`));
     const token = link.split('#token=')[1]!;
-    for (const k of [key, token]) {
+    expect((await fetch(`${url}/cati/nowhere`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    const exchange = () =>
+      fetch(`${url}/auth/ui-token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const first_ = await exchange();
+    expect(first_.status).toBe(201);
+    const { key: sessionKey } = (await first_.json()) as { key: string };
+    expect((await exchange()).status).toBe(401); // a copied log line is useless now
+    for (const k of [key, sessionKey]) {
       const r = await fetch(`${url}/cati/nowhere`, { headers: { authorization: `Bearer ${k}` } });
       expect(r.status).toBe(404); // authenticated: past the 401
     }
@@ -73,6 +80,24 @@ describe('npm run serve', () => {
     expect(anon.status).toBe(401);
     child.kill('SIGINT');
     expect(await exitCode(child)).toBe(0);
+  });
+
+  it('`keys ui-link` prints a fresh link for the running server, and says so when none runs', async () => {
+    const none = keys('ui-link');
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/No server is running on .*npm run serve/);
+
+    const { child, first } = serve();
+    const url = (await first).slice('listening on '.length);
+    const minted = keys('ui-link');
+    expect(minted.status, minted.stderr).toBe(0);
+    expect(minted.lastLine).toMatch(new RegExp(`^${url.replace(/\./g, '\\.')}/#token=uit_`));
+    const token = minted.lastLine.split('#token=')[1]!;
+    const r = await fetch(`${url}/auth/ui-token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    expect(r.status).toBe(201);
+    child.kill('SIGTERM');
+    expect(await exitCode(child)).toBe(0);
+    expect(keys('ui-link').status).toBe(2); // the lock went with the server
   });
 
   it('through `npm run serve` itself: SIGTERM to the npm process stops the server and npm exits 0', async () => {

@@ -2,9 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './axe.ts';
-import { TEST_API_KEY } from '../helpers/server.ts';
 import { startHoldingProxy, type HoldingProxy } from './holding-proxy.ts';
-import { startUi, type UiHarness } from './ui-harness.ts';
+import { startUi, uiLinkFragment, type UiHarness } from './ui-harness.ts';
 
 let ui: UiHarness;
 let page: Page;
@@ -18,7 +17,7 @@ beforeAll(async () => {
   proxy = await startHoldingProxy(ui.server.url);
   const context = await ui.browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   page = await context.newPage();
-  await page.goto(`${proxy.url}/#token=${TEST_API_KEY}`);
+  await page.goto(`${proxy.url}${uiLinkFragment(ui.server)}`);
   await page.getByRole('navigation', { name: 'Screens' }).waitFor();
   await page.evaluate(() => (window.location.hash = '#/optout?project=p7001&orderby=EmailAddress%20desc'));
   await page.getByRole('heading', { name: 'Opt-out lists' }).waitFor();

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const RENDERER_DIR = join(ROOT, 'dist', 'renderer');
@@ -25,10 +25,18 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }
 
+/**
+ * The `/#token=…` part of a fresh UI link for `server`, as `npm run serve` prints it: a single-use token the page
+ * exchanges for a session key on its first load (CONTRACT §2). Each page needs its own.
+ */
+export function uiLinkFragment(server: TestServer): string {
+  return `/#token=${server.server.ctx.keys.ui.mintToken()}`;
+}
+
 export interface UiHarness {
   browser: Browser;
   server: TestServer;
-  /** Opens the UI the way the headless server's link does (`/#token=…`), then goes to `#/<screen>`. */
+  /** Opens the UI the way the headless server's link does (a fresh `/#token=…` each time), then goes to `#/<screen>`. */
   open(screen: string): Promise<Page>;
   close(): Promise<void>;
 }
@@ -44,7 +52,7 @@ export async function startUi(): Promise<UiHarness> {
     async open(screen) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
       const page = await context.newPage();
-      await page.goto(`${server.url}/#token=${TEST_API_KEY}`);
+      await page.goto(`${server.url}${uiLinkFragment(server)}`);
       await page.getByRole('navigation', { name: 'Screens' }).waitFor();
       await page.evaluate((s) => (window.location.hash = `#/${s}`), screen);
       return page;

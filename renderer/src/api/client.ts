@@ -1,6 +1,6 @@
 /**
  * The one HTTP client of the renderer: base URL + Bearer key (from the desktop preload bridge, or from the
- * `#token=` fragment of the UI link the headless server prints), JSON in and out, and one error type.
+ * session key the `#token=` of the headless server's UI link is exchanged for), JSON in and out, and one error type.
  */
 import type { Session } from '../../../main/bridge-api.ts';
 
@@ -27,7 +27,28 @@ export function takeTokenFromLocation(loc: Location = window.location, hist: His
   return decodeURIComponent(match[1]);
 }
 
-/** Establishes the session once: preload bridge first, then the URL fragment, then this tab's storage. */
+/** Why no session could be made from the address's UI link, for the start page (null when there was none). */
+let linkProblem: string | null = null;
+
+/**
+ * Spends the UI link's single-use token for a session key (`POST /auth/ui-token`); the link is useless afterwards.
+ * Throws an Error with a sentence for the user when the server refuses it.
+ */
+async function exchangeToken(baseUrl: string, token: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/auth/ui-token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ token }),
+    cache: 'no-store',
+  });
+  if (res.status === 401 || res.status === 400) {
+    throw new Error('This UI link has expired (links work once, within 15 minutes) or was already used. Run `npm run keys -- ui-link` for a fresh one.');
+  }
+  if (!res.ok) throw await toError(res);
+  return ((await res.json()) as { key: string }).key;
+}
+
+/** Establishes the session once: preload bridge first, then the UI link's token, then this tab's storage. */
 export async function initSession(): Promise<Session | null> {
   if (window.cati) {
     session = await window.cati.getSession();
@@ -36,14 +57,20 @@ export async function initSession(): Promise<Session | null> {
   const baseUrl = window.location.origin;
   const token = takeTokenFromLocation();
   if (token) {
-    session = { baseUrl, apiKey: token };
-    sessionStorage.setItem(STORAGE_KEY, token);
-  } else {
-    const stored = sessionStorage.getItem(STORAGE_KEY);
-    session = stored ? { baseUrl, apiKey: stored } : null;
+    try {
+      const apiKey = await exchangeToken(baseUrl, token);
+      sessionStorage.setItem(STORAGE_KEY, apiKey);
+    } catch (err) {
+      linkProblem = (err as Error).message;
+    }
   }
+  const stored = sessionStorage.getItem(STORAGE_KEY);
+  session = stored ? { baseUrl, apiKey: stored } : null;
   return session;
 }
+
+/** Why the UI link in the address gave no session (expired, used), or null. */
+export const sessionProblem = (): string | null => linkProblem;
 
 /** The current session (null until initSession found a key). */
 export const currentSession = (): Session | null => session;
@@ -120,7 +147,7 @@ export async function toError(res: Response): Promise<ApiRequestError> {
 function defaultMessage(status: number): string {
   switch (status) {
     case 401:
-      return 'The session key was refused: open a fresh UI link from the server.';
+      return 'The session key was refused (expired after 12 hours without use, or revoked): run `npm run keys -- ui-link` for a fresh UI link.';
     case 403:
       return 'This key lacks the permission for this operation.';
     case 404:

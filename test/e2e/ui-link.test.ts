@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUi, uiLinkFragment, type UiHarness } from './ui-harness.ts';
+
+let ui: UiHarness;
+
+beforeAll(async () => {
+  ui = await startUi();
+});
+afterAll(() => ui?.close());
+
+async function newPage() {
+  const context = await ui.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  return context.newPage();
+}
+
+describe('The headless UI link in Chromium (single-use token, CONTRACT §2)', () => {
+  it('opens the UI once; the same link in another tab shows that it was used, with how to get a fresh one', async () => {
+    const link = `${ui.server.url}${uiLinkFragment(ui.server)}`;
+    const first = await newPage();
+    await first.goto(link);
+    await first.getByRole('navigation', { name: 'Screens' }).waitFor();
+    expect(first.url()).not.toContain('token=');
+    await expect.poll(() => first.getByRole('heading', { name: 'Telephone blacklist' }).count()).toBe(1);
+    await first.reload(); // the session key lives in this tab
+    await expect.poll(() => first.getByRole('heading', { name: 'Telephone blacklist' }).count()).toBe(1);
+
+    const copied = await newPage();
+    await copied.goto(link);
+    await copied.getByRole('heading', { name: 'No session key' }).waitFor();
+    expect(await copied.getByRole('alert').textContent()).toMatch(/expired .* or was already used\. Run `npm run keys -- ui-link`/);
+    await copied.context().close();
+    await first.context().close();
+  });
+
+  it('tells the user when the session was revoked', async () => {
+    const page = await ui.open('blacklist');
+    await page.getByRole('heading', { name: 'Telephone blacklist' }).waitFor();
+    const key = await page.evaluate(() => sessionStorage.getItem('cati.session'));
+    expect(key).toMatch(/^uis_/);
+    const id = ui.server.server.ctx.keys.ui.authenticate(key!)!;
+    expect(ui.server.server.ctx.keys.ui.revoke(id)).toBe(true);
+    await page.evaluate(() => (window.location.hash = '#/settings'));
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/expired after 12 hours without use, or revoked/);
+    await page.context().close();
+  });
+});
