@@ -8,6 +8,7 @@ import { uiSessionsRouter, uiTokenRouter } from './auth/ui-session-router.ts';
 import { catiRouter } from './cati/index.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, errorMiddleware } from './errors.ts';
+import { eventsRouter } from './events/events-router.ts';
 import { jsonBody } from './http/json-body.ts';
 import { optoutRouter } from './optout/index.ts';
 import { unsubscribeRouter } from './unsubscribe/index.ts';
@@ -36,6 +37,7 @@ export function createApp(ctx: AppContext): Express {
   app.use('/admin/keys', authenticate(ctx.keys), jsonBody, bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
   app.use('/admin/ui-sessions', authenticate(ctx.keys), bindActor, uiSessionsRouter(ctx)); // extension: UI sessions (company_administrate)
   app.use('/auth', jsonBody, uiTokenRouter(ctx)); // the UI link's single-use token → session key (no key needed)
+  app.use('/events', eventsRouter(ctx, ctx.events)); // Server-Sent Events after commit (CONTRACT §9)
   app.use(['/cati', '/optout'], (req, _res, next) => {
     next(new ApiError('NotFound', `No resource at ${req.method} ${req.originalUrl.split('?')[0]}`));
   });

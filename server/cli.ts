@@ -34,9 +34,15 @@ async function serve(args: string[]) {
       'trust-proxy': { type: 'boolean' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      'stale-session-hours': { type: 'string' },
+      'demo-live': { type: 'boolean' },
     },
   });
   if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) fail('--tls-cert and --tls-key go together');
+  const staleHours = values['stale-session-hours'];
+  if (staleHours !== undefined && !(/^\d+(\.\d+)?$/.test(staleHours) && Number(staleHours) > 0 && Number(staleHours) <= 8760)) {
+    fail('--stale-session-hours must be a number of hours above 0 and at most 8760 (e.g. 12 or 0.5)');
+  }
   const apiKey = process.env.CATI_API_KEY || null;
   if (apiKey && apiKey.length < 16) fail('CATI_API_KEY must be at least 16 characters');
   const config = defaultConfig({
@@ -51,6 +57,8 @@ async function serve(args: string[]) {
     tlsKey: values['tls-key'] ?? null,
     apiKey,
     staticDir: join(ROOT, 'dist', 'renderer'),
+    staleSessionHours: staleHours === undefined ? 12 : Number(staleHours),
+    demoLive: values['demo-live'] ?? false,
   });
   if (config.publicUrl !== null && !/^https?:\/\/[^\s]+$/i.test(config.publicUrl)) fail('--public-url must be an http(s) URL');
 

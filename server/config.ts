@@ -18,6 +18,23 @@ export interface ServerConfig {
   staticDir: string | null;
   /** Unsubscribe-page rate limits (CONTRACT §6). */
   rateLimits: UnsubscribeRateLimits;
+  /** An open session without activity for this long is stale: off the floor (CONTRACT §9, `--stale-session-hours`). */
+  staleSessionHours: number;
+  /** `--demo-live`: a simulated dialer posts logins, calls, breaks and logouts through the ingest routes. */
+  demoLive: boolean;
+  /** `GET /events` (CONTRACT §9, §13). */
+  events: EventStreamLimits;
+}
+
+/** Limits of the Server-Sent Events stream. */
+export interface EventStreamLimits {
+  /** A comment line this often keeps proxies from closing an idle stream. */
+  heartbeatMs: number;
+  maxStreamsPerKey: number;
+  /** Events kept for `Last-Event-ID` replay. */
+  replayEvents: number;
+  /** A client whose unsent output passes this many bytes is dropped (it resumes with Last-Event-ID). */
+  maxBufferedBytes: number;
 }
 
 /** At most `limit` requests per fixed window of `windowMs`. */
@@ -53,6 +70,9 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
       invalidKeys: { limit: 20, windowMs: 600_000 },
       keyPosts: { limit: 30, windowMs: 60_000 },
     },
+    staleSessionHours: 12,
+    demoLive: false,
+    events: { heartbeatMs: 15_000, maxStreamsPerKey: 50, replayEvents: 10_000, maxBufferedBytes: 4 * 1024 * 1024 },
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 import type { ApiKeyStore } from './auth/api-keys.ts';
 import type { ServerConfig } from './config.ts';
 import type { Db } from './db/open.ts';
+import type { EventHub } from './events/event-hub.ts';
 
 /** What every router is built from. */
 export interface AppContext {
@@ -9,6 +10,8 @@ export interface AppContext {
   dbFile: string;
   config: ServerConfig;
   keys: ApiKeyStore;
+  /** The /events stream; write paths reach it through `publishChanges` (server/events/publisher.ts). */
+  events: EventHub;
   /** The URL the server listens on (set once listening). */
   baseUrl: () => string;
 }

@@ -4,10 +4,13 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
+import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
 import { databaseFile, type ServerConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/open.ts';
 import { removeRunLock, writeRunLock } from './run-lock.ts';
+import { EventHub } from './events/event-hub.ts';
+import { attachEventSink } from './events/publisher.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT` as listening (the port resolved when 0 was asked). */
@@ -22,10 +25,13 @@ export interface RunningServer {
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const dbFile = databaseFile(config.dataDir);
   const db = openDatabase(dbFile);
+  fillCallCenterTimeZones(db);
   const keys = new ApiKeyStore(db);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
+  const events = new EventHub(config.events);
+  attachEventSink(db, events);
   let url = '';
-  const ctx: AppContext = { db, dbFile, config, keys, baseUrl: () => url };
+  const ctx: AppContext = { db, dbFile, config, keys, events, baseUrl: () => url };
   const app = createApp(ctx);
 
   const server: Server =
@@ -43,6 +49,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       });
     });
   } catch (err) {
+    events.close();
     db.close();
     throw err;
   }
@@ -54,6 +61,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {
+      events.close(); // open event streams would otherwise keep the server from closing
       server.close(() => {
         db.close();
         removeRunLock(config.dataDir, url);

@@ -3,6 +3,8 @@ import { badRequest, notFound } from '../errors.ts';
 import {
   groupAssignmentsModel, interviewerAssignmentsModel, runSource, surveyResourcesModel, type AssignmentSource,
 } from './assignment-queries.ts';
+import { assignmentChange, interviewerAssignmentRows, type AssignmentRecord } from '../events/assignment-events.ts';
+import { publishChange, publishChanges } from '../events/publisher.ts';
 import { assertGroup } from './groups-service.ts';
 import { interviewerVersion } from './interviewers-service.ts';
 import { assertActiveSurvey } from './surveys-service.ts';
@@ -50,38 +52,57 @@ function groupTarget(db: Db, groupId: number, callCenterId: number, surveyId?: s
   if (surveyId !== undefined) assertActiveSurvey(db, surveyId);
 }
 
+/** The assignment event of an interviewer's row (its call centre is the interviewer's). */
+function interviewerRow(db: Db, interviewerId: number, surveyId: string, interviewId: number | null): AssignmentRecord {
+  const cc = db.prepare('SELECT call_center_id FROM interviewers WHERE id = ?').pluck().get(interviewerId) as number;
+  return { SurveyId: surveyId, ResourceId: interviewerId, IsGroup: false, CallCenterId: cc, InterviewId: interviewId };
+}
+
 /** Interviewer `Controller.AssignOnSurvey`: an explicit assignment (idempotent). */
 export function interviewerAssignOnSurvey(db: Db, interviewerId: number, surveyId: string): void {
   interviewerTarget(db, interviewerId, surveyId);
-  db.prepare('INSERT OR IGNORE INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?)').run(interviewerId, surveyId);
+  const { changes } = db.prepare('INSERT OR IGNORE INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?)').run(interviewerId, surveyId);
+  if (changes) publishChange(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.DeAssignFromSurvey`: removes only the explicit assignment. */
 export function interviewerDeAssignFromSurvey(db: Db, interviewerId: number, surveyId: string): void {
   interviewerTarget(db, interviewerId, surveyId);
-  db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
+  const { changes } = db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
+  if (changes) publishChange(db, assignmentChange('deleted', interviewerRow(db, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.AssignOnCall`: assigns one interview of the survey. */
 export function interviewerAssignOnCall(db: Db, interviewerId: number, surveyId: string, interviewId: number): void {
   assertInterviewId(interviewId);
   interviewerTarget(db, interviewerId, surveyId);
-  db.prepare('INSERT OR IGNORE INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?)').run(interviewerId, surveyId, interviewId);
+  const { changes } = db
+    .prepare('INSERT OR IGNORE INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?)')
+    .run(interviewerId, surveyId, interviewId);
+  if (changes) publishChange(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, interviewId)));
 }
 
 /** Interviewer `Controller.DeAssignFromCalls`: removes its call assignments of the survey. */
 export function interviewerDeAssignFromCalls(db: Db, interviewerId: number, surveyId: string): void {
   interviewerTarget(db, interviewerId, surveyId);
-  db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
+  const gone = db.transaction(() => {
+    const rows = interviewerAssignmentRows(db, interviewerId, surveyId).filter((r) => r.InterviewId !== null);
+    db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
+    return rows;
+  }).immediate();
+  publishChanges(db, gone.map((r) => assignmentChange('deleted', r)));
 }
 
 /** Interviewer `Controller.CleanAssignments`: removes every survey and call assignment of the interviewer. */
 export function interviewerCleanAssignments(db: Db, interviewerId: number): void {
-  db.transaction(() => {
+  const gone = db.transaction(() => {
     interviewerTarget(db, interviewerId);
+    const rows = interviewerAssignmentRows(db, interviewerId);
     db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ?').run(interviewerId);
     db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ?').run(interviewerId);
+    return rows;
   }).immediate();
+  publishChanges(db, gone.map((r) => assignmentChange('deleted', r)));
 }
 
 /** Interviewer `Controller.GetAssignments()`: one row per (SurveyId, AssignmentType). */
@@ -95,31 +116,48 @@ export function interviewerAssignmentsSource(db: Db, interviewerId: number): Ass
   return { model: interviewerAssignmentsModel, params: [interviewerId, interviewerId, interviewerId, interviewerId] };
 }
 
+const groupRow = (groupId: number, surveyId: string, callCenterId: number, interviewId: number | null): AssignmentRecord => ({
+  SurveyId: surveyId, ResourceId: groupId, IsGroup: true, CallCenterId: callCenterId, InterviewId: interviewId,
+});
+
 /** Group `Controller.AssignOnSurvey`: members in that call centre get an Implicit assignment. */
 export function groupAssignOnSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
   groupTarget(db, groupId, callCenterId, surveyId);
-  db.prepare('INSERT OR IGNORE INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?)').run(groupId, surveyId, callCenterId);
+  const { changes } = db.prepare('INSERT OR IGNORE INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?)').run(groupId, surveyId, callCenterId);
+  if (changes) publishChange(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.DeAssignFromSurvey`. */
 export function groupDeAssignFromSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
   groupTarget(db, groupId, callCenterId, surveyId);
-  db.prepare('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?').run(groupId, surveyId, callCenterId);
+  const { changes } = db
+    .prepare('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
+    .run(groupId, surveyId, callCenterId);
+  if (changes) publishChange(db, assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.AssignOnCall`. */
 export function groupAssignOnCall(db: Db, groupId: number, surveyId: string, interviewId: number, callCenterId: number): void {
   assertInterviewId(interviewId);
   groupTarget(db, groupId, callCenterId, surveyId);
-  db.prepare('INSERT OR IGNORE INTO group_call_assignments (group_id, survey_id, call_center_id, interview_id) VALUES (?, ?, ?, ?)').run(
-    groupId, surveyId, callCenterId, interviewId,
-  );
+  const { changes } = db
+    .prepare('INSERT OR IGNORE INTO group_call_assignments (group_id, survey_id, call_center_id, interview_id) VALUES (?, ?, ?, ?)')
+    .run(groupId, surveyId, callCenterId, interviewId);
+  if (changes) publishChange(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, interviewId)));
 }
 
 /** Group `Controller.DeAssignFromCalls`. */
 export function groupDeAssignFromCalls(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
   groupTarget(db, groupId, callCenterId, surveyId);
-  db.prepare('DELETE FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?').run(groupId, surveyId, callCenterId);
+  const gone = db.transaction(() => {
+    const ids = db
+      .prepare('SELECT interview_id FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
+      .pluck()
+      .all(groupId, surveyId, callCenterId) as number[];
+    db.prepare('DELETE FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?').run(groupId, surveyId, callCenterId);
+    return ids;
+  }).immediate();
+  publishChanges(db, gone.map((i) => assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, i))));
 }
 
 /** Group `Controller.GetAssignments(callCenterId)`. */

@@ -4,8 +4,10 @@
  */
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
+import { entityRecord, entityRecords, publishChange, publishChanges } from '../events/publisher.ts';
 import { checkIfMatch } from '../odata/format.ts';
 import {
+  blacklistModel,
   MAX_COMMENT_LENGTH,
   MAX_IMPORT_ITEMS,
   MAX_REPORTED_INVALID,
@@ -59,7 +61,7 @@ function findId(db: Db, number: string, type: string): number | undefined {
 
 /** Adds a number; 409 with the existing Id when the same number and type exist. Returns the new Id. */
 export function createItem(db: Db, fields: Fields, now = Date.now()): number {
-  return db.transaction(() => {
+  const id = db.transaction(() => {
     const existing = findId(db, fields.TelephoneNumber!, fields.Type!);
     if (existing !== undefined) throw duplicate(existing);
     const r = db
@@ -67,6 +69,8 @@ export function createItem(db: Db, fields: Fields, now = Date.now()): number {
       .run(fields.TelephoneNumber, fields.Type, fields.Comment ?? null, now);
     return Number(r.lastInsertRowid);
   }).immediate();
+  publishChange(db, { type: 'blacklist', action: 'created', id, record: entityRecord(db, blacklistModel, id) });
+  return id;
 }
 
 interface CurrentRow {
@@ -95,14 +99,18 @@ export function updateItem(db: Db, id: number, fields: Fields, ifMatch: string |
     const comment = fields.Comment === undefined ? row.comment : fields.Comment;
     db.prepare('UPDATE blacklist SET telephone_number = ?, type = ?, comment = ?, version = version + 1 WHERE id = ?').run(number, type, comment, id);
   }).immediate();
+  publishChange(db, { type: 'blacklist', action: 'updated', id, record: entityRecord(db, blacklistModel, id) });
 }
 
 /** Deletes an item; 404 if absent, 412 on a stale If-Match. */
 export function deleteItem(db: Db, id: number, ifMatch: string | undefined): void {
-  db.transaction(() => {
+  const record = db.transaction(() => {
     checkIfMatch(ifMatch, current(db, id).version);
+    const last = entityRecord(db, blacklistModel, id);
     db.prepare('DELETE FROM blacklist WHERE id = ?').run(id);
+    return last;
   }).immediate();
+  publishChange(db, { type: 'blacklist', action: 'deleted', id, record });
 }
 
 export interface ImportInvalidItem {
@@ -156,6 +164,7 @@ function parseImportItem(item: unknown): { ok: true; number: string; type: Black
 export function importItems(db: Db, items: unknown[], now = Date.now()): ImportResult {
   const result: ImportResult = { Added: 0, Duplicates: 0, Invalid: 0, InvalidItems: [] };
   const insert = db.prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?) ON CONFLICT (telephone_number, type) DO NOTHING');
+  const added: number[] = [];
   db.transaction(() => {
     items.forEach((item, index) => {
       const p = parseImportItem(item);
@@ -164,10 +173,13 @@ export function importItems(db: Db, items: unknown[], now = Date.now()): ImportR
         if (result.InvalidItems.length < MAX_REPORTED_INVALID) result.InvalidItems.push({ Index: index, Value: p.value, Message: p.message });
         return;
       }
-      if (insert.run(p.number, p.type, p.comment, now).changes === 1) result.Added++;
+      const r = insert.run(p.number, p.type, p.comment, now);
+      if (r.changes === 1) added.push(Number(r.lastInsertRowid));
       else result.Duplicates++;
     });
   }).immediate();
+  result.Added = added.length;
+  publishChanges(db, entityRecords(db, blacklistModel, added).map((record) => ({ type: 'blacklist', action: 'created', id: record.Id as number, record })));
   return result;
 }
 

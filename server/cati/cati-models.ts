@@ -17,7 +17,7 @@ export const callCenterModel: EntityModel = {
   setName: 'callcenters',
   key: ['CallCenterId'],
   from: 'call_centers',
-  properties: [int32('CallCenterId', 'id'), str('Name', 'name')],
+  properties: [int32('CallCenterId', 'id'), str('Name', 'name'), str('TimeZone', 'time_zone', { nullable: true })],
   etagColumn: 'version',
 };
 
@@ -79,6 +79,12 @@ export const surveyModel: EntityModel = {
 /** Supervisors never see SoftDeleted surveys (they answer 404). */
 export const ACTIVE_SURVEYS = { where: "state <> 'SoftDeleted'", params: [] as unknown[] };
 
+/**
+ * Version of a call or break: 1 while open (Duration null), 2 once closed. A record is closed at most once
+ * and never changes otherwise, so this is exact without a version column.
+ */
+const OPEN_OR_CLOSED = 'CASE WHEN duration IS NULL THEN 1 ELSE 2 END';
+
 export const breakHistoryModel: EntityModel = {
   typeName: 'BreakHistory',
   setName: 'breakhistory',
@@ -95,7 +101,7 @@ export const breakHistoryModel: EntityModel = {
     str('BreakTypeName', 'break_type_name'),
     bool('IsPaid', 'is_paid', { nullable: true }),
   ],
-  etagColumn: '1', // history rows are immutable
+  etagColumn: OPEN_OR_CLOSED,
 };
 
 const callFields: PropertyDef[] = [
@@ -106,7 +112,7 @@ const callFields: PropertyDef[] = [
   int32('InterviewerId', 'interviewer_id', { nullable: true }),
   str('TelephoneNumber', 'telephone_number'),
   int32('ExtendedStatus', 'extended_status', { nullable: true }),
-  int32('Duration', 'duration'),
+  int32('Duration', 'duration', { nullable: true }),
   int32('WaitingTime', 'waiting_time'),
   int32('CallCenterId', 'call_center_id'),
 ];
@@ -117,7 +123,7 @@ export const callHistoryModel: EntityModel = {
   key: ['Id'],
   from: 'calls',
   properties: callFields,
-  etagColumn: '1', // history rows are immutable
+  etagColumn: OPEN_OR_CLOSED,
 };
 
 export const sessionHistoryModel: EntityModel = {

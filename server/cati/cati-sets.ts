@@ -4,6 +4,7 @@ import { callCentersSet } from './call-centers-set.ts';
 import {
   basicPropertiesModel, resourceAssignmentModel, surveyAssignmentModel, surveyVariableType, variableValueType,
 } from './cati-models.ts';
+import { breakTypesSet, extendedStatusesSet, floorSet } from './floor-sets.ts';
 import { groupsSet } from './groups-set.ts';
 import { historySets, historyWithVariablesSet } from './history-sets.ts';
 import { interviewerPropertiesSet, interviewersSet } from './interviewers-set.ts';
@@ -21,4 +22,7 @@ export function registerCatiSets(service: ODataService, ctx: AppContext): void {
   service.registerSet(surveysSet(ctx));
   for (const set of historySets(ctx)) service.registerSet(set);
   service.registerSet(historyWithVariablesSet(ctx));
+  service.registerSet(breakTypesSet(ctx));
+  service.registerSet(extendedStatusesSet(ctx));
+  service.registerSet(floorSet(ctx));
 }

@@ -1,8 +1,12 @@
 import type { Db } from '../db/open.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { badRequest } from '../errors.ts';
+import { publishChanges, wireRecord, type Change } from '../events/publisher.ts';
+import type { Row } from '../odata/collection-query.ts';
+import type { EntityModel } from '../odata/model.ts';
 import { bodyObject, optBool, optInt, optString, rejectUnknown, reqString, SURVEY_ID } from './body-fields.ts';
-import { checkVersion } from './etag-check.ts';
-import { requireTime } from './time.ts';
+import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
+import { closeEarlierOpenSessions, sessionRecord } from './history-close.ts';
+import { readVariables, recordTime } from './history-fields.ts';
 
 /** History ingest batch limit (CONTRACT §7). */
 export const MAX_INGEST_BATCH = 10000;
@@ -11,11 +15,28 @@ export type HistoryKind = 'callhistory' | 'breakhistory' | 'interviewersessionhi
 
 type Params = (string | number | null)[];
 
+interface ReadRecord {
+  params: Params;
+  survey: string | null;
+  interviewer: number | null;
+  callCenter: number;
+  variables?: [string, string | null][];
+  interviewId?: number | null;
+  /** Stored open (Duration or LogoutTime null): the event says `opened`, else `created`. */
+  open: boolean;
+  /** Sessions: the interviewer's login time (closes the earlier open session). */
+  login?: number;
+}
+
 interface RecordSpec {
   fields: readonly string[];
   insert: string;
+  event: Change['type'];
+  model: EntityModel;
+  /** The stored row as the API reads it (property name → SQL value), from the insert parameters. */
+  row(params: Params, id: number): Row;
   /** Validates one record; returns the insert parameters and the references to check. */
-  read(r: Record<string, unknown>, pre: string): { params: Params; survey: string | null; interviewer: number | null; callCenter: number; variables?: [string, string | null][]; interviewId?: number | null };
+  read(r: Record<string, unknown>, pre: string): ReadRecord;
 }
 
 const INT_MAX = 2147483647;
@@ -31,45 +52,47 @@ function readSurvey(r: Record<string, unknown>, pre: string, required: boolean):
   return s;
 }
 
-function readVariables(r: Record<string, unknown>, pre: string): [string, string | null][] | undefined {
-  const v = r.Variables;
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'object' || Array.isArray(v)) throw badRequest(`${pre}Variables must be an object {"Name": "Value", ...}`);
-  return Object.entries(v as Record<string, unknown>).map(([name, value]) => {
-    if (name === '' || name.length > 255) throw badRequest(`${pre}Variables: a variable name must be 1 to 255 characters`);
-    if (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-      throw badRequest(`${pre}Variables.${name} must be a string, number, boolean or null`);
-    }
-    return [name, value === null ? null : String(value)];
-  });
-}
-
 const SPECS: Record<HistoryKind, RecordSpec> = {
   callhistory: {
     fields: ['Time', 'SurveyId', 'InterviewId', 'InterviewerId', 'TelephoneNumber', 'ExtendedStatus', 'Duration', 'WaitingTime', 'CallCenterId', 'Variables'],
     insert: `INSERT INTO calls (time, survey_id, interview_id, interviewer_id, telephone_number, extended_status, duration, waiting_time, call_center_id)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    event: 'call',
+    model: callHistoryModel,
+    row: ([Time, SurveyId, InterviewId, InterviewerId, TelephoneNumber, ExtendedStatus, Duration, WaitingTime, CallCenterId], Id) => ({
+      Id, Time, SurveyId, InterviewId, InterviewerId, TelephoneNumber, ExtendedStatus, Duration, WaitingTime, CallCenterId, '@etag': Duration === null ? 1 : 2,
+    }),
     read(r, pre) {
-      const time = requireTime(r.Time, `${pre}Time`);
+      const time = recordTime(r.Time, `${pre}Time`);
       const survey = readSurvey(r, pre, true);
       const interviewId = optInt(r, 'InterviewId', { ...NON_NEG, nullable: true, prefix: pre }) ?? null;
       const interviewer = optInt(r, 'InterviewerId', { min: 1, nullable: true, prefix: pre }) ?? null;
       const phone = reqString(r, 'TelephoneNumber', { max: 64, prefix: pre });
       const status = optInt(r, 'ExtendedStatus', { nullable: true, prefix: pre }) ?? null;
-      const duration = optInt(r, 'Duration', { ...NON_NEG, prefix: pre }) ?? 0;
+      // Duration null: the call is in progress (closed later by PATCH); absent: 0, as before open calls existed.
+      const given = optInt(r, 'Duration', { ...NON_NEG, nullable: true, prefix: pre });
+      const duration = given === undefined ? 0 : given;
       const waiting = optInt(r, 'WaitingTime', { ...NON_NEG, prefix: pre }) ?? 0;
       const callCenter = optInt(r, 'CallCenterId', { min: 1, prefix: pre }) ?? 1;
       const variables = readVariables(r, pre);
       if (variables && interviewId === null) throw badRequest(`${pre}Variables need an InterviewId (answers are stored per survey and interview)`);
-      return { params: [time, survey, interviewId, interviewer, phone, status, duration, waiting, callCenter], survey, interviewer, callCenter, variables, interviewId };
+      return {
+        params: [time, survey, interviewId, interviewer, phone, status, duration, waiting, callCenter],
+        survey, interviewer, callCenter, variables, interviewId, open: duration === null,
+      };
     },
   },
   breakhistory: {
     fields: ['Time', 'SurveyId', 'Duration', 'InterviewerId', 'CallCenterId', 'BreakTypeId', 'BreakTypeName', 'IsPaid'],
     insert: `INSERT INTO breaks (time, survey_id, duration, interviewer_id, call_center_id, break_type_id, break_type_name, is_paid)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    event: 'break',
+    model: breakHistoryModel,
+    row: ([Time, SurveyId, Duration, InterviewerId, CallCenterId, BreakTypeId, BreakTypeName, IsPaid], Id) => ({
+      Id, Time, SurveyId, Duration, InterviewerId, CallCenterId, BreakTypeId, BreakTypeName, IsPaid, '@etag': Duration === null ? 1 : 2,
+    }),
     read(r, pre) {
-      const time = requireTime(r.Time, `${pre}Time`);
+      const time = recordTime(r.Time, `${pre}Time`);
       const survey = readSurvey(r, pre, false);
       const duration = optInt(r, 'Duration', { ...NON_NEG, nullable: true, prefix: pre }) ?? null;
       const interviewer = optInt(r, 'InterviewerId', { min: 1, prefix: pre });
@@ -80,20 +103,23 @@ const SPECS: Record<HistoryKind, RecordSpec> = {
       const typeName = reqString(r, 'BreakTypeName', { max: 255, prefix: pre });
       const paid = optBool(r, 'IsPaid', { nullable: true, prefix: pre });
       const isPaid = paid === undefined || paid === null ? null : paid ? 1 : 0;
-      return { params: [time, survey, duration, interviewer, callCenter, typeId, typeName, isPaid], survey, interviewer, callCenter };
+      return { params: [time, survey, duration, interviewer, callCenter, typeId, typeName, isPaid], survey, interviewer, callCenter, open: duration === null };
     },
   },
   interviewersessionhistory: {
     fields: ['CallCenterId', 'InterviewerId', 'LoginTime', 'LogoutTime'],
     insert: 'INSERT INTO sessions (call_center_id, interviewer_id, login_time, logout_time) VALUES (?, ?, ?, ?)',
+    event: 'session',
+    model: sessionHistoryModel,
+    row: ([CallCenterId, InterviewerId, LoginTime, LogoutTime], SessionId) => ({ SessionId, CallCenterId, InterviewerId, LoginTime, LogoutTime, '@etag': 1 }),
     read(r, pre) {
       const callCenter = optInt(r, 'CallCenterId', { min: 1, prefix: pre }) ?? 1;
       const interviewer = optInt(r, 'InterviewerId', { min: 1, prefix: pre });
       if (interviewer === undefined || interviewer === null) throw badRequest(`${pre}InterviewerId is required`);
-      const login = requireTime(r.LoginTime, `${pre}LoginTime`);
-      const logout = r.LogoutTime === undefined || r.LogoutTime === null ? null : requireTime(r.LogoutTime, `${pre}LogoutTime`);
+      const login = recordTime(r.LoginTime, `${pre}LoginTime`);
+      const logout = r.LogoutTime === undefined || r.LogoutTime === null ? null : recordTime(r.LogoutTime, `${pre}LogoutTime`);
       if (logout !== null && logout < login) throw badRequest(`${pre}LogoutTime is before LoginTime`);
-      return { params: [callCenter, interviewer, login, logout], survey: null, interviewer, callCenter };
+      return { params: [callCenter, interviewer, login, logout], survey: null, interviewer, callCenter, open: logout === null, login };
     },
   },
 };
@@ -111,7 +137,9 @@ function recordsOf(body: unknown): { records: unknown[]; batch: boolean } {
 
 /**
  * Ingests history records in one transaction and answers their new ids in the order posted. Any invalid
- * record or unknown survey / interviewer / call centre → 400 naming the record index; nothing is stored.
+ * record, time more than 5 minutes ahead, or unknown survey / interviewer / call centre → 400 naming the
+ * record index; nothing is stored. A session closes the interviewer's earlier open session at its LoginTime.
+ * After the commit every stored record (and every session closed by a login) is published to /events.
  */
 export function ingestHistory(db: Db, kind: HistoryKind, body: unknown): number[] {
   const spec = SPECS[kind];
@@ -129,18 +157,31 @@ export function ingestHistory(db: Db, kind: HistoryKind, body: unknown): number[
   const callCenterOk = cachedCheck(db, 'SELECT 1 FROM call_centers WHERE id = ?');
   const insert = db.prepare(spec.insert);
   const setVar = db.prepare('INSERT OR REPLACE INTO interview_variables (survey_id, interview_id, name, value) VALUES (?, ?, ?, ?)');
-  return db.transaction(() => {
-    const ids: number[] = [];
+  const changes: Change[] = [];
+  const ids = db.transaction(() => {
+    const out: number[] = [];
     for (const row of rows) {
       const at = row.pre || 'Record 0: '; // a single record is index 0 of what was posted
       if (row.survey !== null && !surveyOk(row.survey)) throw badRequest(`${at}unknown survey '${row.survey}'`);
       if (row.interviewer !== null && !interviewerOk(row.interviewer)) throw badRequest(`${at}unknown interviewer ${row.interviewer}`);
       if (!callCenterOk(row.callCenter)) throw badRequest(`${at}unknown call centre ${row.callCenter}`);
-      ids.push(Number(insert.run(...row.params).lastInsertRowid));
+      const id = Number(insert.run(...row.params).lastInsertRowid);
+      out.push(id);
       for (const [name, value] of row.variables ?? []) setVar.run(row.survey, row.interviewId, name, value);
+      if (row.login === undefined) {
+        changes.push({ type: spec.event, action: row.open ? 'opened' : 'created', id, record: wireRecord(spec.model, spec.row(row.params, id)) });
+        continue;
+      }
+      // One open session per interviewer: this login closes the earlier open one (or, posted open before a
+      // later open login, is closed by it). Records are captured now, as each change happened.
+      const { closed, selfClosed } = closeEarlierOpenSessions(db, id, row.interviewer!, row.login);
+      for (const c of closed) changes.push({ type: 'session', action: 'closed', id: c.SessionId as number, record: wireRecord(sessionHistoryModel, c) });
+      changes.push({ type: 'session', action: row.open && !selfClosed ? 'opened' : 'created', id, record: sessionRecord(db, id) });
     }
-    return ids;
+    return out;
   }).immediate();
+  publishChanges(db, changes);
+  return ids;
 }
 
 function cachedCheck(db: Db, sql: string): (key: string | number) => boolean {
@@ -151,19 +192,4 @@ function cachedCheck(db: Db, sql: string): (key: string | number) => boolean {
     if (ok === undefined) cache.set(key, (ok = stmt.get(key) !== undefined));
     return ok;
   };
-}
-
-/** `PATCH /cati/interviewersessionhistory(id)` {LogoutTime}: closes (or re-closes) a session. */
-export function closeSession(db: Db, sessionId: number, body: unknown, ifMatch?: string): void {
-  const b = bodyObject(body, '{"LogoutTime": "<date-time>"}');
-  rejectUnknown(b, ['SessionId', 'LogoutTime']);
-  if (b.SessionId !== undefined && b.SessionId !== sessionId) throw badRequest(`SessionId in the body does not match the key ${sessionId}`);
-  const logout = requireTime(b.LogoutTime, 'LogoutTime');
-  db.transaction(() => {
-    const row = db.prepare('SELECT login_time, version FROM sessions WHERE id = ?').get(sessionId) as { login_time: number; version: number } | undefined;
-    if (!row) throw notFound(`Session ${sessionId} does not exist`);
-    checkVersion(row.version, ifMatch);
-    if (logout < row.login_time) throw badRequest('LogoutTime is before the session\'s LoginTime');
-    db.prepare('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ?').run(logout, sessionId);
-  }).immediate();
 }

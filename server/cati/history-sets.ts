@@ -1,36 +1,43 @@
 /**
  * History for supervisors (/breakhistory, /callhistory, /interviewersessionhistory,
- * /callhistorywithvariables) and its ingest for `cati_integrate` (POST batches, PATCH closing a session).
+ * /callhistorywithvariables) and its ingest for `cati_integrate` (POST batches, PATCH closing an open call,
+ * break or session).
  */
 import type { AppContext } from '../context.ts';
 import { queryEntity, type Row } from '../odata/collection-query.ts';
-import { ok, type EntitySetDef } from '../odata/service.ts';
+import type { EntityModel } from '../odata/model.ts';
+import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
-import { closeSession, ingestHistory, type HistoryKind } from './history-ingest.ts';
+import { closeBreak, closeCall, closeSession } from './history-close.ts';
+import { ingestHistory, type HistoryKind } from './history-ingest.ts';
 import { callHistoryWithVariablesModel, readHistoryWithVariablesRequest, variablesAttacher } from './history-with-variables.ts';
 
 function ingestRoute(ctx: AppContext, kind: HistoryKind): EntitySetDef['create'] {
   return { permissions: ['cati_integrate'], handler: (c) => ok.json({ value: ingestHistory(ctx.db, kind, c.body) }, 201) };
 }
 
+/** PATCH closing an open record (cati_integrate), answering the closed record. */
+function closeRoute(ctx: AppContext, model: EntityModel, close: (db: AppContext['db'], id: number, body: unknown, ifMatch?: string) => void): Route {
+  return {
+    permissions: ['cati_integrate'],
+    handler: (c) => {
+      close(ctx.db, c.key as number, c.body, c.req.get('if-match'));
+      return ok.entity(model, queryEntity(ctx.db, model, c.key) as Row);
+    },
+  };
+}
+
 /** The three history entity sets with their ingest routes. */
 export function historySets(ctx: AppContext): EntitySetDef[] {
-  const { db } = ctx;
   return [
-    { model: breakHistoryModel, create: ingestRoute(ctx, 'breakhistory') },
-    { model: callHistoryModel, create: ingestRoute(ctx, 'callhistory') },
+    { model: breakHistoryModel, create: ingestRoute(ctx, 'breakhistory'), patch: closeRoute(ctx, breakHistoryModel, closeBreak) },
+    { model: callHistoryModel, create: ingestRoute(ctx, 'callhistory'), patch: closeRoute(ctx, callHistoryModel, closeCall) },
     {
       model: sessionHistoryModel,
       create: ingestRoute(ctx, 'interviewersessionhistory'),
       // Seed §4.2: GET by SessionId answers a collection holding that one session.
       get: { handler: (c) => ok.collection(sessionHistoryModel, [c.entity()]) },
-      patch: {
-        permissions: ['cati_integrate'],
-        handler: (c) => {
-          closeSession(db, c.key as number, c.body, c.req.get('if-match'));
-          return ok.entity(sessionHistoryModel, queryEntity(db, sessionHistoryModel, c.key) as Row);
-        },
-      },
+      patch: closeRoute(ctx, sessionHistoryModel, closeSession),
     },
   ];
 }

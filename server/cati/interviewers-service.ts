@@ -138,19 +138,22 @@ export function deleteInterviewer(db: Db, id: number, ifMatch?: string): void {
   }).immediate();
 }
 
-function setLocked(db: Db, id: number, locked: boolean, now: number): void {
+/** Sets the lock state; true when it changed. */
+function setLocked(db: Db, id: number, locked: boolean, now: number): boolean {
   if (locked) {
-    db.prepare('UPDATE interviewers SET is_locked = 1, locked_date = ?, version = version + 1 WHERE id = ? AND is_locked = 0').run(now, id);
-  } else {
-    db.prepare('UPDATE interviewers SET is_locked = 0, locked_date = NULL, version = version + 1 WHERE id = ? AND is_locked = 1').run(id);
+    return db.prepare('UPDATE interviewers SET is_locked = 1, locked_date = ?, version = version + 1 WHERE id = ? AND is_locked = 0').run(now, id).changes > 0;
   }
+  return db.prepare('UPDATE interviewers SET is_locked = 0, locked_date = NULL, version = version + 1 WHERE id = ? AND is_locked = 1').run(id).changes > 0;
 }
 
-/** Lock (keeps the first LockedDate when already locked) or Unlock (clears both); idempotent, keeps assignments. */
-export function lockInterviewer(db: Db, id: number, locked: boolean): void {
-  db.transaction(() => {
+/**
+ * Lock (keeps the first LockedDate when already locked) or Unlock (clears both); idempotent, keeps
+ * assignments. Answers whether the state changed.
+ */
+export function lockInterviewer(db: Db, id: number, locked: boolean): boolean {
+  return db.transaction(() => {
     interviewerVersion(db, id);
-    setLocked(db, id, locked, Date.now());
+    return setLocked(db, id, locked, Date.now());
   }).immediate();
 }
 

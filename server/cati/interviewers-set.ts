@@ -12,7 +12,20 @@ import {
 } from './assignments-service.ts';
 import { groupModel, interviewerModel } from './cati-models.ts';
 import { withParents } from './groups-set.ts';
+import { assignmentChange, interviewerAssignmentRows } from '../events/assignment-events.ts';
+import { entityRecord, publishChange, publishChanges, type EventAction } from '../events/publisher.ts';
+import type { Db } from '../db/open.ts';
 import { createInterviewer, deleteInterviewer, interviewerVersion, lockInterviewer, updateInterviewer } from './interviewers-service.ts';
+
+/** Announces a committed interviewer change on /events with the record as /interviewers returns it. */
+function publishInterviewer(db: Db, action: EventAction, id: number): void {
+  publishChange(db, { type: 'interviewer', action, id, record: entityRecord(db, interviewerModel, id) });
+}
+
+/** Lock or Unlock, announced when the state changed. */
+function lock(db: Db, id: number, locked: boolean): void {
+  if (lockInterviewer(db, id, locked)) publishInterviewer(db, locked ? 'locked' : 'unlocked', id);
+}
 
 const fn = (name: string, parameters: FunctionDef['parameters'], returnType = 'Edm.Boolean', sideEffectFree = false): FunctionDef => ({
   name, bindingType: 'Interviewer', parameters, returnType, sideEffectFree,
@@ -47,8 +60,8 @@ export function interviewersSet(ctx: AppContext): EntitySetDef {
         });
       },
     },
-    { def: fn('Lock', []), handler: (c) => (lockInterviewer(db, c.key as number, true), done()) },
-    { def: fn('Unlock', []), handler: (c) => (lockInterviewer(db, c.key as number, false), done()) },
+    { def: fn('Lock', []), handler: (c) => (lock(db, c.key as number, true), done()) },
+    { def: fn('Unlock', []), handler: (c) => (lock(db, c.key as number, false), done()) },
   ];
   return { model: interviewerModel, operations };
 }
@@ -62,16 +75,28 @@ export function interviewerPropertiesSet(ctx: AppContext): EntitySetDef {
     model,
     list: false,
     get: false,
-    create: { handler: async (c) => ok.created(interviewerModel, byId(await createInterviewer(db, c.body))) },
+    create: {
+      handler: async (c) => {
+        const id = await createInterviewer(db, c.body);
+        publishInterviewer(db, 'created', id);
+        return ok.created(interviewerModel, byId(id));
+      },
+    },
     update: {
       handler: async (c) => {
         await updateInterviewer(db, c.key as number, c.body, c.req.get('if-match'));
+        publishInterviewer(db, 'updated', c.key as number);
         return ok.entity(interviewerModel, byId(c.key as number));
       },
     },
     remove: {
       handler: (c) => {
-        deleteInterviewer(db, c.key as number, c.req.get('if-match'));
+        const id = c.key as number;
+        // Read before the delete (same tick, nothing interleaves): the record and the assignments it takes along.
+        const record = entityRecord(db, interviewerModel, id);
+        const assignments = interviewerAssignmentRows(db, id);
+        deleteInterviewer(db, id, c.req.get('if-match'));
+        publishChanges(db, [{ type: 'interviewer', action: 'deleted', id, record }, ...assignments.map((a) => assignmentChange('deleted', a))]);
         return ok.noContent();
       },
     },

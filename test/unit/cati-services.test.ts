@@ -8,7 +8,8 @@ import {
   interviewerAssignOnSurvey, interviewerCleanAssignments, interviewerDeAssignFromSurvey, surveyAssignments,
 } from '../../server/cati/assignments-service.ts';
 import { createGroup, deleteGroup, getGroup, updateGroup } from '../../server/cati/groups-service.ts';
-import { closeSession, ingestHistory } from '../../server/cati/history-ingest.ts';
+import { closeSession } from '../../server/cati/history-close.ts';
+import { ingestHistory } from '../../server/cati/history-ingest.ts';
 import { createInterviewer, deleteInterviewer, lockInterviewer, updateInterviewer } from '../../server/cati/interviewers-service.ts';
 import { verifyPassword } from '../../server/cati/password.ts';
 import { createSurvey, getBasicProperties, updateSurvey } from '../../server/cati/surveys-service.ts';

@@ -1,0 +1,64 @@
+/**
+ * The live floor's sets (CONTRACT §9): /cati/breaktypes (PUT/PATCH), /cati/extendedstatuses (POST, PUT,
+ * PATCH, DELETE) and the read-only /cati/floor, all through the OData dispatcher.
+ */
+import type { AppContext } from '../context.ts';
+import type { Db } from '../db/open.ts';
+import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
+import { updateBreakType } from './break-types-service.ts';
+import { createExtendedStatus, deleteExtendedStatus, updateExtendedStatus } from './extended-statuses-service.ts';
+import { breakTypeModel, extendedStatusModel, floorModel } from './floor-models.ts';
+import { serverTimeZone, todayIn } from './time-zones.ts';
+
+/** `/cati/breaktypes`: listed and read like any set; supervisors change Name, MaxMinutes, IsPaid. */
+export function breakTypesSet(ctx: AppContext): EntitySetDef {
+  const { db } = ctx;
+  const update: Route = {
+    handler: (c) => {
+      updateBreakType(db, c.key as number, c.body, c.req.get('if-match'));
+      return ok.entity(breakTypeModel, queryEntity(db, breakTypeModel, c.key) as Row);
+    },
+  };
+  return { model: breakTypeModel, update, patch: update };
+}
+
+/** `/cati/extendedstatuses`: the outcome table, editable. */
+export function extendedStatusesSet(ctx: AppContext): EntitySetDef {
+  const { db } = ctx;
+  const byCode = (code: number) => queryEntity(db, extendedStatusModel, code) as Row;
+  const update: Route = {
+    handler: (c) => {
+      updateExtendedStatus(db, c.key as number, c.body, c.req.get('if-match'));
+      return ok.entity(extendedStatusModel, byCode(c.key as number));
+    },
+  };
+  return {
+    model: extendedStatusModel,
+    create: { handler: (c) => ok.created(extendedStatusModel, byCode(createExtendedStatus(db, c.body))) },
+    update,
+    patch: update,
+    remove: {
+      handler: (c) => {
+        deleteExtendedStatus(db, c.key as number, c.req.get('if-match'));
+        return ok.noContent();
+      },
+    },
+  };
+}
+
+/** The values of floorModel's FROM placeholders at `now`: now, the staleness cutoff, each centre's today. */
+export function floorParams(db: Db, now: number, staleSessionHours: number): unknown[] {
+  const centres = db.prepare('SELECT id, time_zone FROM call_centers').raw().all() as [number, string | null][];
+  const days = centres.map(([id, zone]) => [id, ...todayIn(zone ?? serverTimeZone(), now)]);
+  return [now, now - staleSessionHours * 3_600_000, JSON.stringify(days)];
+}
+
+/** `/cati/floor`: read-only, one row per open, non-stale session; $filter/$orderby/$count/paging as any set. */
+export function floorSet(ctx: AppContext): EntitySetDef {
+  const { db } = ctx;
+  return {
+    model: floorModel,
+    scope: () => ({ fromParams: floorParams(db, Date.now(), ctx.config.staleSessionHours) }),
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The one publisher of /events (CONTRACT §9). Every write path calls `publishChanges(db, [...])` (or
+ * `publishChange`) right after its transaction commits, with each record in its wire form as captured when
+ * it changed. Calling it inside a transaction throws, so nothing is announced that could still roll back.
+ * Without a server (CLI, unit tests on a bare database) it does nothing.
+ */
+import type { Db } from '../db/open.ts';
+import { prepareCached, queryEntity, selectList, type Row } from '../odata/collection-query.ts';
+import { formatEntity } from '../odata/format.ts';
+import type { EntityModel } from '../odata/model.ts';
+
+/** The `event:` names of the stream. */
+export type EventType = 'session' | 'break' | 'call' | 'interviewer' | 'blacklist' | 'assignment';
+
+/** `opened`/`created`/`closed` for history, `created`/`updated`/`deleted`, `locked`/`unlocked` for interviewers. */
+export type EventAction = 'opened' | 'closed' | 'created' | 'updated' | 'deleted' | 'locked' | 'unlocked';
+
+/** One committed change: the event's data is `{action, id, ...record}`. */
+export interface Change {
+  type: EventType;
+  action: EventAction;
+  /** The entity's key (a composite string for assignments). */
+  id: number | string;
+  /** The record as the API returns it (`wireRecord`); absent for deletions. */
+  record?: Record<string, unknown>;
+}
+
+/** Where published events go (the server's EventHub). */
+export interface EventSink {
+  publish(events: { type: EventType; data: Record<string, unknown> }[]): void;
+}
+
+const sinks = new WeakMap<Db, EventSink>();
+
+/** Connects a database to the stream its server serves (done once by startServer). */
+export function attachEventSink(db: Db, sink: EventSink): void {
+  sinks.set(db, sink);
+}
+
+/** A row (property name → SQL value) in the wire form GET returns, without `@odata.context`. */
+export function wireRecord(model: EntityModel, row: Row): Record<string, unknown> {
+  return formatEntity(model, row);
+}
+
+/** The entity of `key` in wire form as GET returns it (undefined when absent). */
+export function entityRecord(db: Db, model: EntityModel, key: unknown): Record<string, unknown> | undefined {
+  const row = queryEntity(db, model, key);
+  return row && wireRecord(model, row);
+}
+
+/** Many entities of a single-key model in wire form, in the order of `keys` (one query). */
+export function entityRecords(db: Db, model: EntityModel, keys: readonly (number | string)[]): Record<string, unknown>[] {
+  if (keys.length === 0) return [];
+  const keyColumn = model.properties.find((p) => p.name === model.key[0])!.column!;
+  const rows = prepareCached(db, `SELECT ${selectList(model)} FROM ${model.from} WHERE ${keyColumn} IN (SELECT value FROM json_each(?))`).all(
+    JSON.stringify(keys),
+  ) as Row[];
+  const byKey = new Map(rows.map((r) => [r[model.key[0]!], r]));
+  return keys.flatMap((k) => {
+    const r = byKey.get(k);
+    return r ? [wireRecord(model, r)] : [];
+  });
+}
+
+/** Publishes committed changes, in order, to every /events subscriber. Must run after the commit. */
+export function publishChanges(db: Db, changes: readonly Change[]): void {
+  if (db.inTransaction) throw new Error('publishChanges inside a transaction: publish after the commit');
+  const sink = sinks.get(db);
+  if (!sink || changes.length === 0) return;
+  sink.publish(changes.map((c) => ({ type: c.type, data: { action: c.action, id: c.id, ...c.record } })));
+}
+
+/** Publishes one committed change (see publishChanges). */
+export function publishChange(db: Db, change: Change): void {
+  publishChanges(db, [change]);
+}
