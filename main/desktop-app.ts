@@ -66,7 +66,8 @@ export class DesktopApp {
   }
 
   private serverOptions() {
-    return { dataDir: this.userDataDir, staticDir: this.staticDir, timeoutMs: this.options.startTimeoutMs };
+    const argv = process.argv;
+    return { dataDir: this.userDataDir, staticDir: this.staticDir, timeoutMs: this.options.startTimeoutMs, demo: argv.includes('--demo'), demoLive: argv.includes('--demo-live') };
   }
 
   /** The renderer's session: server URL and the in-memory session key. */

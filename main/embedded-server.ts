@@ -26,6 +26,9 @@ export class ServerStartError extends Error {
 export interface EmbeddedServerOptions {
   dataDir: string;
   staticDir: string;
+  /** `--demo` / `--demo-live` passed to the app (`npm start -- --demo --demo-live`). */
+  demo?: boolean;
+  demoLive?: boolean;
   timeoutMs?: number;
 }
 
@@ -33,7 +36,9 @@ export interface EmbeddedServerOptions {
 export async function startEmbeddedServer(settings: DesktopSettings, options: EmbeddedServerOptions): Promise<EmbeddedServer> {
   const host = settings.exposeOnLan ? '0.0.0.0' : '127.0.0.1';
   const apiKey = process.env.CATI_API_KEY && process.env.CATI_API_KEY.length >= 16 ? process.env.CATI_API_KEY : null;
-  const config = defaultConfig({ host, port: settings.port, dataDir: options.dataDir, staticDir: options.staticDir, apiKey });
+  const config = defaultConfig({
+    host, port: settings.port, dataDir: options.dataDir, staticDir: options.staticDir, apiKey, demo: options.demo ?? false, demoLive: options.demoLive ?? false,
+  });
   const timeoutMs = options.timeoutMs ?? 20_000;
   let timer: NodeJS.Timeout | undefined;
   const starting = startServer(config);

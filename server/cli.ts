@@ -71,10 +71,6 @@ async function serve(args: string[]) {
     if (code === 'EADDRNOTAVAIL') fail(`Address ${config.host} is not available on this machine`);
     throw err;
   }
-  if (config.demo) {
-    const { loadDemoIfEmpty } = await import('./demo/demo.ts');
-    loadDemoIfEmpty(running.ctx.db, config);
-  }
   process.stdout.write(`listening on ${running.url}\n`);
   // A single-use token that expires in 15 minutes, not a key: a copied log line is useless afterwards (§2).
   process.stdout.write(`open the UI: ${localBrowserUrl(running.url)}/#token=${running.ctx.keys.ui.mintToken()}\n`);

@@ -21,7 +21,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Opens (and migrates) the database, builds the app and listens. */
+/** Opens (and migrates) the database, builds the app and listens; loads `--demo` data and starts `--demo-live`. */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const dbFile = databaseFile(config.dataDir);
   const db = openDatabase(dbFile);
@@ -58,16 +58,30 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   url = `${config.tlsCert ? 'https' : 'http'}://${host}:${port}`;
   writeRunLock(config.dataDir, url);
 
+  if (config.demo) {
+    const { loadDemoIfEmpty } = await import('./demo/demo.ts');
+    loadDemoIfEmpty(db, config);
+  }
+  let live: { stop(): Promise<void> } | undefined;
+  if (config.demoLive) {
+    const { startDemoLive } = await import('./demo/demo-live.ts');
+    const loopback = /^(0\.0\.0\.0|::)$/.test(config.host) ? `127.0.0.1:${port}` : `${host}:${port}`;
+    live = startDemoLive(ctx, `${config.tlsCert ? 'https' : 'http'}://${loopback}`);
+  }
+
   let closing: Promise<void> | undefined;
   const close = () =>
-    (closing ??= new Promise<void>((resolve) => {
-      events.close(); // open event streams would otherwise keep the server from closing
-      server.close(() => {
-        db.close();
-        removeRunLock(config.dataDir, url);
-        resolve();
+    (closing ??= (async () => {
+      await live?.stop(); // the simulated dialer stops with the server, before it stops accepting
+      await new Promise<void>((resolve) => {
+        events.close(); // open event streams would otherwise keep the server from closing
+        server.close(() => {
+          db.close();
+          removeRunLock(config.dataDir, url);
+          resolve();
+        });
+        server.closeIdleConnections();
       });
-      server.closeIdleConnections();
-    }));
+    })());
   return { url, port, ctx, close };
 }

@@ -67,7 +67,7 @@ function toInfo(r: KeyRow): ApiKeyInfo {
 /** API-key store over the `api_keys` table; lookups hit SQLite each time so revocation is immediate. */
 export class ApiKeyStore {
   /** Keys held in memory for this run only (CATI_API_KEY, the UI session key), by digest. */
-  private readonly memoryKeys = new Map<string, string>();
+  private readonly memoryKeys = new Map<string, { name: string; permissions: ReadonlySet<Permission> }>();
   private readonly byHash;
   private readonly touch;
   /** The headless UI link's tokens and session keys (CONTRACT §2). */
@@ -79,9 +79,9 @@ export class ApiKeyStore {
     this.touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
   }
 
-  /** Accepts `key` with every permission for this run only; it is never written to the database. */
-  addMemoryKey(key: string, name: string): void {
-    this.memoryKeys.set(hashKey(key), name);
+  /** Accepts `key` (with every permission unless limited) for this run only; it is never written to the database. */
+  addMemoryKey(key: string, name: string, permissions: readonly Permission[] = PERMISSIONS): void {
+    this.memoryKeys.set(hashKey(key), { name, permissions: new Set(permissions) });
   }
 
   /** Creates a random in-memory key with every permission (the desktop window's, handed over the preload bridge). */
@@ -129,10 +129,8 @@ export class ApiKeyStore {
   /** Resolves a presented key to its principal, or undefined when unknown or revoked. */
   authenticate(key: string): Principal | undefined {
     const digest = hashKey(key);
-    const memoryName = this.memoryKeys.get(digest);
-    if (memoryName !== undefined) {
-      return { keyId: null, name: memoryName, permissions: new Set(PERMISSIONS), projects: null };
-    }
+    const memory = this.memoryKeys.get(digest);
+    if (memory !== undefined) return { keyId: null, name: memory.name, permissions: memory.permissions, projects: null };
     if (key.startsWith('uis_')) {
       const sessionId = this.ui.authenticate(key);
       return sessionId === null ? undefined : { keyId: null, name: `UI session ${sessionId}`, permissions: new Set(PERMISSIONS), projects: null, uiSessionId: sessionId };

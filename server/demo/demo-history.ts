@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.ts';
 import type { DemoBase } from './demo-entities.ts';
-import { BREAK_TYPES, CALL_OUTCOMES } from './demo-names.ts';
+import { CALL_OUTCOMES } from './demo-names.ts';
 import type { Rng } from './prng.ts';
 
 const HOUR = 3_600_000;
@@ -20,7 +20,8 @@ function phoneNumber(rng: Rng): string {
 }
 
 /**
- * Inserts `count` calls spread over the working hours of the last `days` days, in time order, through one
+ * Benchmark calls (`npm run seed`; the demo's own history comes from demo-shifts.ts and is consistent with
+ * sessions). Inserts `count` calls spread over the working hours of the last `days` days, in time order, through one
  * prepared statement (the caller holds the transaction). Returns the number inserted.
  */
 export function insertCalls(db: Db, rng: Rng, base: DemoBase, count: number, now: number, days = 30, onProgress?: (n: number) => void): number {
@@ -61,41 +62,4 @@ export function insertCalls(db: Db, rng: Rng, base: DemoBase, count: number, now
     if (onProgress && (i + 1) % 250_000 === 0) onProgress(i + 1);
   }
   return count;
-}
-
-/** Sessions (one or two a working day per interviewer) and the breaks inside them; today's may be open. */
-export function insertSessionsAndBreaks(db: Db, rng: Rng, base: DemoBase, now: number, days = 30): { sessions: number; breaks: number } {
-  const session = db.prepare('INSERT INTO sessions (call_center_id, interviewer_id, login_time, logout_time) VALUES (?, ?, ?, ?)');
-  const brk = db.prepare(`INSERT INTO breaks (time, survey_id, duration, interviewer_id, call_center_id, break_type_id, break_type_name, is_paid)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-  const open = base.surveys.filter((s) => s.open);
-  const breakTypes = BREAK_TYPES.map((b) => [b, b[5]] as const);
-  let sessions = 0;
-  let breaks = 0;
-  for (const [center, ids] of base.interviewersByCenter) {
-    for (const interviewer of ids) {
-      for (let d = days - 1; d >= 0; d--) {
-        if (!rng.chance(0.72)) continue;
-        const login = dayStart(now, d) + (OPEN_HOUR + rng.int(0, 8)) * HOUR + rng.int(0, 59) * 60_000;
-        if (login > now) continue;
-        const parts = rng.chance(0.2) ? 2 : 1;
-        let start = login;
-        for (let p = 0; p < parts; p++) {
-          const length = rng.int(3 * 60, 5 * 60) * 60_000;
-          const logout = start + length;
-          session.run(center, interviewer, start, logout > now ? null : logout);
-          sessions++;
-          for (let b = rng.int(0, 3); b > 0; b--) {
-            const [typeId, name, paid, minSec, maxSec] = rng.weighted(breakTypes);
-            const at = start + rng.int(30, Math.max(31, length / 60_000 - 30)) * 60_000;
-            if (at > now) continue;
-            brk.run(at, typeId === 2 ? null : rng.pick(open).id, rng.int(minSec, maxSec), interviewer, center, typeId, name, paid ? 1 : 0);
-            breaks++;
-          }
-          start = logout + rng.int(20, 90) * 60_000;
-        }
-      }
-    }
-  }
-  return { sessions, breaks };
 }

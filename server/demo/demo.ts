@@ -1,11 +1,14 @@
 import type { ServerConfig } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import { createDemoLists, createDemoOrganisation, createDemoVariables, type DemoBase } from './demo-entities.ts';
-import { insertCalls, insertSessionsAndBreaks } from './demo-history.ts';
+import { insertCalls } from './demo-history.ts';
+import { DEMO_BREAK_LIMITS, insertDemoShifts } from './demo-shifts.ts';
 import { createRng } from './prng.ts';
 
-/** Calls in the demo call centre. */
+/** At least this many calls in the demo call centre. */
 export const DEMO_CALLS = 120_000;
+/** The demo's call centres are Dutch. */
+export const DEMO_TIME_ZONE = 'Europe/Amsterdam';
 const SEED = 20261102;
 
 /** True when nothing the demo would create exists yet (no interviewers, surveys, history or opt-out lists). */
@@ -19,8 +22,9 @@ export function isEmptyForDemo(db: Db): boolean {
 }
 
 /**
- * Loads the demo call centre into an empty database (CONTRACT §1 `--demo`): call centres, groups,
- * interviewers, surveys with variables, assignments, 120k calls over 30 days, sessions, breaks, blacklist and
+ * Loads the demo call centre into an empty database (CONTRACT §1 `--demo`): call centres (Europe/Amsterdam),
+ * groups, interviewers, surveys with variables, assignments, 30 days of sessions with the calls and breaks
+ * inside them (≥120k calls with the dialer's own), today's floor busy now, break limits, blacklist and
  * opt-out lists. On a database with data it does nothing and says so on stderr. Returns whether it loaded.
  */
 export function loadDemoIfEmpty(db: Db, config: ServerConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): boolean {
@@ -33,11 +37,14 @@ export function loadDemoIfEmpty(db: Db, config: ServerConfig, log: (line: string
   const now = Date.now();
   const counts = db.transaction(() => {
     const base = createDemoOrganisation(db, rng, now);
+    const zone = db.prepare('UPDATE call_centers SET time_zone = ?, version = version + 1 WHERE id = ?');
+    for (const c of base.callCenters) zone.run(DEMO_TIME_ZONE, c);
     createDemoVariables(db, rng, base, 1500);
-    const calls = insertCalls(db, rng, base, DEMO_CALLS, now);
-    const history = insertSessionsAndBreaks(db, rng, base, now);
+    const counts = insertDemoShifts(db, rng, base, now, () => DEMO_TIME_ZONE, 29, DEMO_CALLS);
+    const limit = db.prepare('UPDATE break_types SET max_minutes = ? WHERE id = ?');
+    for (const [id, minutes] of Object.entries(DEMO_BREAK_LIMITS)) limit.run(minutes, Number(id));
     createDemoLists(db, rng, base, config.companyId, now);
-    return { calls, ...history };
+    return counts;
   }).immediate();
   log(`demo: loaded ${counts.calls} calls, ${counts.sessions} sessions, ${counts.breaks} breaks in ${Math.round(performance.now() - started)} ms`);
   return true;

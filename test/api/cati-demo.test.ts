@@ -52,6 +52,45 @@ describe('demo data (--demo)', () => {
   });
 });
 
+describe('demo data tells the truth (CONTRACT §9)', () => {
+  const one = (sql: string) => t.server.ctx.db.prepare(sql).pluck().get() as number;
+
+  it('no interviewer\'s call or break lies outside one of its sessions, and none overlap', () => {
+    expect(one(`SELECT COUNT(*) FROM calls c WHERE c.interviewer_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s
+      WHERE s.interviewer_id = c.interviewer_id AND s.login_time <= c.time
+        AND (s.logout_time IS NULL OR c.time + COALESCE(c.duration, 0) * 1000 <= s.logout_time))`)).toBe(0);
+    expect(one(`SELECT COUNT(*) FROM breaks b WHERE NOT EXISTS (SELECT 1 FROM sessions s
+      WHERE s.interviewer_id = b.interviewer_id AND s.login_time <= b.time
+        AND (s.logout_time IS NULL OR b.time + COALESCE(b.duration, 0) * 1000 <= s.logout_time))`)).toBe(0);
+    expect(one(`WITH ev AS (SELECT interviewer_id i, time t, time + COALESCE(duration, 0) * 1000 e FROM calls WHERE interviewer_id IS NOT NULL
+        UNION ALL SELECT interviewer_id, time, time + COALESCE(duration, 0) * 1000 FROM breaks),
+      o AS (SELECT t, LAG(e) OVER (PARTITION BY i ORDER BY t) pe FROM ev) SELECT COUNT(*) FROM o WHERE pe > t`)).toBe(0);
+    expect(one(`WITH s AS (SELECT interviewer_id i, login_time a, COALESCE(logout_time, 9e15) b FROM sessions),
+      o AS (SELECT a, LAG(b) OVER (PARTITION BY i ORDER BY a) pb FROM s) SELECT COUNT(*) FROM o WHERE pb > a`)).toBe(0);
+  });
+
+  it('nothing starts in the future; at most one open session per interviewer; open calls and breaks only in open sessions', () => {
+    const now = Date.now();
+    expect(one(`SELECT MAX(m) FROM (SELECT MAX(login_time) m FROM sessions UNION ALL SELECT MAX(logout_time) FROM sessions
+      UNION ALL SELECT MAX(time) FROM calls UNION ALL SELECT MAX(time) FROM breaks)`)).toBeLessThanOrEqual(now);
+    expect(one('SELECT COUNT(*) FROM (SELECT interviewer_id FROM sessions WHERE logout_time IS NULL GROUP BY interviewer_id HAVING COUNT(*) > 1)')).toBe(0);
+    expect(one(`SELECT COUNT(*) FROM calls c WHERE c.duration IS NULL AND NOT EXISTS (SELECT 1 FROM sessions s
+      WHERE s.interviewer_id = c.interviewer_id AND s.logout_time IS NULL AND s.login_time <= c.time)`)).toBe(0);
+  });
+
+  it('today\'s floor is busy now: interviewers waiting, on calls and on breaks, one break over its limit', async () => {
+    const floor = (await t.json('GET', '/cati/floor?$top=1000')).body.value as { State: string; BreakOverLimit: boolean; CallsToday: number }[];
+    expect(floor.length).toBeGreaterThanOrEqual(20);
+    for (const state of ['Waiting', 'OnCall', 'OnBreak']) expect(floor.some((r) => r.State === state), state).toBe(true);
+    expect(floor.some((r) => r.BreakOverLimit)).toBe(true);
+    expect(floor.some((r) => r.CallsToday > 0)).toBe(true);
+    const limits = (await t.json('GET', '/cati/breaktypes?$filter=MaxMinutes ne null')).body.value;
+    expect(limits.length).toBeGreaterThan(0);
+    const zones = (await t.json('GET', '/cati/callcenters')).body.value.map((c: { TimeZone: string }) => c.TimeZone);
+    expect(new Set(zones)).toEqual(new Set(['Europe/Amsterdam']));
+  });
+});
+
 describe('demo calls over 30 days', () => {
   it('span 30 distinct days within the last 30 days even before today\'s opening hour', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cati-days-'));
