@@ -9,6 +9,7 @@ import { catiRouter } from './cati/index.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, errorMiddleware } from './errors.ts';
 import { eventsRouter } from './events/events-router.ts';
+import { allowedHostsCheck } from './http/host-rules.ts';
 import { jsonBody } from './http/json-body.ts';
 import { optoutRouter } from './optout/index.ts';
 import { unsubscribeRouter } from './unsubscribe/index.ts';
@@ -23,6 +24,8 @@ export function createApp(ctx: AppContext): Express {
   app.set('query parser', 'simple');
   // One proxy hop: the address it appends to X-Forwarded-For, which a client cannot forge.
   if (ctx.config.trustProxy) app.set('trust proxy', 1);
+  // CONTRACT §11: a Host that is not this server's → 421, before anything else.
+  app.use(allowedHostsCheck(ctx.config));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -31,8 +34,8 @@ export function createApp(ctx: AppContext): Express {
   // Public HTML pages: no key (CONTRACT §2).
   app.use('/unsubscribe', unsubscribeRouter(ctx));
 
-  // The two APIs: Bearer key on every route.
-  app.use('/cati', authenticate(ctx.keys), jsonBody, bindActor, catiRouter(ctx));
+  // The two APIs: Bearer key on every route (under /cati/ also Basic, for side-effect-free reads only).
+  app.use('/cati', authenticate(ctx.keys, { basic: true }), jsonBody, bindActor, catiRouter(ctx));
   app.use('/optout', authenticate(ctx.keys), jsonBody, bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
   app.use('/admin/keys', authenticate(ctx.keys), jsonBody, bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
   app.use('/admin/ui-sessions', authenticate(ctx.keys), bindActor, uiSessionsRouter(ctx)); // extension: UI sessions (company_administrate)

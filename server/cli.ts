@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts';
+import { checkPhoneRegion } from './cati/phone-region.ts';
 import { databaseFile, defaultConfig, DEFAULT_PORT } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { localBrowserUrl, runningServer } from './run-lock.ts';
@@ -21,6 +22,21 @@ function intOption(name: string, value: string | undefined, fallback: number, ma
   return Number(value);
 }
 
+/** `--allowed-hosts a,b`: host names or addresses (no scheme, port or path). */
+function parseAllowedHosts(value: string | undefined): string[] {
+  const hosts = (value ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '');
+  for (const h of hosts) if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.:-]+)$/.test(h)) fail(`--allowed-hosts: '${h}' is not a host name or address (no scheme, port or path)`);
+  return hosts;
+}
+
+/** `--phone-region CC`: a region libphonenumber-js knows (ISO 3166 alpha-2), upper-cased. */
+function phoneRegionOption(value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  const region = checkPhoneRegion(value);
+  if (!region) fail(`--phone-region must be an ISO 3166 alpha-2 country code with a telephone numbering plan (e.g. NL, DE, US), not '${value}'`);
+  return region;
+}
+
 async function serve(args: string[]) {
   const { values } = parseArgs({
     args,
@@ -32,6 +48,8 @@ async function serve(args: string[]) {
       'company-id': { type: 'string' },
       'public-url': { type: 'string' },
       'trust-proxy': { type: 'boolean' },
+      'allowed-hosts': { type: 'string' },
+      'phone-region': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'stale-session-hours': { type: 'string' },
@@ -53,6 +71,8 @@ async function serve(args: string[]) {
     companyId: intOption('company-id', values['company-id'], 1, 2147483647),
     publicUrl: values['public-url'] ?? null,
     trustProxy: values['trust-proxy'] ?? false,
+    allowedHosts: parseAllowedHosts(values['allowed-hosts']),
+    phoneRegion: phoneRegionOption(values['phone-region']),
     tlsCert: values['tls-cert'] ?? null,
     tlsKey: values['tls-key'] ?? null,
     apiKey,

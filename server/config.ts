@@ -10,6 +10,10 @@ export interface ServerConfig {
   /** Base of unsubscribe links handed to mailers; default the server's own URL. */
   publicUrl: string | null;
   trustProxy: boolean;
+  /** `--allowed-hosts`: Host names accepted besides the bind address, loopback, this machine and the public URL's host (CONTRACT §11). */
+  allowedHosts: string[];
+  /** `--phone-region CC` (ISO 3166 alpha-2): blacklist numbers normalised for this region (CONTRACT §10); null = digits only. */
+  phoneRegion: string | null;
   tlsCert: string | null;
   tlsKey: string | null;
   /** CATI_API_KEY: accepted with every permission for this run only. */
@@ -61,6 +65,8 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     companyId: 1,
     publicUrl: null,
     trustProxy: false,
+    allowedHosts: [],
+    phoneRegion: null,
     tlsCert: null,
     tlsKey: null,
     apiKey: null,

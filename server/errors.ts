@@ -8,10 +8,12 @@ export type ErrorCode =
   | 'Forbidden'
   | 'NotFound'
   | 'MethodNotAllowed'
+  | 'NotAcceptable'
   | 'Conflict'
   | 'PreconditionFailed'
   | 'PayloadTooLarge'
   | 'UnsupportedMediaType'
+  | 'MisdirectedRequest'
   | 'TooManyRequests'
   | 'InternalError';
 
@@ -21,10 +23,12 @@ const STATUS: Record<ErrorCode, number> = {
   Forbidden: 403,
   NotFound: 404,
   MethodNotAllowed: 405,
+  NotAcceptable: 406, // CONTRACT §8: an unsupported format
   Conflict: 409,
   PreconditionFailed: 412,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
+  MisdirectedRequest: 421, // CONTRACT §11: a Host that is not allowed
   TooManyRequests: 429,
   InternalError: 500,
 };
@@ -124,6 +128,7 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
   }
   for (const [k, v] of Object.entries(apiError.headers ?? {})) res.setHeader(k, v);
   const style = errorStyleFor(req);
+  if (style === 'odata') res.setHeader('OData-Version', '4.0');
   if (apiError.status === 401 && style === 'message') {
     res.status(401).end();
     return;

@@ -5,17 +5,36 @@ import type { ApiKeyStore, Permission, Principal } from './api-keys.ts';
 declare module 'express-serve-static-core' {
   interface Request {
     principal?: Principal;
+    /** How the key came: `Authorization: Bearer`, or Basic with the key as password (reads under /cati/ only). */
+    authScheme?: 'bearer' | 'basic';
   }
 }
 
-/** Requires `Authorization: Bearer <key>`; nothing else (cookies, query keys, Basic) is accepted. */
-export function authenticate(store: ApiKeyStore) {
+/** The API key of `Authorization: Basic base64(user:key)` (any user name), or undefined. */
+function basicPassword(header: string): string | undefined {
+  const m = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+/**
+ * Requires `Authorization: Bearer <key>`; nothing else (cookies, query keys) is accepted. With
+ * `{basic: true}` (only under /cati/) Basic credentials carrying a key as password are accepted too and
+ * marked `req.authScheme = 'basic'`: the OData dispatcher then refuses them (401) on anything but a
+ * side-effect-free read (CONTRACT §2, for Excel's and Power BI's credential dialogs).
+ */
+export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = {}) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const header = req.get('authorization') ?? '';
     const match = /^Bearer +([^\s]+) *$/i.exec(header);
-    const principal = match ? store.authenticate(match[1]!) : undefined;
+    const basic = !match && options.basic ? basicPassword(header) : undefined;
+    const key = match ? match[1]! : basic;
+    const principal = key ? store.authenticate(key) : undefined;
     if (!principal) return next(unauthorized());
     req.principal = principal;
+    req.authScheme = match ? 'bearer' : 'basic';
     next();
   };
 }

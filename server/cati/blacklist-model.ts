@@ -2,14 +2,15 @@
  * The telephone blacklist's OData model (TelephoneBlacklistItem, CONTRACT §3), its operations, and the
  * number normalisation rule shared by every write and by Check.
  */
+import type { CountryCode } from 'libphonenumber-js';
 import { badRequest } from '../errors.ts';
 import type { EntityModel, FunctionDef } from '../odata/model.ts';
+import { MAX_NUMBER_DIGITS, normaliseTelephoneNumber, type Normalised } from './phone-region.ts';
 
 export const BLACKLIST_TYPES = ['Equal', 'StartWith'] as const;
 export type BlacklistType = (typeof BLACKLIST_TYPES)[number];
 
-/** Longest accepted number (digits after normalisation). */
-export const MAX_NUMBER_DIGITS = 32;
+export { MAX_NUMBER_DIGITS };
 export const MAX_COMMENT_LENGTH = 255;
 /** Seed §8: at most 10000 numbers per Import call. */
 export const MAX_IMPORT_ITEMS = 10000;
@@ -23,11 +24,11 @@ export const blacklistModel: EntityModel = {
   from: 'blacklist',
   etagColumn: 'version',
   properties: [
-    { name: 'Id', column: 'id', type: 'Edm.Int32' },
+    { name: 'Id', column: 'id', type: 'Edm.Int32', computed: true },
     { name: 'TelephoneNumber', column: 'telephone_number', type: 'Edm.String' },
     { name: 'Type', column: 'type', type: 'Edm.String', enumName: 'BlacklistType', enumValues: BLACKLIST_TYPES },
     { name: 'Comment', column: 'comment', type: 'Edm.String', nullable: true },
-    { name: 'Created', column: 'created', type: 'Edm.DateTimeOffset' },
+    { name: 'Created', column: 'created', type: 'Edm.DateTimeOffset', computed: true },
   ],
 };
 
@@ -76,6 +77,18 @@ export const checkFunction: FunctionDef = {
   sideEffectFree: true,
 };
 
+/** One element of Import's BlackListItems as $metadata declares it (a plain string is accepted too). */
+export const importItemType: EntityModel = {
+  typeName: 'BlacklistImportItem',
+  setName: null,
+  key: [],
+  properties: [
+    { name: 'TelephoneNumber', type: 'Edm.String' },
+    { name: 'Type', type: 'Edm.String', enumName: 'BlacklistType', enumValues: BLACKLIST_TYPES, nullable: true },
+    { name: 'Comment', type: 'Edm.String', nullable: true },
+  ],
+};
+
 /** Body: `{"BlackListItems": [...]}` (strings or {TelephoneNumber, Type, Comment}) or `{"BlackListItems": {"Items": [...]}}`. */
 export const importAction: FunctionDef = {
   name: 'Import',
@@ -83,27 +96,22 @@ export const importAction: FunctionDef = {
   boundToCollection: true,
   action: true,
   parameters: [],
+  bodyParameters: [{ name: 'BlackListItems', type: `Collection(Controller.${importItemType.typeName})` }],
   returnType: 'Controller.BlacklistImportResult',
 };
 
 /**
- * Normalises a telephone number: strips spaces, `-`, `.`, `(`, `)` and one leading `+`; what remains must
- * be 1..32 digits. Returns the digits or an error message naming the problem.
+ * Normalises a telephone number or prefix (phone-region.ts): the `(0)` after `+CC` dropped, spaces,
+ * `-`, `.`, `()` and a leading `+` stripped, 1..32 digits; under a phone region Equal numbers and
+ * StartWith prefixes become international digits. Returns the digits or an error message naming the problem.
  */
-export function normaliseNumber(input: unknown): { ok: true; value: string } | { ok: false; message: string } {
-  if (typeof input !== 'string') return { ok: false, message: 'TelephoneNumber must be a string' };
-  const stripped = input.replace(/[\s\-.()]/g, '').replace(/^\+/, '');
-  if (stripped === '') return { ok: false, message: 'TelephoneNumber is empty' };
-  if (!/^\d+$/.test(stripped)) {
-    return { ok: false, message: `TelephoneNumber '${input}' may contain only digits, spaces, '-', '.', '()' and a leading '+'` };
-  }
-  if (stripped.length > MAX_NUMBER_DIGITS) return { ok: false, message: `TelephoneNumber has more than ${MAX_NUMBER_DIGITS} digits` };
-  return { ok: true, value: stripped };
+export function normaliseNumber(input: unknown, type: BlacklistType = 'Equal', region: CountryCode | null = null): Normalised {
+  return normaliseTelephoneNumber(input, type, region);
 }
 
 /** Like normaliseNumber, but throws a 400. */
-export function requireNumber(input: unknown): string {
-  const r = normaliseNumber(input);
+export function requireNumber(input: unknown, type: BlacklistType = 'Equal', region: CountryCode | null = null): string {
+  const r = normaliseNumber(input, type, region);
   if (!r.ok) throw badRequest(r.message);
   return r.value;
 }

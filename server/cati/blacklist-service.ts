@@ -2,6 +2,8 @@
  * Telephone blacklist operations over SQLite: create, update, delete, bulk import (one transaction) and
  * the dialer's Check (Equal and StartWith rules). Plain functions over Db; the HTTP side is blacklist-set.ts.
  */
+import type { CountryCode } from 'libphonenumber-js';
+import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { entityRecord, entityRecords, publishChange, publishChanges } from '../events/publisher.ts';
@@ -21,6 +23,7 @@ const WRITABLE = new Set(['TelephoneNumber', 'Type', 'Comment']);
 const IGNORED = new Set(['Id', 'Created']);
 
 interface Fields {
+  /** The number as sent (a string that passed the digits-only rule); normalised with the item's Type and the region. */
   TelephoneNumber?: string;
   Type?: BlacklistType;
   Comment?: string | null;
@@ -35,7 +38,8 @@ export function parseItemBody(body: Record<string, unknown>, requireNumberField:
   const out: Fields = {};
   if (body.TelephoneNumber !== undefined || requireNumberField) {
     if (body.TelephoneNumber === undefined || body.TelephoneNumber === null) throw badRequest('TelephoneNumber is required');
-    out.TelephoneNumber = requireNumber(body.TelephoneNumber);
+    requireNumber(body.TelephoneNumber); // letters, emptiness, length → 400 before anything else
+    out.TelephoneNumber = body.TelephoneNumber as string;
   }
   if (body.Type !== undefined) {
     const t = parseType(body.Type);
@@ -60,13 +64,14 @@ function findId(db: Db, number: string, type: string): number | undefined {
 }
 
 /** Adds a number; 409 with the existing Id when the same number and type exist. Returns the new Id. */
-export function createItem(db: Db, fields: Fields, now = Date.now()): number {
+export function createItem(db: Db, fields: Fields, region: CountryCode | null = null, now = Date.now()): number {
+  const number = requireNumber(fields.TelephoneNumber, fields.Type, region);
   const id = db.transaction(() => {
-    const existing = findId(db, fields.TelephoneNumber!, fields.Type!);
+    const existing = findId(db, number, fields.Type!);
     if (existing !== undefined) throw duplicate(existing);
     const r = db
       .prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?)')
-      .run(fields.TelephoneNumber, fields.Type, fields.Comment ?? null, now);
+      .run(number, fields.Type, fields.Comment ?? null, now);
     return Number(r.lastInsertRowid);
   }).immediate();
   publishChange(db, { type: 'blacklist', action: 'created', id, record: entityRecord(db, blacklistModel, id) });
@@ -87,17 +92,22 @@ function current(db: Db, id: number): CurrentRow {
   return row;
 }
 
-/** Updates the fields present; If-Match checked against the current version (412); duplicate → 409. */
-export function updateItem(db: Db, id: number, fields: Fields, ifMatch: string | undefined): void {
+/**
+ * Updates the fields present (PUT and PATCH); If-Match checked against the current version (412);
+ * duplicate → 409; audited with the fields that changed.
+ */
+export function updateItem(db: Db, id: number, fields: Fields, ifMatch: string | undefined, region: CountryCode | null = null): void {
   db.transaction(() => {
     const row = current(db, id);
     checkIfMatch(ifMatch, row.version);
-    const number = fields.TelephoneNumber ?? row.telephone_number;
-    const type = fields.Type ?? row.type;
+    const type = fields.Type ?? (row.type as BlacklistType);
+    const number = fields.TelephoneNumber === undefined ? row.telephone_number : requireNumber(fields.TelephoneNumber, type, region);
     const other = findId(db, number, type);
     if (other !== undefined && other !== id) throw duplicate(other);
     const comment = fields.Comment === undefined ? row.comment : fields.Comment;
     db.prepare('UPDATE blacklist SET telephone_number = ?, type = ?, comment = ?, version = version + 1 WHERE id = ?').run(number, type, comment, id);
+    const before = { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment };
+    recordAudit(db, { action: 'update', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
   }).immediate();
   publishChange(db, { type: 'blacklist', action: 'updated', id, record: entityRecord(db, blacklistModel, id) });
 }
@@ -137,10 +147,13 @@ export function importItemsOf(body: Record<string, unknown>): unknown[] {
   return items;
 }
 
-function parseImportItem(item: unknown): { ok: true; number: string; type: BlacklistType; comment: string | null } | { ok: false; value: string | null; message: string } {
+function parseImportItem(
+  item: unknown,
+  region: CountryCode | null,
+): { ok: true; number: string; type: BlacklistType; comment: string | null } | { ok: false; value: string | null; message: string } {
   const asText = (v: unknown) => (typeof v === 'string' ? v : v === undefined ? null : JSON.stringify(v));
   if (typeof item === 'string') {
-    const n = normaliseNumber(item);
+    const n = normaliseNumber(item, 'Equal', region);
     return n.ok ? { ok: true, number: n.value, type: 'Equal', comment: null } : { ok: false, value: item, message: n.message };
   }
   if (!item || typeof item !== 'object' || Array.isArray(item)) {
@@ -150,10 +163,10 @@ function parseImportItem(item: unknown): { ok: true; number: string; type: Black
   const value = asText(o.TelephoneNumber);
   const unknown = Object.keys(o).find((k) => !WRITABLE.has(k) && !IGNORED.has(k));
   if (unknown) return { ok: false, value, message: `Unknown property '${unknown}'` };
-  const n = normaliseNumber(o.TelephoneNumber);
-  if (!n.ok) return { ok: false, value, message: n.message };
   const t = parseType(o.Type);
   if (!t.ok) return { ok: false, value, message: t.message };
+  const n = normaliseNumber(o.TelephoneNumber, t.value, region);
+  if (!n.ok) return { ok: false, value, message: n.message };
   if (o.Comment !== undefined && o.Comment !== null && (typeof o.Comment !== 'string' || o.Comment.length > MAX_COMMENT_LENGTH)) {
     return { ok: false, value, message: `Comment must be a string of at most ${MAX_COMMENT_LENGTH} characters` };
   }
@@ -161,13 +174,13 @@ function parseImportItem(item: unknown): { ok: true; number: string; type: Black
 }
 
 /** Stores every valid item in one transaction; duplicates (in the table or the batch) are counted, not stored. */
-export function importItems(db: Db, items: unknown[], now = Date.now()): ImportResult {
+export function importItems(db: Db, items: unknown[], region: CountryCode | null = null, now = Date.now()): ImportResult {
   const result: ImportResult = { Added: 0, Duplicates: 0, Invalid: 0, InvalidItems: [] };
   const insert = db.prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?) ON CONFLICT (telephone_number, type) DO NOTHING');
   const added: number[] = [];
   db.transaction(() => {
     items.forEach((item, index) => {
-      const p = parseImportItem(item);
+      const p = parseImportItem(item, region);
       if (!p.ok) {
         result.Invalid++;
         if (result.InvalidItems.length < MAX_REPORTED_INVALID) result.InvalidItems.push({ Index: index, Value: p.value, Message: p.message });
@@ -188,8 +201,8 @@ export function importItems(db: Db, items: unknown[], now = Date.now()): ImportR
  * entry matches every number it prefixes (itself included). Equal wins, then the longest prefix.
  * Each lookup is a probe of the UNIQUE (telephone_number, type) index.
  */
-export function checkNumber(db: Db, input: unknown): { value: boolean; MatchedId: number | null } {
-  const number = requireNumber(input);
+export function checkNumber(db: Db, input: unknown, region: CountryCode | null = null): { value: boolean; MatchedId: number | null } {
+  const number = requireNumber(input, 'Equal', region);
   const equal = findId(db, number, 'Equal');
   if (equal !== undefined) return { value: true, MatchedId: equal };
   const prefixes = Array.from({ length: number.length }, (_, i) => number.slice(0, i + 1));

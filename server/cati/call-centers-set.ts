@@ -18,7 +18,6 @@ export function callCentersSet(ctx: AppContext): EntitySetDef {
   return {
     model: callCenterModel,
     create: { handler: (c) => ok.created(callCenterModel, byId(createCallCenter(db, c.body))) },
-    update,
-    patch: update,
+    update, // also serves PATCH, after the dispatcher's PATCH body rule
   };
 }

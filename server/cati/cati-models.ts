@@ -17,7 +17,7 @@ export const callCenterModel: EntityModel = {
   setName: 'callcenters',
   key: ['CallCenterId'],
   from: 'call_centers',
-  properties: [int32('CallCenterId', 'id'), str('Name', 'name'), str('TimeZone', 'time_zone', { nullable: true })],
+  properties: [int32('CallCenterId', 'id', { computed: true }), str('Name', 'name'), str('TimeZone', 'time_zone', { nullable: true })],
   etagColumn: 'version',
 };
 
@@ -27,7 +27,7 @@ export const groupModel: EntityModel = {
   key: ['GroupId'],
   from: 'groups',
   properties: [
-    int32('GroupId', 'id'),
+    int32('GroupId', 'id', { computed: true }),
     str('Name', 'name'),
     str('Description', 'description', { nullable: true }),
     { name: 'ParentGroups', type: 'Edm.Int32', collection: true, virtual: true },
@@ -36,7 +36,7 @@ export const groupModel: EntityModel = {
 };
 
 const interviewerProperties: PropertyDef[] = [
-  int32('InterviewerId', 'id'),
+  int32('InterviewerId', 'id', { computed: true }),
   str('Name', 'name'),
   str('DisplayName', 'display_name', { nullable: true }),
   str('Description', 'description', { nullable: true }),
@@ -46,8 +46,8 @@ const interviewerProperties: PropertyDef[] = [
   str('AssignmentsListMode', 'assignments_list_mode', { enumName: 'AssignmentsListMode', enumValues: LIST_MODES }),
   str('AutomaticSurveyId', 'automatic_survey_id', { nullable: true }),
   bool('IsLocked', 'is_locked'),
-  time('LockedDate', 'locked_date', { nullable: true }),
-  time('PwdSetDate', 'pwd_set_date', { nullable: true }),
+  time('LockedDate', 'locked_date', { nullable: true, computed: true }),
+  time('PwdSetDate', 'pwd_set_date', { nullable: true, computed: true }),
   ...[1, 2, 3, 4, 5].map((n) => str(`Attribute${n}`, `attribute${n}`, { nullable: true })),
 ];
 
@@ -58,6 +58,23 @@ export const interviewerModel: EntityModel = {
   key: ['InterviewerId'],
   from: 'interviewers',
   properties: interviewerProperties,
+  etagColumn: 'version',
+};
+
+/**
+ * `/interviewerproperties` (write-only): its own type, the interviewer's writable fields plus `Password`
+ * and `ParentGroups`, which are accepted on writes and never returned (answers are Interviewer entities).
+ */
+export const interviewerPropertiesModel: EntityModel = {
+  typeName: 'InterviewerProperties',
+  setName: 'interviewerproperties',
+  key: ['InterviewerId'],
+  from: 'interviewers',
+  properties: [
+    ...interviewerProperties,
+    { name: 'Password', type: 'Edm.String', virtual: true, writeOnly: true, nullable: true },
+    { name: 'ParentGroups', type: 'Edm.Int32', collection: true, virtual: true, writeOnly: true },
+  ],
   etagColumn: 'version',
 };
 
@@ -91,7 +108,7 @@ export const breakHistoryModel: EntityModel = {
   key: ['Id'],
   from: 'breaks',
   properties: [
-    int64('Id', 'id'),
+    int64('Id', 'id', { computed: true }),
     time('Time', 'time'),
     str('SurveyId', 'survey_id', { nullable: true }),
     int32('Duration', 'duration', { nullable: true }),
@@ -105,7 +122,7 @@ export const breakHistoryModel: EntityModel = {
 };
 
 const callFields: PropertyDef[] = [
-  int64('Id', 'id'),
+  int64('Id', 'id', { computed: true }),
   time('Time', 'time'),
   str('SurveyId', 'survey_id'),
   int32('InterviewId', 'interview_id', { nullable: true }),
@@ -132,7 +149,7 @@ export const sessionHistoryModel: EntityModel = {
   key: ['SessionId'],
   from: 'sessions',
   properties: [
-    int64('SessionId', 'id'),
+    int64('SessionId', 'id', { computed: true }),
     int32('CallCenterId', 'call_center_id'),
     int32('InterviewerId', 'interviewer_id'),
     time('LoginTime', 'login_time'),

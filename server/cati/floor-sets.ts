@@ -20,7 +20,7 @@ export function breakTypesSet(ctx: AppContext): EntitySetDef {
       return ok.entity(breakTypeModel, queryEntity(db, breakTypeModel, c.key) as Row);
     },
   };
-  return { model: breakTypeModel, update, patch: update };
+  return { model: breakTypeModel, update }; // update also serves PATCH, after the dispatcher's PATCH body rule
 }
 
 /** `/cati/extendedstatuses`: the outcome table, editable. */
@@ -36,8 +36,7 @@ export function extendedStatusesSet(ctx: AppContext): EntitySetDef {
   return {
     model: extendedStatusModel,
     create: { handler: (c) => ok.created(extendedStatusModel, byCode(createExtendedStatus(db, c.body))) },
-    update,
-    patch: update,
+    update, // also serves PATCH, after the dispatcher's PATCH body rule
     remove: {
       handler: (c) => {
         deleteExtendedStatus(db, c.key as number, c.req.get('if-match'));

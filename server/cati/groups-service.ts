@@ -1,3 +1,4 @@
+import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optIdArray, optString, rejectUnknown, reqString } from './body-fields.ts';
@@ -92,7 +93,7 @@ export function createGroup(db: Db, body: unknown): number {
   }).immediate();
 }
 
-/** Updates the fields present in the body (PUT semantics of CONTRACT §3). */
+/** Updates the fields present in the body (PUT and PATCH, CONTRACT §3/§8); audited with the fields that changed. */
 export function updateGroup(db: Db, id: number, body: unknown, ifMatch?: string): void {
   const input = readInput(body, false);
   const bodyId = (body as Record<string, unknown>).GroupId;
@@ -105,11 +106,14 @@ export function updateGroup(db: Db, id: number, body: unknown, ifMatch?: string)
       assertParents(db, id, input.parents);
       setParents(db, id, input.parents);
     }
-    db.prepare('UPDATE groups SET name = ?, description = ?, version = version + 1 WHERE id = ?').run(
-      input.name ?? current.Name,
-      input.description === undefined ? current.Description : input.description,
-      id,
-    );
+    const after = {
+      Name: input.name ?? current.Name,
+      Description: input.description === undefined ? current.Description : input.description,
+      ParentGroups: input.parents ?? current.ParentGroups,
+    };
+    db.prepare('UPDATE groups SET name = ?, description = ?, version = version + 1 WHERE id = ?').run(after.Name, after.Description, id);
+    const before = { Name: current.Name, Description: current.Description, ParentGroups: current.ParentGroups };
+    recordAudit(db, { action: 'update', entity: 'groups', entityId: id, changes: diffChanges(before, after) });
   }).immediate();
 }
 

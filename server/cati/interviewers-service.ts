@@ -1,3 +1,4 @@
+import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import {
@@ -107,7 +108,10 @@ export async function createInterviewer(db: Db, body: unknown): Promise<number> 
   }).immediate();
 }
 
-/** Updates the fields present in the body; Password and ParentGroups change only when sent. */
+/**
+ * Updates the fields present in the body (PUT and PATCH); Password and ParentGroups change only when sent.
+ * Audited with the fields that changed; a password change is recorded without the password.
+ */
 export async function updateInterviewer(db: Db, id: number, body: unknown, ifMatch?: string): Promise<void> {
   const input = readInput(body, false);
   const bodyId = (body as Record<string, unknown>).InterviewerId;
@@ -118,6 +122,7 @@ export async function updateInterviewer(db: Db, id: number, body: unknown, ifMat
     checkVersion(interviewerVersion(db, id), ifMatch);
     assertReferences(db, input);
     assertNameFree(db, input.values.name, id);
+    const before = auditedFields(db, id, input);
     const sets = Object.keys(input.values).map((c) => `${c} = ?`);
     const params: (string | number | null)[] = Object.values(input.values);
     if (hash !== undefined) {
@@ -127,7 +132,20 @@ export async function updateInterviewer(db: Db, id: number, body: unknown, ifMat
     db.prepare(`UPDATE interviewers SET ${[...sets, 'version = version + 1'].join(', ')} WHERE id = ?`).run(...params, id);
     if (input.isLocked !== undefined) setLocked(db, id, input.isLocked, now);
     if (input.parents !== undefined) setGroups(db, id, input.parents);
+    const changes: Record<string, unknown> = diffChanges(before, auditedFields(db, id, input));
+    if (hash !== undefined) changes.Password = [null, '(changed)'];
+    recordAudit(db, { action: 'update', entity: 'interviewers', entityId: id, changes });
   }).immediate();
+}
+
+/** The wire values of the fields an update touches (the audit's before and after). */
+function auditedFields(db: Db, id: number, input: InterviewerInput): Record<string, unknown> {
+  const row = db.prepare('SELECT * FROM interviewers WHERE id = ?').get(id) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [wire, column] of Object.entries(COLUMNS)) if (column in input.values) out[wire] = row[column];
+  if (input.isLocked !== undefined) out.IsLocked = row.is_locked === 1;
+  if (input.parents !== undefined) out.ParentGroups = groupsOfInterviewer(db, id);
+  return out;
 }
 
 /** Deletes an interviewer with memberships and assignments; history rows keep their InterviewerId. */

@@ -10,7 +10,7 @@ import {
   interviewerAssignmentsSource, interviewerAssignOnCall, interviewerAssignOnSurvey, interviewerCleanAssignments,
   interviewerDeAssignFromCalls, interviewerDeAssignFromSurvey,
 } from './assignments-service.ts';
-import { groupModel, interviewerModel } from './cati-models.ts';
+import { groupModel, interviewerModel, interviewerPropertiesModel } from './cati-models.ts';
 import { withParents } from './groups-set.ts';
 import { assignmentChange, interviewerAssignmentRows } from '../events/assignment-events.ts';
 import { entityRecord, publishChange, publishChanges, type EventAction } from '../events/publisher.ts';
@@ -66,15 +66,18 @@ export function interviewersSet(ctx: AppContext): EntitySetDef {
   return { model: interviewerModel, operations };
 }
 
-/** The write set: POST (InterviewerId absent or 0), PUT (fields left out keep their values), DELETE. */
+/**
+ * The write set: POST (InterviewerId absent or 0), PUT and PATCH (fields left out keep their values),
+ * DELETE; answers are Interviewer entities. Not readable, so left out of the service document.
+ */
 export function interviewerPropertiesSet(ctx: AppContext): EntitySetDef {
   const { db } = ctx;
-  const model = { ...interviewerModel, setName: 'interviewerproperties' };
   const byId = (id: number) => queryEntity(db, interviewerModel, id) as Row;
   return {
-    model,
+    model: interviewerPropertiesModel,
     list: false,
     get: false,
+    includeInServiceDocument: false,
     create: {
       handler: async (c) => {
         const id = await createInterviewer(db, c.body);

@@ -20,6 +20,7 @@ export function surveysSet(ctx: AppContext): EntitySetDef {
     model: surveyModel,
     scope: () => ACTIVE_SURVEYS,
     postProcess,
+    extraWritable: ['BasicProperties'],
     create: { permissions: ['cati_integrate'], handler: (c) => ok.created(surveyModel, byId(createSurvey(db, c.body))) },
     update: {
       permissions: ['cati_integrate'],

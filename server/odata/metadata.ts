@@ -1,13 +1,17 @@
 /**
- * CSDL XML ($metadata) and the JSON service document, generated from the registered EntityModels,
- * their enum types and the FunctionDefs (namespace `Controller`), so Excel and Power BI can read the feed.
+ * CSDL XML ($metadata) and the JSON service document, generated from the registered entity sets (what
+ * each serves), their EntityModels and enum types and the FunctionDefs (namespace `Controller`), so
+ * Excel, Power BI, SAP UI5 and OpenAPI generators read exactly what the service does.
  */
+import { containerAnnotations, entitySetAnnotations, propertyAnnotations, VOCABULARY_REFERENCES, type SetDescription } from './metadata-annotations.ts';
 import type { EntityModel, FunctionDef, PropertyDef } from './model.ts';
 import { NAMESPACE } from './model.ts';
 
+export type { SetDescription } from './metadata-annotations.ts';
+
 export interface MetadataInput {
-  /** Entity sets (model.setName set); several sets may share one type. */
-  sets: EntityModel[];
+  /** Entity sets and what each serves; several sets may share one type. */
+  sets: SetDescription[];
   /** Types only returned by operations (keyless → ComplexType). */
   types: EntityModel[];
   functions: FunctionDef[];
@@ -21,8 +25,12 @@ function propertyType(p: PropertyDef): string {
 }
 
 function property(p: PropertyDef, isKey: boolean): string {
-  const nullable = isKey || p.collection ? false : (p.nullable ?? false);
-  return `<Property Name="${esc(p.name)}" Type="${esc(propertyType(p))}"${nullable ? '' : ' Nullable="false"'}/>`;
+  const nullable = isKey || p.collection ? false : (p.nullable ?? p.writeOnly ?? false);
+  // Times are written with milliseconds (CONTRACT §3): without Precision a client may expect none.
+  const precision = p.type === 'Edm.DateTimeOffset' && !p.complexType && !p.enumName ? ' Precision="3"' : '';
+  const head = `<Property Name="${esc(p.name)}" Type="${esc(propertyType(p))}"${nullable ? '' : ' Nullable="false"'}${precision}`;
+  const annotations = propertyAnnotations(p);
+  return annotations.length ? `${head}>${annotations.join('')}</Property>` : `${head}/>`;
 }
 
 function structuredType(m: EntityModel): string {
@@ -37,6 +45,7 @@ function operation(f: FunctionDef): string {
   const binding = f.boundToCollection ? `Collection(${NAMESPACE}.${f.bindingType})` : `${NAMESPACE}.${f.bindingType}`;
   const params = [`<Parameter Name="bindingParameter" Type="${esc(binding)}" Nullable="false"/>`]
     .concat(f.parameters.map((p) => `<Parameter Name="${esc(p.name)}" Type="${esc(p.type)}" Nullable="false"/>`))
+    .concat((f.bodyParameters ?? []).map((p) => `<Parameter Name="${esc(p.name)}" Type="${esc(p.type)}"${p.nullable ? '' : ' Nullable="false"'}/>`))
     .map((p) => `        ${p}`)
     .join('\n');
   return `      <${tag} Name="${esc(f.name)}" IsBound="true">\n${params}\n        <ReturnType Type="${esc(f.returnType)}"/>\n      </${tag}>`;
@@ -45,7 +54,7 @@ function operation(f: FunctionDef): string {
 /** The CSDL XML document of the service (OData 4.0). */
 export function metadataXml(input: MetadataInput): string {
   const byType = new Map<string, EntityModel>();
-  for (const m of [...input.sets, ...input.types]) if (!byType.has(m.typeName)) byType.set(m.typeName, m);
+  for (const m of [...input.sets.map((s) => s.model), ...input.types]) if (!byType.has(m.typeName)) byType.set(m.typeName, m);
   const enums = new Map<string, readonly string[]>();
   for (const m of byType.values()) {
     for (const p of m.properties) if (p.enumName && p.enumValues && !enums.has(p.enumName)) enums.set(p.enumName, p.enumValues);
@@ -54,10 +63,15 @@ export function metadataXml(input: MetadataInput): string {
     ([name, values]) =>
       `      <EnumType Name="${esc(name)}">\n${values.map((v, i) => `        <Member Name="${esc(v)}" Value="${i}"/>`).join('\n')}\n      </EnumType>`,
   );
-  const sets = input.sets.map((m) => `        <EntitySet Name="${esc(m.setName!)}" EntityType="${NAMESPACE}.${esc(m.typeName)}"/>`);
+  const sets = input.sets.map((s) => {
+    const hidden = s.includeInServiceDocument ? '' : ' IncludeInServiceDocument="false"';
+    const annotations = entitySetAnnotations(s).map((a) => `          ${a}`);
+    return [`        <EntitySet Name="${esc(s.model.setName!)}" EntityType="${NAMESPACE}.${esc(s.model.typeName)}"${hidden}>`, ...annotations, '        </EntitySet>'].join('\n');
+  });
   return [
     '<?xml version="1.0" encoding="utf-8"?>',
     '<edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0">',
+    ...VOCABULARY_REFERENCES,
     '  <edmx:DataServices>',
     `    <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="${NAMESPACE}">`,
     ...enumXml,
@@ -65,6 +79,7 @@ export function metadataXml(input: MetadataInput): string {
     ...input.functions.map(operation),
     '      <EntityContainer Name="Container">',
     ...sets,
+    ...containerAnnotations().map((a) => `        ${a}`),
     '      </EntityContainer>',
     '    </Schema>',
     '  </edmx:DataServices>',
@@ -73,10 +88,10 @@ export function metadataXml(input: MetadataInput): string {
   ].join('\n');
 }
 
-/** The JSON service document: one entry per entity set. */
-export function serviceDocument(serviceRoot: string, sets: EntityModel[]): unknown {
+/** The JSON service document: one entry per entity set listed in it (`@odata.context` unless metadata=none). */
+export function serviceDocument(serviceRoot: string, sets: SetDescription[], withContext = true): unknown {
   return {
-    '@odata.context': `${serviceRoot}/$metadata`,
-    value: sets.map((m) => ({ name: m.setName, kind: 'EntitySet', url: m.setName })),
+    ...(withContext ? { '@odata.context': `${serviceRoot}/$metadata` } : {}),
+    value: sets.filter((s) => s.includeInServiceDocument).map((s) => ({ name: s.model.setName, kind: 'EntitySet', url: s.model.setName })),
   };
 }

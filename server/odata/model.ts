@@ -31,6 +31,20 @@ export interface PropertyDef {
   /** Default true for scalar, non-virtual properties. */
   filterable?: boolean;
   sortable?: boolean;
+  /** Set by the server, never by a client (Org.OData.Core.V1.Computed): a PATCH body naming it → 400. */
+  computed?: boolean;
+  /** Accepted on writes, never returned (e.g. an interviewer's Password); declare it `virtual` too. */
+  writeOnly?: boolean;
+}
+
+/** Can `$filter` use this property? (Scalar, selected from SQL, not switched off.) */
+export function isFilterable(p: PropertyDef): boolean {
+  return !p.virtual && !p.collection && !!p.column && p.filterable !== false;
+}
+
+/** Can `$orderby` use this property? */
+export function isSortable(p: PropertyDef): boolean {
+  return !p.virtual && !p.collection && !!p.column && p.sortable !== false;
 }
 
 export interface EntityModel {
@@ -55,6 +69,8 @@ export interface FunctionDef {
   /** Bound to the collection (e.g. blacklist/Controller.Check) rather than one entity. */
   boundToCollection?: boolean;
   parameters: { name: string; type: EdmType }[];
+  /** An action's body parameters as declared in $metadata, e.g. `{name: 'BlackListItems', type: 'Collection(Controller.X)'}`. */
+  bodyParameters?: { name: string; type: string; nullable?: boolean }[];
   /** Return type, e.g. `Edm.Boolean`, `Collection(Controller.SurveyAssignment)`. */
   returnType: string;
   /** Action (POST) rather than function (GET), e.g. Controller.Import. */

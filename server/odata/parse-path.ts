@@ -1,7 +1,8 @@
 /**
  * Resource-path parser below the service root: `/blacklist`, `/blacklist(5)`, `/blacklist(Id=5)`,
  * `/surveys('p123')`, `/groups(5)/Controller.GetInterviewers(callCenterId=1)`,
- * `/blacklist/Controller.Check(telephoneNumber='...')`, `/blacklist/Controller.Import`, `/$metadata`, `/`.
+ * `/blacklist/Controller.Check(telephoneNumber='...')`, `/blacklist/Controller.Import`, `/blacklist/$count`,
+ * `/$metadata`, `/`.
  * Literals are kept raw here and typed against the model / FunctionDef by `typedKey` and `bindArguments`.
  */
 import { badRequest, notFound } from '../errors.ts';
@@ -24,7 +25,14 @@ export interface PathOperation {
 export type ResourcePath =
   | { kind: 'service' }
   | { kind: 'metadata' }
-  | { kind: 'resource'; set: string; key?: { name?: string; value: PathLiteral; pos: number }; operation?: PathOperation };
+  | {
+      kind: 'resource';
+      set: string;
+      key?: { name?: string; value: PathLiteral; pos: number };
+      operation?: PathOperation;
+      /** The path ends in `/$count` (the number of entities, CONTRACT §8). */
+      count?: boolean;
+    };
 
 const fail = (message: string, pos: number) => badRequest(`${message.replace(/\uffff/g, '/')} in the resource path at position ${pos}`);
 
@@ -121,7 +129,13 @@ export function parseResourcePath(rawPath: string): ResourcePath {
     if (s.peek() === ',') throw fail('Composite keys are not supported', s.i);
     s.expect(')');
   }
-  if (s.eat(SEP) && s.peek() !== undefined) {
+  const countSegment = () => {
+    if (path.slice(s.i) !== '$count' && path.slice(s.i) !== `$count${SEP}`) return false;
+    out.count = true;
+    s.i = path.length;
+    return true;
+  };
+  if (s.eat(SEP) && s.peek() !== undefined && !countSegment()) {
     const pos = s.i;
     const name = s.name();
     if (!name.includes('.')) throw fail(`Expected a bound operation such as Controller.${name}() after '/'`, pos);
@@ -141,7 +155,7 @@ export function parseResourcePath(rawPath: string): ResourcePath {
       }
     }
     out.operation = op;
-    s.eat(SEP);
+    if (s.eat(SEP)) countSegment();
   }
   if (s.i < path.length) throw fail(`Unexpected '${path.slice(s.i, s.i + 20)}'`, s.i);
   return out;

@@ -17,6 +17,8 @@ export interface QueryOptions {
   skip?: number;
   count: boolean;
   skiptoken?: string;
+  /** `$format` as given; format-negotiation.ts decides what it means (an unsupported one → 406). */
+  format?: string;
   /** Query parameters without a `$` (function-specific, e.g. startTime), last value wins. */
   params: Record<string, string>;
 }
@@ -73,7 +75,7 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
         out.count = value === 'true';
         break;
       case '$format':
-        if (!/^(json|application\/json(;.*)?)$/i.test(value)) throw badRequest(`$format '${value}' is not supported; use json`);
+        out.format = value;
         break;
       case '$skiptoken':
         // Ours are base64url (see collection-query.ts); anything else cannot be one of them.
@@ -89,5 +91,7 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
 export const ENTITY_OPTIONS: ReadonlySet<string> = new Set(['$select', '$format']);
 /** Options a non-collection function result accepts. */
 export const PLAIN_OPTIONS: ReadonlySet<string> = new Set(['$format']);
+/** Options `/{set}/$count` accepts. */
+export const COUNT_OPTIONS: ReadonlySet<string> = new Set(['$filter', '$format']);
 /** Options a collection accepts. */
 export const COLLECTION_OPTIONS: ReadonlySet<string> = KNOWN;

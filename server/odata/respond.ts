@@ -3,7 +3,8 @@
  */
 import type { Request, Response } from 'express';
 import type { CollectionPage, Row } from './collection-query.ts';
-import { collectionFragment, contextUrl, entityFragment, formatEntity, weakEtag } from './format.ts';
+import { collectionFragment, contextUrl, entityFragment, entityPath, formatEntity, weakEtag, type WireOptions } from './format.ts';
+import { jsonContentType } from './format-negotiation.ts';
 import type { EntityModel } from './model.ts';
 
 export type ODataResult =
@@ -11,6 +12,7 @@ export type ODataResult =
   | { kind: 'entity'; model: EntityModel; row: Row; created?: boolean }
   | { kind: 'value'; type: string; value: unknown }
   | { kind: 'json'; body: unknown; status: number; headers?: Record<string, string> }
+  | { kind: 'count'; count: number }
   | { kind: 'empty' };
 
 /** Constructors of handler results. */
@@ -35,16 +37,15 @@ export const ok = {
   json(body: unknown, status = 200, headers?: Record<string, string>): ODataResult {
     return { kind: 'json', body, status, headers };
   },
+  /** The answer of `/{set}/$count`: the number as text/plain. */
+  count(count: number): ODataResult {
+    return { kind: 'count', count };
+  },
   /** 204 No Content (DELETE). */
   noContent(): ODataResult {
     return { kind: 'empty' };
   },
 };
-
-/** The literal of a key in a URL: `5` or `'p123'` (quotes doubled). */
-export function keyLiteral(value: unknown): string {
-  return typeof value === 'string' ? `'${encodeURIComponent(value.replace(/'/g, "''"))}'` : String(value);
-}
 
 /** The request URL with `$skiptoken` replaced (and `$skip` dropped: the token already positions the page). */
 export function nextLink(req: Request, serviceRoot: string, token: string): string {
@@ -57,18 +58,23 @@ export function nextLink(req: Request, serviceRoot: string, token: string): stri
   return `${serviceRoot}${url.pathname.replace(/^\/cati/, '')}${url.search}`;
 }
 
-/** Writes a handler result as OData JSON (minimal metadata). */
-export function writeResult(req: Request, res: Response, result: ODataResult, serviceRoot: string, select?: string[]): void {
+/** Writes a handler result as OData JSON in the negotiated format (metadata level, IEEE754Compatible). */
+export function writeResult(req: Request, res: Response, result: ODataResult, wire: WireOptions, select?: string[]): void {
+  const { format, serviceRoot } = wire;
+  const none = format.metadata === 'none';
   res.setHeader('OData-Version', '4.0');
   const json = (status: number, body: unknown) => {
-    res.status(status).type('application/json; odata.metadata=minimal').send(JSON.stringify(body));
+    // A Buffer, so Express keeps the parameters as written (it would lower-case IEEE754Compatible).
+    res.status(status).setHeader('Content-Type', `${jsonContentType(format)}; charset=utf-8`);
+    res.send(Buffer.from(JSON.stringify(body)));
   };
+  const context = (fragment: string) => (none ? {} : { '@odata.context': contextUrl(serviceRoot, fragment) });
   switch (result.kind) {
     case 'collection': {
       const { model, page } = result;
-      const body: Record<string, unknown> = { '@odata.context': contextUrl(serviceRoot, collectionFragment(model, select)) };
-      if (page.count !== undefined) body['@odata.count'] = page.count;
-      body.value = model ? page.rows.map((r) => formatEntity(model, r, select)) : page.rows;
+      const body: Record<string, unknown> = context(collectionFragment(model, select));
+      if (page.count !== undefined) body['@odata.count'] = format.ieee754 ? String(page.count) : page.count;
+      body.value = model ? page.rows.map((r) => formatEntity(model, r, select, wire)) : page.rows;
       if (page.nextSkiptoken) body['@odata.nextLink'] = nextLink(req, serviceRoot, page.nextSkiptoken);
       return json(200, body);
     }
@@ -76,19 +82,24 @@ export function writeResult(req: Request, res: Response, result: ODataResult, se
       const { model, row } = result;
       const version = row['@etag'];
       if (model.etagColumn && version !== undefined && version !== null) res.setHeader('ETag', weakEtag(version));
-      if (result.created && model.setName && model.key.length === 1) {
-        res.setHeader('Location', `${serviceRoot}/${model.setName}(${keyLiteral(row[model.key[0]!])})`);
-      }
-      return json(result.created ? 201 : 200, {
-        '@odata.context': contextUrl(serviceRoot, entityFragment(model, select)),
-        ...formatEntity(model, row, select),
-      });
+      const path = entityPath(model, row);
+      if (result.created && path) res.setHeader('Location', `${serviceRoot}/${path}`);
+      return json(result.created ? 201 : 200, { ...context(entityFragment(model, select)), ...formatEntity(model, row, select, wire) });
     }
     case 'value':
-      return json(200, { '@odata.context': contextUrl(serviceRoot, result.type), value: result.value });
-    case 'json':
+      return json(200, { ...context(result.type), value: result.value });
+    case 'json': {
       for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-      return json(result.status, result.body);
+      const body = result.body as Record<string, unknown>;
+      if (none && body && typeof body === 'object' && '@odata.context' in body) {
+        const { '@odata.context': _context, ...rest } = body;
+        return json(result.status, rest);
+      }
+      return json(result.status, body);
+    }
+    case 'count':
+      res.status(200).type('text/plain').send(String(result.count));
+      return;
     case 'empty':
       res.status(204).end();
   }

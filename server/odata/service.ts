@@ -34,21 +34,27 @@
  * return an `ODataResult` built with `ok.*`; they throw `ApiError` for 4xx. Rows are objects keyed by
  * property name holding SQL values (epoch ms, 0/1) plus `@etag`; the formatter turns them into wire JSON.
  * Rules applied here: 405 + Allow for a wrong method; HEAD only on reads and side-effect-free functions;
- * 403 unless the key holds one of the route's permissions; 400 for a missing/non-object body on writes.
+ * 401 for Basic credentials anywhere but a side-effect-free read (CONTRACT §2); 403 unless the key holds one
+ * of the route's permissions; 400 for a missing/non-object body on writes; PATCH on every set with PUT
+ * (the PUT handler after the PATCH body rule); `/{set}/$count`; the response format negotiated once
+ * (format-negotiation.ts: metadata levels, IEEE754Compatible, 406); links on the public URL or the
+ * request's (allowed) Host (CONTRACT §8).
  */
 import { Router, type Request, type Response } from 'express';
 import type { Permission } from '../auth/api-keys.ts';
 import { hasPermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
-import { badRequest, forbidden, methodNotAllowed, notFound, ApiError } from '../errors.ts';
+import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../errors.ts';
+import { linkOrigin } from '../http/host-rules.ts';
 import { checkSelect, queryCollection, queryEntity, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
-import { checkIfMatch } from './format.ts';
+import { checkIfMatch, type WireOptions } from './format.ts';
+import { negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
 import { metadataXml, serviceDocument } from './metadata.ts';
 import type { EntityModel, FunctionDef } from './model.ts';
-import { NAMESPACE } from './model.ts';
-import { bindArguments, parseResourcePath, typedKey, type ResourcePath } from './parse-path.ts';
-import { COLLECTION_OPTIONS, ENTITY_OPTIONS, PLAIN_OPTIONS, parseQueryOptions, type QueryOptions } from './query-options.ts';
+import { bindArguments, parseResourcePath, typedKey } from './parse-path.ts';
+import { PLAIN_OPTIONS, parseQueryOptions, type QueryOptions } from './query-options.ts';
 import { ok, writeResult, type ODataResult } from './respond.ts';
+import { allowedOptions, checkPatchBody, describeSet, isSideEffectFreeRead, resolveSlot, type Slot } from './route-resolve.ts';
 
 export { ok, type ODataResult } from './respond.ts';
 
@@ -64,8 +70,10 @@ export interface ODataCall {
   /** Parsed JSON body (an object or array on writes that require one). */
   body: any;
   options: QueryOptions;
-  /** `http://host:port/cati`. */
+  /** `http://host:port/cati` (on the public URL when one is configured). */
   serviceRoot: string;
+  /** The negotiated JSON format (metadata level, IEEE754Compatible). */
+  format: JsonFormat;
   /** Runs the generic collection query with this request's options (default model: the set's). */
   query(model?: EntityModel, q?: CollectionQueryOptions): ODataResult;
   /** The current entity of the key via the generic query (with the set's scope/postProcess); 404 if absent. */
@@ -102,10 +110,15 @@ export interface EntitySetDef {
   /** GET by key: generic unless a handler is given; `false` disables it. */
   get?: Partial<Route> | false;
   create?: Route;
+  /** PUT; also serves PATCH (after the PATCH body rule) unless `patch` is given. */
   update?: Route;
   patch?: Route;
   remove?: Route;
   operations?: OperationRoute[];
+  /** False: left out of the service document (IncludeInServiceDocument="false"), e.g. a write-only set. */
+  includeInServiceDocument?: boolean;
+  /** Body properties a PUT/PATCH accepts beyond the type's own (e.g. a survey's BasicProperties). */
+  extraWritable?: readonly string[];
 }
 
 export interface ODataService {
@@ -115,55 +128,25 @@ export interface ODataService {
   registerType(model: EntityModel): void;
 }
 
-type Slot = { route: Partial<Route>; kind: 'list' | 'get' | 'write' | 'operation'; def?: FunctionDef };
-
 const DEFAULT_PERMISSIONS: Permission[] = ['cati_administrate'];
 
-/** Finds the route for a path + method; 404 for unknown resources, 405 (with Allow) for a wrong method. */
-function resolve(set: EntitySetDef, path: Extract<ResourcePath, { kind: 'resource' }>, method: string): Slot {
-  const methods = new Map<string, Slot>();
-  if (path.operation) {
-    const want = path.operation.name;
-    const bound = (set.operations ?? []).filter((o) => `${NAMESPACE}.${o.def.name}` === want);
-    const op = bound.find((o) => !!o.def.boundToCollection === (path.key === undefined));
-    if (!op) {
-      const where = path.key === undefined ? `the collection ${set.model.setName}` : `an entity of ${set.model.setName}`;
-      throw notFound(`No operation '${want}' bound to ${where}`);
-    }
-    const slot: Slot = { route: op, kind: 'operation', def: op.def };
-    if (op.def.action) methods.set('POST', slot);
-    else {
-      methods.set('GET', slot);
-      if (op.def.sideEffectFree) methods.set('HEAD', slot);
-    }
-  } else if (path.key === undefined) {
-    if (set.list !== false) {
-      methods.set('GET', { route: set.list ?? {}, kind: 'list' });
-      methods.set('HEAD', { route: set.list ?? {}, kind: 'list' });
-    }
-    if (set.create) methods.set('POST', { route: set.create, kind: 'write' });
-  } else {
-    if (set.get !== false) {
-      methods.set('GET', { route: set.get ?? {}, kind: 'get' });
-      methods.set('HEAD', { route: set.get ?? {}, kind: 'get' });
-    }
-    if (set.update) methods.set('PUT', { route: set.update, kind: 'write' });
-    if (set.patch) methods.set('PATCH', { route: set.patch, kind: 'write' });
-    if (set.remove) methods.set('DELETE', { route: { bodyRequired: false, ...set.remove }, kind: 'write' });
-  }
-  const slot = methods.get(method);
-  if (!slot) {
-    const allow = [...methods.keys()].join(', ');
-    const err = methodNotAllowed(`${method} is not allowed on this resource${allow ? `; allowed: ${allow}` : ''}`);
-    throw new ApiError(err.code, err.message, undefined, { Allow: allow });
-  }
-  return slot;
-}
+/**
+ * Export formats the dispatcher serves besides JSON (names of format-negotiation.ts EXPORT_MEDIA_TYPES).
+ * HOOK (CONTRACT §8 exports): list 'csv' and 'xlsx' here once the export branch in the dispatcher
+ * below streams them; until then `$format=csv|xlsx` answers 406.
+ */
+const EXPORT_FORMATS: readonly string[] = [];
 
-function allowedOptions(slot: Slot): ReadonlySet<string> {
-  if (slot.kind === 'list') return COLLECTION_OPTIONS;
-  if (slot.kind === 'operation') return slot.def!.returnType.startsWith('Collection(') ? COLLECTION_OPTIONS : PLAIN_OPTIONS;
-  return ENTITY_OPTIONS;
+const basicRefused = () =>
+  unauthorized('Basic credentials are accepted only on side-effect-free reads under /cati/ (Excel, Power BI); use Authorization: Bearer <key>');
+
+/** Runs `/{set}/$count`: the route's collection with only $filter applied, counted in SQL. */
+async function countOf(call: ODataCall, slot: Slot): Promise<ODataResult> {
+  call.options.count = true;
+  call.options.top = 0;
+  const result = slot.route.handler ? await slot.route.handler(call) : call.query();
+  if (result.kind !== 'collection') throw new Error(`$count of ${call.set.model.setName}: the route did not answer a collection`);
+  return ok.count(result.page.count ?? result.page.rows.length);
 }
 
 /** Creates the dispatcher. Register sets before the first request. */
@@ -173,33 +156,43 @@ export function createODataService(ctx: AppContext): ODataService {
   const router = Router();
   let metadataCache: string | undefined;
 
-  const serviceRootOf = (req: Request) => `${req.protocol}://${req.get('host')}${req.baseUrl}`;
+  const serviceRootOf = (req: Request) => `${linkOrigin(req, ctx.config.publicUrl)}${req.baseUrl}`;
+  const editable = (setName: string) => {
+    const set = sets.get(setName);
+    return !!set && !!(set.update || set.patch || set.remove);
+  };
 
-  router.use(async (req, res) => {
-    const serviceRoot = serviceRootOf(req);
-    const path = parseResourcePath(req.path);
-    if (path.kind !== 'resource') {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        throw new ApiError('MethodNotAllowed', `${req.method} is not allowed here; allowed: GET, HEAD`, undefined, { Allow: 'GET, HEAD' });
-      }
-      if (!hasPermission(req.principal, 'cati_administrate', 'cati_integrate')) throw forbidden();
-      parseQueryOptions(req.query, PLAIN_OPTIONS);
-      res.setHeader('OData-Version', '4.0');
-      if (path.kind === 'service') {
-        res.type('application/json; odata.metadata=minimal').send(JSON.stringify(serviceDocument(serviceRoot, [...sets.values()].map((s) => s.model))));
-      } else {
-        metadataCache ??= metadataXml({
-          sets: [...sets.values()].map((s) => s.model),
-          types,
-          functions: [...sets.values()].flatMap((s) => (s.operations ?? []).map((o) => o.def)),
-        });
-        res.type('application/xml').send(metadataCache);
-      }
+  const serveDocument = (req: Request, res: Response, kind: 'service' | 'metadata') => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (req.authScheme === 'basic') throw basicRefused();
+      throw new ApiError('MethodNotAllowed', `${req.method} is not allowed here; allowed: GET, HEAD`, undefined, { Allow: 'GET, HEAD' });
+    }
+    if (!hasPermission(req.principal, 'cati_administrate', 'cati_integrate')) throw forbidden();
+    const options = parseQueryOptions(req.query, PLAIN_OPTIONS);
+    const format = negotiate({ accept: req.get('accept'), format: options.format }, kind === 'service' ? 'json' : 'xml');
+    res.setHeader('OData-Version', '4.0');
+    const described = [...sets.values()].map(describeSet);
+    if (format.kind === 'json') {
+      const doc = serviceDocument(serviceRootOf(req), described, format.metadata !== 'none');
+      res.type(`application/json; odata.metadata=${format.metadata}`).send(JSON.stringify(doc));
       return;
     }
+    metadataCache ??= metadataXml({
+      sets: described,
+      types,
+      functions: [...sets.values()].flatMap((s) => (s.operations ?? []).map((o) => o.def)),
+    });
+    res.type('application/xml').send(metadataCache);
+  };
+
+  router.use(async (req, res) => {
+    const path = parseResourcePath(req.path);
+    if (path.kind !== 'resource') return serveDocument(req, res, path.kind);
+    if (req.authScheme === 'basic' && req.method !== 'GET' && req.method !== 'HEAD') throw basicRefused();
     const set = sets.get(path.set);
     if (!set) throw notFound(`No entity set '${path.set}' in this service`);
-    const slot = resolve(set, path, req.method);
+    const slot = resolveSlot(set, path, req.method);
+    if (req.authScheme === 'basic' && !isSideEffectFreeRead(slot, req.method)) throw basicRefused();
     const permissions = slot.route.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS;
     if (!hasPermission(req.principal, ...permissions)) throw forbidden(`This operation needs the permission ${permissions.join(' or ')}`);
     const key = path.key ? typedKey(set.model, path.key) : undefined;
@@ -208,10 +201,18 @@ export function createODataService(ctx: AppContext): ODataService {
     }
     const args = path.operation && slot.def && !slot.def.action ? bindArguments(slot.def, path.operation) : {};
     const options = parseQueryOptions(req.query, allowedOptions(slot));
+    const negotiated = negotiate({ accept: req.get('accept'), format: options.format }, slot.kind === 'count' ? 'text' : 'json', EXPORT_FORMATS);
+    if (negotiated.kind === 'export') {
+      // HOOK (CONTRACT §8 exports): stream the collection of `slot` as negotiated.name (csv/xlsx) here.
+      throw notAcceptable(`$format=${negotiated.name} is not served yet`);
+    }
+    const format: JsonFormat = negotiated.kind === 'json' ? negotiated : { kind: 'json', metadata: 'minimal', ieee754: false };
     const needsBody = slot.kind === 'write' || (slot.kind === 'operation' && slot.def!.action);
     if (needsBody && slot.route.bodyRequired !== false && (req.body === null || typeof req.body !== 'object')) {
       throw badRequest('This request needs a JSON object body (Content-Type: application/json)');
     }
+    if (slot.mergePatch) checkPatchBody(set, req.body, key);
+    const serviceRoot = serviceRootOf(req);
     const call: ODataCall = {
       req,
       res,
@@ -221,6 +222,7 @@ export function createODataService(ctx: AppContext): ODataService {
       body: req.body,
       options,
       serviceRoot,
+      format,
       query: (model = set.model, q = {}) => {
         const own = model === set.model;
         const scope = q.scope ?? (own ? set.scope?.(call) : undefined);
@@ -235,11 +237,13 @@ export function createODataService(ctx: AppContext): ODataService {
       checkIfMatch: (version) => checkIfMatch(req.get('if-match'), version),
     };
     let result: ODataResult;
-    if (slot.route.handler) result = await slot.route.handler(call);
+    if (slot.kind === 'count') result = await countOf(call, slot);
+    else if (slot.route.handler) result = await slot.route.handler(call);
     else if (slot.kind === 'list') result = call.query();
     else result = ok.entity(set.model, call.entity());
     if (result.kind === 'entity') checkSelect(result.model, options.select);
-    writeResult(req, res, result, serviceRoot, options.select);
+    const wire: WireOptions = { format, serviceRoot, editable };
+    writeResult(req, res, result, wire, options.select);
   });
 
   return {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
+import { linkOrigin } from '../http/host-rules.ts';
 import { listOf, loadList } from '../optout/list-access.ts';
 import { PROJECT_ID } from '../optout/lists.ts';
 import { checkEmail } from '../optout/normalise.ts';
@@ -37,7 +38,7 @@ export function unsubscribeLinksRouter(ctx: AppContext): Router {
     }
 
     const key = codec.encode({ listId: list.id, emailAddress: email.value, projectId: from });
-    const base = (ctx.config.publicUrl ?? ctx.baseUrl()).replace(/\/+$/, '');
+    const base = linkOrigin(req, ctx.config.publicUrl); // CONTRACT §8: the public URL, else the (allowed) Host
     res.json({ key, url: `${base}/unsubscribe?key=${key}` });
   });
 

@@ -104,7 +104,6 @@ describe('GET /cati/blacklist', () => {
     ['$top=10001', 'at most 10000'],
     ['$skip=-1', 'non-negative'],
     ['$count=yes', '$count must be true or false'],
-    ['$format=xml', 'not supported'],
     ['$expand=X', '$expand is not supported'],
     ['$search=X', '$search is not supported'],
     ['$whatever=1', 'Unknown query option $whatever'],
@@ -205,11 +204,11 @@ describe('PUT /cati/blacklist({Id})', () => {
     expect((await t.json('PUT', '/cati/blacklist(999999)', { body: { Comment: 'x' } })).status).toBe(404);
     expect((await t.json('PUT', `/cati/blacklist(${a.Id})`, { body: { Id: b.Id, Comment: 'x' } })).status).toBe(400);
   });
-  it('PATCH and POST on an entity are 405 with Allow', async () => {
+  it('POST on an entity is 405 with Allow (PATCH is allowed)', async () => {
     const a = await add({ TelephoneNumber: '111' });
-    const r = await t.json('PATCH', `/cati/blacklist(${a.Id})`, { body: {} });
+    const r = await t.json('POST', `/cati/blacklist(${a.Id})`, { body: {} });
     expect(r.status).toBe(405);
-    expect(r.headers.get('allow')).toBe('GET, HEAD, PUT, DELETE');
+    expect(r.headers.get('allow')).toBe('GET, HEAD, PUT, PATCH, DELETE');
     expect((await t.json('DELETE', '/cati/blacklist')).headers.get('allow')).toBe('GET, HEAD, POST');
   });
 });
@@ -341,6 +340,11 @@ describe('authentication and permissions', () => {
 });
 
 describe('service document and $metadata', () => {
+  it('?$format=xml on a collection → 406 (only JSON is served there)', async () => {
+    const r = await t.json('GET', '/cati/blacklist?$format=xml');
+    expect(r.status).toBe(406);
+    expect(r.body.error.code).toBe('NotAcceptable');
+  });
   it('GET /cati/ lists the entity sets', async () => {
     const r = await t.json('GET', '/cati/');
     expect(r.status).toBe(200);
@@ -354,7 +358,7 @@ describe('service document and $metadata', () => {
     const xml = await res.text();
     expect(xml.startsWith('<?xml')).toBe(true);
     expect(xml).toContain('Namespace="Controller"');
-    expect(xml).toContain('<EntitySet Name="blacklist" EntityType="Controller.TelephoneBlacklistItem"/>');
+    expect(xml).toContain('<EntitySet Name="blacklist" EntityType="Controller.TelephoneBlacklistItem">');
     expect(xml).toContain('<Property Name="Type" Type="Controller.BlacklistType" Nullable="false"/>');
     expect(xml).toContain('<EnumType Name="BlacklistType">');
     expect(xml).toMatch(/<Function Name="Check" IsBound="true">/);

@@ -1,0 +1,103 @@
+/**
+ * The Host rules (CONTRACT §8 links, §11 allowed hosts). A request is served only when its `Host` names
+ * this server: the bind address, a loopback name, the machine's host name or one of its interface
+ * addresses, the public URL's host, or a name given with `--allowed-hosts`; anything else → 421 (a
+ * DNS-rebinding defence for a server on a desktop). Links (@odata.context, nextLink, Location,
+ * unsubscribe URLs) are then built on `--public-url` when set, else on that (allowed) Host.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { hostname, networkInterfaces } from 'node:os';
+import { ApiError } from '../errors.ts';
+
+const LOOPBACK = ['localhost', '127.0.0.1', '::1', '0:0:0:0:0:0:0:1'];
+
+/** A host name or address as compared: lower case, no brackets, no trailing dot, no IPv6 zone. */
+export function normaliseHost(host: string): string {
+  let h = host.trim().toLowerCase();
+  if (h.startsWith('[')) h = h.slice(1, h.indexOf(']') < 0 ? undefined : h.indexOf(']'));
+  return h.replace(/%.*$/, '').replace(/\.$/, '');
+}
+
+/** The host part of a `Host` header (`name:port`, `[v6]:port`, `v4`), normalised; undefined when malformed. */
+export function hostOfHeader(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^(\[[0-9a-fA-F:.%A-Za-z-]+\]|[^\s:[\]/@]+)(?::\d{1,5})?$/.exec(header.trim());
+  return m ? normaliseHost(m[1]!) : undefined;
+}
+
+/** What the host check needs from the configuration. */
+export interface HostRulesConfig {
+  /** The bind address (`--host`). */
+  host: string;
+  publicUrl: string | null;
+  /** `--allowed-hosts`: further names or addresses clients use (e.g. a DNS alias). */
+  allowedHosts: readonly string[];
+}
+
+/** The names known without asking the OS for its interfaces. */
+function staticNames(config: HostRulesConfig): Set<string> {
+  const names = new Set<string>([...LOOPBACK, normaliseHost(config.host), ...config.allowedHosts.map(normaliseHost)]);
+  const machine = normaliseHost(hostname());
+  if (machine) {
+    names.add(machine);
+    names.add(`${machine.split('.')[0]}.local`); // mDNS name on a LAN
+    names.add(machine.split('.')[0]!);
+  }
+  if (config.publicUrl) {
+    try {
+      names.add(normaliseHost(new URL(config.publicUrl).hostname));
+    } catch {
+      // validated by the CLI; an unparsable URL simply adds no name
+    }
+  }
+  return names;
+}
+
+function interfaceAddresses(): Set<string> {
+  const out = new Set<string>();
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) out.add(normaliseHost(a.address));
+  return out;
+}
+
+/** A predicate over Host names: static names at once, interface addresses re-read at most once a second on a miss. */
+export function hostAllowList(config: HostRulesConfig): (host: string) => boolean {
+  const names = staticNames(config);
+  let addresses = interfaceAddresses();
+  let readAt = Date.now();
+  return (host) => {
+    if (names.has(host) || addresses.has(host)) return true;
+    if (host.endsWith('.localhost')) return true; // RFC 6761: always loopback
+    if (Date.now() - readAt >= 1000) {
+      addresses = interfaceAddresses(); // DHCP and Wi-Fi change addresses while the server runs
+      readAt = Date.now();
+      return addresses.has(host);
+    }
+    return false;
+  };
+}
+
+/** Express middleware: 421 for a request whose Host is missing, malformed or not one of ours. */
+export function allowedHostsCheck(config: HostRulesConfig) {
+  const allowed = hostAllowList(config);
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const header = req.headers.host;
+    const host = hostOfHeader(header);
+    if (host !== undefined && allowed(host)) return next();
+    const shown = (header ?? '(none)').slice(0, 100).replace(/[^\x20-\x7e]/g, '?');
+    next(
+      new ApiError(
+        'MisdirectedRequest',
+        `This server does not answer for the host '${shown}'; use its address or add the name with --allowed-hosts`,
+      ),
+    );
+  };
+}
+
+/**
+ * The origin links are built on: `--public-url` (without a trailing slash) when set, else the request's
+ * protocol and Host — which allowedHostsCheck has already verified.
+ */
+export function linkOrigin(req: Request, publicUrl: string | null): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  return `${req.protocol}://${req.get('host')}`;
+}
