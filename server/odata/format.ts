@@ -14,8 +14,8 @@ import { NAMESPACE } from './model.ts';
 export interface WireOptions {
   format: JsonFormat;
   serviceRoot: string;
-  /** True when the entity set accepts PUT/PATCH/DELETE (full metadata then adds @odata.editLink). */
-  editable?: (setName: string) => boolean;
+  /** What full metadata may link to: `id` when the set serves GET by key, `edit` when it accepts PUT/PATCH/DELETE. */
+  links?: (setName: string) => { id: boolean; edit: boolean };
 }
 
 /** Epoch ms (or an ISO string) → `2026-11-02T09:15:00.000Z`; null stays null. */
@@ -81,10 +81,9 @@ export function formatEntity(model: EntityModel, row: Row, select?: string[], wi
   if (format.metadata === 'full') {
     out['@odata.type'] = `#${NAMESPACE}.${model.typeName}`;
     const path = entityPath(model, row);
-    if (path && wire) {
-      out['@odata.id'] = `${wire.serviceRoot}/${path}`;
-      if (wire.editable?.(model.setName!)) out['@odata.editLink'] = path;
-    }
+    const links = path && wire?.links ? wire.links(model.setName!) : undefined;
+    if (path && wire && links?.id) out['@odata.id'] = `${wire.serviceRoot}/${path}`;
+    if (path && links?.edit) out['@odata.editLink'] = path;
   }
   if (format.metadata !== 'none' && model.etagColumn && row['@etag'] !== undefined && row['@etag'] !== null) {
     out['@odata.etag'] = weakEtag(row['@etag']);

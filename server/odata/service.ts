@@ -157,9 +157,9 @@ export function createODataService(ctx: AppContext): ODataService {
   let metadataCache: string | undefined;
 
   const serviceRootOf = (req: Request) => `${linkOrigin(req, ctx.config.publicUrl)}${req.baseUrl}`;
-  const editable = (setName: string) => {
+  const links = (setName: string) => {
     const set = sets.get(setName);
-    return !!set && !!(set.update || set.patch || set.remove);
+    return { id: !!set && set.get !== false, edit: !!set && !!(set.update || set.patch || set.remove) };
   };
 
   const serveDocument = (req: Request, res: Response, kind: 'service' | 'metadata') => {
@@ -242,7 +242,7 @@ export function createODataService(ctx: AppContext): ODataService {
     else if (slot.kind === 'list') result = call.query();
     else result = ok.entity(set.model, call.entity());
     if (result.kind === 'entity') checkSelect(result.model, options.select);
-    const wire: WireOptions = { format, serviceRoot, editable };
+    const wire: WireOptions = { format, serviceRoot, links };
     writeResult(req, res, result, wire, options.select);
   });
 

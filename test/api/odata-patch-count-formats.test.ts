@@ -115,6 +115,8 @@ describe('formats: odata.metadata levels, IEEE754Compatible, 406, OData-Version 
   const call = { Time: '2026-11-02T09:15:00Z', SurveyId: 'p7100', TelephoneNumber: '1', Duration: 5, WaitingTime: 1, CallCenterId: 1 };
   beforeAll(async () => {
     await created('/cati/surveys', { SurveyId: 'p7100', SurveyName: 'Formats' });
+    await created('/cati/interviewerproperties', { Name: 'formats.reader' });
+    await created('/cati/blacklist', { TelephoneNumber: '0707070707' });
     expect((await t.json('POST', '/cati/callhistory', { body: call })).status).toBe(201);
   });
 
@@ -146,8 +148,13 @@ describe('formats: odata.metadata levels, IEEE754Compatible, 406, OData-Version 
     const history = await t.json('GET', '/cati/callhistory?$top=1&$format=json;odata.metadata=full');
     const h = history.body.value[0];
     expect(h['@odata.id']).toBe(`${t.url}/cati/callhistory(${h.Id})`);
-    expect(h).not.toHaveProperty('@odata.editLink'); // history is read-only here
     expect(h['Id@odata.type']).toBe('#Int64');
+    const readOnly = await t.json('GET', '/cati/interviewers?$top=1', { headers: { accept: 'application/json;odata.metadata=full' } });
+    expect(readOnly.body.value[0]['@odata.id']).toMatch(/\/cati\/interviewers\(\d+\)$/);
+    expect(readOnly.body.value[0]).not.toHaveProperty('@odata.editLink'); // edited through /interviewerproperties
+    const unaddressable = await t.json('GET', '/cati/callhistorywithvariables?startTime=2026-11-01T00:00:00Z&$format=application/json;odata.metadata=full');
+    expect(unaddressable.body.value[0]['@odata.type']).toBe('#Controller.CallHistoryWithVariables');
+    expect(unaddressable.body.value[0]).not.toHaveProperty('@odata.id'); // no GET by key
   });
 
   it('IEEE754Compatible=true writes Int64 values and @odata.count as strings and is echoed in Content-Type', async () => {
