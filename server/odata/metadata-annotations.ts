@@ -46,7 +46,7 @@ const record = (term: string, ...values: string[]) => `<Annotation Term="${CAPAB
 const paths = (name: string, props: PropertyDef[]) =>
   `<PropertyValue Property="${name}"><Collection>${props.map((p) => `<PropertyPath>${p.name}</PropertyPath>`).join('')}</Collection></PropertyValue>`;
 
-/** The annotations inside one `<EntitySet>` element. */
+/** The annotations of one entity set (target `Controller.Container/<set>`). */
 export function entitySetAnnotations(set: SetDescription): string[] {
   const out = [
     record('InsertRestrictions', bool('Insertable', set.insertable)),
@@ -71,12 +71,12 @@ export function entitySetAnnotations(set: SetDescription): string[] {
   return out;
 }
 
-/** The annotations inside the `<EntityContainer>` element. */
+/** The annotations of the entity container. */
 export function containerAnnotations(): string[] {
   return [`<Annotation Term="${CAPABILITIES}.BatchSupported" Bool="false"/>`];
 }
 
-/** The annotations inside one `<Property>` element. */
+/** The annotations of one property (target `Controller.<Type>/<Property>`). */
 export function propertyAnnotations(p: PropertyDef): string[] {
   const out: string[] = [];
   if (p.computed) out.push(`<Annotation Term="${CORE}.Computed" Bool="true"/>`);

@@ -28,9 +28,21 @@ function property(p: PropertyDef, isKey: boolean): string {
   const nullable = isKey || p.collection ? false : (p.nullable ?? p.writeOnly ?? false);
   // Times are written with milliseconds (CONTRACT §3): without Precision a client may expect none.
   const precision = p.type === 'Edm.DateTimeOffset' && !p.complexType && !p.enumName ? ' Precision="3"' : '';
-  const head = `<Property Name="${esc(p.name)}" Type="${esc(propertyType(p))}"${nullable ? '' : ' Nullable="false"'}${precision}`;
-  const annotations = propertyAnnotations(p);
-  return annotations.length ? `${head}>${annotations.join('')}</Property>` : `${head}/>`;
+  return `<Property Name="${esc(p.name)}" Type="${esc(propertyType(p))}"${nullable ? '' : ' Nullable="false"'}${precision}/>`;
+}
+
+/**
+ * The vocabulary annotations as external `<Annotations Target="…">` blocks: every consumer reads these
+ * (SAP's edmx-parser ignores annotations written inline in EntitySet and Property elements).
+ */
+function annotationBlocks(input: MetadataInput, types: EntityModel[]): string[] {
+  const block = (target: string, annotations: string[]) =>
+    annotations.length ? [`      <Annotations Target="${esc(target)}">`, ...annotations.map((a) => `        ${a}`), '      </Annotations>'] : [];
+  return [
+    ...types.flatMap((m) => m.properties.flatMap((p) => block(`${NAMESPACE}.${m.typeName}/${p.name}`, propertyAnnotations(p)))),
+    ...input.sets.flatMap((s) => block(`${NAMESPACE}.Container/${s.model.setName}`, entitySetAnnotations(s))),
+    ...block(`${NAMESPACE}.Container`, containerAnnotations()),
+  ];
 }
 
 function structuredType(m: EntityModel): string {
@@ -65,8 +77,7 @@ export function metadataXml(input: MetadataInput): string {
   );
   const sets = input.sets.map((s) => {
     const hidden = s.includeInServiceDocument ? '' : ' IncludeInServiceDocument="false"';
-    const annotations = entitySetAnnotations(s).map((a) => `          ${a}`);
-    return [`        <EntitySet Name="${esc(s.model.setName!)}" EntityType="${NAMESPACE}.${esc(s.model.typeName)}"${hidden}>`, ...annotations, '        </EntitySet>'].join('\n');
+    return `        <EntitySet Name="${esc(s.model.setName!)}" EntityType="${NAMESPACE}.${esc(s.model.typeName)}"${hidden}/>`;
   });
   return [
     '<?xml version="1.0" encoding="utf-8"?>',
@@ -79,8 +90,8 @@ export function metadataXml(input: MetadataInput): string {
     ...input.functions.map(operation),
     '      <EntityContainer Name="Container">',
     ...sets,
-    ...containerAnnotations().map((a) => `        ${a}`),
     '      </EntityContainer>',
+    ...annotationBlocks(input, [...byType.values()]),
     '    </Schema>',
     '  </edmx:DataServices>',
     '</edmx:Edmx>',

@@ -358,7 +358,7 @@ describe('service document and $metadata', () => {
     const xml = await res.text();
     expect(xml.startsWith('<?xml')).toBe(true);
     expect(xml).toContain('Namespace="Controller"');
-    expect(xml).toContain('<EntitySet Name="blacklist" EntityType="Controller.TelephoneBlacklistItem">');
+    expect(xml).toContain('<EntitySet Name="blacklist" EntityType="Controller.TelephoneBlacklistItem"/>');
     expect(xml).toContain('<Property Name="Type" Type="Controller.BlacklistType" Nullable="false"/>');
     expect(xml).toContain('<EnumType Name="BlacklistType">');
     expect(xml).toMatch(/<Function Name="Check" IsBound="true">/);
