@@ -1,5 +1,6 @@
 import { defaultConfig } from '../server/config.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
+import { ensureSelfSigned, loadTlsPair, TlsFileError } from '../server/tls.ts';
 import type { DesktopSettings } from './bridge-api.ts';
 
 /** The server running inside the Electron main process, with the key handed to the renderer. */
@@ -32,12 +33,30 @@ export interface EmbeddedServerOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The certificate and key files the settings ask for: none on loopback or with TLS off; the self-signed one of
+ * the data dir (made on first use); or the user's files, checked to belong together (else a ServerStartError,
+ * before anything is stopped or started).
+ */
+export async function tlsFilesFor(settings: DesktopSettings, dataDir: string): Promise<{ tlsCert: string; tlsKey: string } | null> {
+  if (!settings.exposeOnLan || settings.tls === 'off') return null;
+  try {
+    const pair =
+      settings.tls === 'own' ? loadTlsPair(settings.tlsCertFile ?? '', settings.tlsKeyFile ?? '') : await ensureSelfSigned(dataDir);
+    return { tlsCert: pair.certFile, tlsKey: pair.keyFile };
+  } catch (err) {
+    if (err instanceof TlsFileError) throw new ServerStartError(err.message, 'TLS_FILES');
+    throw err;
+  }
+}
+
 /** Starts the server in-process on the settings' port and host, waiting at most `timeoutMs`. */
 export async function startEmbeddedServer(settings: DesktopSettings, options: EmbeddedServerOptions): Promise<EmbeddedServer> {
   const host = settings.exposeOnLan ? '0.0.0.0' : '127.0.0.1';
   const apiKey = process.env.CATI_API_KEY && process.env.CATI_API_KEY.length >= 16 ? process.env.CATI_API_KEY : null;
+  const tls = await tlsFilesFor(settings, options.dataDir);
   const config = defaultConfig({
-    host, port: settings.port, dataDir: options.dataDir, staticDir: options.staticDir, apiKey, demo: options.demo ?? false, demoLive: options.demoLive ?? false,
+    host, port: settings.port, dataDir: options.dataDir, staticDir: options.staticDir, apiKey, demo: options.demo ?? false, demoLive: options.demoLive ?? false, ...tls,
   });
   const timeoutMs = options.timeoutMs ?? 20_000;
   let timer: NodeJS.Timeout | undefined;
@@ -57,7 +76,7 @@ export async function startEmbeddedServer(settings: DesktopSettings, options: Em
   }
   return {
     running,
-    localUrl: `${running.url.startsWith('https') ? 'https' : 'http'}://127.0.0.1:${running.port}`,
+    localUrl: `${running.tls ? 'https' : 'http'}://127.0.0.1:${running.port}`,
     sessionKey: running.ctx.keys.createSessionKey(),
     host,
   };
@@ -88,7 +107,7 @@ export function explainStartError(err: unknown, host: string, port: number, data
 }
 
 /** Warning shown when the API is reachable from the LAN without TLS (CONTRACT §1). */
-export function lanWarning(server: EmbeddedServer): string | null {
+export function lanWarning(server: { host: string; running: { url: string } }): string | null {
   if (server.host === '127.0.0.1' || server.running.url.startsWith('https')) return null;
   return 'The API is exposed on the local network without TLS: API keys cross the network in clear text.';
 }

@@ -1,15 +1,11 @@
-import { BrowserWindow, shell } from 'electron';
-
-/** webPreferences of every window: no Node in the page, isolated preload, OS sandbox. */
-export function secureWebPreferences(preload: string) {
-  return { preload, contextIsolation: true, nodeIntegration: false, sandbox: true, webSecurity: true, spellcheck: false };
-}
+import { BrowserWindow } from 'electron';
+import { hardenWebContents, secureWebPreferences, type AppUrlCheck } from './security.ts';
 
 /**
- * Creates the main window on the server's URL; navigation to any other origin than `currentUrl()`
- * (which changes when the server restarts on another port) opens in the system browser instead.
+ * Creates the main window on the app's URL with the hardened webPreferences; navigation away from the app's
+ * origin (`isAppUrl`, which follows the server when it restarts on another port) is refused (security.ts).
  */
-export function createMainWindow(currentUrl: () => string, preload: string): BrowserWindow {
+export function createMainWindow(url: string, preload: string, isAppUrl: AppUrlCheck): BrowserWindow {
   const win = new BrowserWindow({
     width: 1280,
     height: 820,
@@ -19,17 +15,8 @@ export function createMainWindow(currentUrl: () => string, preload: string): Bro
     show: false,
     webPreferences: secureWebPreferences(preload),
   });
-  win.webContents.setWindowOpenHandler(({ url: target }) => {
-    if (/^https?:/.test(target)) void shell.openExternal(target);
-    return { action: 'deny' };
-  });
-  win.webContents.on('will-navigate', (event, target) => {
-    if (new URL(target).origin !== new URL(currentUrl()).origin) {
-      event.preventDefault();
-      if (/^https?:/.test(target)) void shell.openExternal(target);
-    }
-  });
+  hardenWebContents(win.webContents, isAppUrl);
   win.once('ready-to-show', () => win.show());
-  void win.loadURL(currentUrl());
+  void win.loadURL(url);
   return win;
 }

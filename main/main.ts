@@ -1,4 +1,4 @@
-/** Electron entry point (compiled to dist/main/main.js): everything happens in desktop-app.ts. */
-import { runDesktop } from './desktop-app.ts';
+/** Electron entry point (compiled to dist/main/main.js): everything happens in run-desktop.ts. */
+import { runDesktop } from './run-desktop.ts';
 
 void runDesktop();

@@ -1,15 +1,21 @@
-// `npm start`: builds what is missing or stale, then launches Electron when its binary is installed;
-// otherwise says so in one line and runs the headless server with the same arguments (same data, same UI).
+// `npm start`: builds what is missing or stale, makes sure the desktop app can run (the Electron binary, downloaded
+// on first start; better-sqlite3 built for Electron's ABI, kept in .native/electron/ beside the Node build that
+// `npm test` uses) and launches Electron. When one of those cannot be had (offline, no prebuilt binary), it says in
+// one line which part is missing and runs the headless server with the same arguments (same data, same UI in a
+// browser). `npm start -- --headless` (or CATI_HEADLESS=1) goes straight to the headless server.
+// CATI_SKIP_BUILD=1 skips the renderer and main builds (tests of the launcher's decisions).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildMain } from './build-main.mjs';
+import { prepareDesktop, root } from './desktop-runtime.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const args = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const headlessAsked = argv.includes('--headless') || process.env.CATI_HEADLESS === '1';
+const args = argv.filter((a) => a !== '--headless');
+const skipBuild = process.env.CATI_SKIP_BUILD === '1';
 
 /** Newest modification time (ms) of the files under the given paths. */
 function newest(paths) {
@@ -34,36 +40,38 @@ function buildRendererIfStale() {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-/**
- * Path of the Electron binary when it is installed, else null. Deliberately not `require('electron')`:
- * electron 45's index.js starts a download when the binary is missing; we only look.
- */
-function electronBinary() {
-  try {
-    const dir = dirname(require.resolve('electron/package.json'));
-    const pathFile = join(dir, 'path.txt');
-    const name = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
-    const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
-    const binary = override ? join(override, name ?? 'electron') : name ? join(dir, 'dist', name) : null;
-    return binary && existsSync(binary) ? binary : null;
-  } catch {
-    return null;
-  }
+/** Compiles main/ and the server (dist/main, dist/server) when missing or older than their sources. */
+function buildMainIfStale() {
+  const built = join(root, 'dist', 'main', 'main.js');
+  const sources = [join(root, 'main'), join(root, 'server'), join(root, 'scripts', 'build-main.mjs')];
+  if (existsSync(built) && statSync(built).mtimeMs >= newest(sources)) return;
+  console.log('compiling the Electron main process (npm run build:main)…');
+  if (buildMain() !== 0) process.exit(1);
 }
 
 /** Runs a child with inherited stdio, forwarding SIGINT/SIGTERM, and exits with its status. */
-function run(command, commandArgs) {
-  const child = spawn(command, commandArgs, { stdio: 'inherit', cwd: root });
+function run(command, commandArgs, env = process.env) {
+  const child = spawn(command, commandArgs, { stdio: 'inherit', cwd: root, env });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  child.on('error', (err) => {
+    console.error(`cannot start ${command}: ${err.message}`);
+    process.exit(1);
+  });
 }
 
-buildRendererIfStale();
-const electron = electronBinary();
-if (electron) {
-  if (buildMain() !== 0) process.exit(1);
-  run(electron, [root, ...args]);
-} else {
-  console.log('Electron binary not available; starting the headless server instead — open the link below in a browser');
+function runHeadless(reason) {
+  if (reason) console.log(`Desktop app not available: ${reason}. Starting the headless server instead — open the link below in a browser.`);
   run(process.execPath, ['--import', 'tsx', join(root, 'server', 'cli.ts'), 'serve', ...args]);
+}
+
+if (!skipBuild) buildRendererIfStale();
+const ready = headlessAsked ? { ok: false, missing: null } : prepareDesktop();
+if (ready.ok) {
+  if (!skipBuild) buildMainIfStale();
+  const env = { ...process.env, CATI_SQLITE_BINDING: ready.binding, CATI_SQLITE_BINDING_ABI: ready.electron.abi };
+  delete env.ELECTRON_RUN_AS_NODE; // would make the binary a plain Node
+  run(ready.electron.binary, [root, ...args], env);
+} else {
+  runHeadless(ready.missing);
 }

@@ -7,6 +7,7 @@ import { databaseFile, defaultConfig, DEFAULT_PORT } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { localBrowserUrl, runningServer } from './run-lock.ts';
 import { startServer } from './server.ts';
+import { TlsFileError } from './tls.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -89,11 +90,13 @@ async function serve(args: string[]) {
     const code = (err as { code?: string }).code;
     if (code === 'EADDRINUSE') fail(`Port ${config.port} on ${config.host} is already in use; choose another with --port`);
     if (code === 'EADDRNOTAVAIL') fail(`Address ${config.host} is not available on this machine`);
+    if (err instanceof TlsFileError) fail(err.message);
     throw err;
   }
   process.stdout.write(`listening on ${running.url}\n`);
   // A single-use token that expires in 15 minutes, not a key: a copied log line is useless afterwards (§2).
   process.stdout.write(`open the UI: ${localBrowserUrl(running.url)}/#token=${running.ctx.keys.ui.mintToken()}\n`);
+  if (running.tls) process.stdout.write(`TLS certificate SHA-256 fingerprint (for clients to pin): ${running.tls.fingerprint}\n`);
   const loopback = /^(127\.|localhost$|::1$|\[::1\]$)/.test(config.host);
   if (!loopback && !config.tlsCert) {
     process.stderr.write('warning: the API is exposed on the network without TLS; API keys cross the network in clear text (use --tls-cert/--tls-key)\n');
@@ -183,7 +186,9 @@ try {
   if (command === 'serve') await serve(rest);
   else if (command === 'keys') keys(rest);
   else if (command === 'seed') await seed(rest);
-  else fail('usage: cli.ts serve|keys|seed [options]');
+  else if (command === 'backup') await (await import('./db/backup-cli.ts')).backupCommand(rest);
+  else if (command === 'restore') await (await import('./db/backup-cli.ts')).restoreCommand(rest);
+  else fail('usage: cli.ts serve|keys|seed|backup|restore [options]');
 } catch (err) {
   const e = err as { code?: string; message?: string };
   if (e.code?.startsWith('ERR_PARSE_ARGS')) fail(e.message ?? 'bad arguments');

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,18 +10,23 @@ import { openDatabase } from './db/open.ts';
 import { removeRunLock, writeRunLock } from './run-lock.ts';
 import { EventHub } from './events/event-hub.ts';
 import { attachEventSink } from './events/publisher.ts';
+import { loadTlsPair, type TlsPair } from './tls.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT` as listening (the port resolved when 0 was asked). */
   url: string;
   port: number;
   ctx: AppContext;
+  /** The certificate served (HTTPS), or null for plain HTTP. */
+  tls: TlsPair | null;
   /** Stops accepting, finishes in-flight requests, closes the database. */
   close(): Promise<void>;
 }
 
 /** Opens (and migrates) the database, builds the app and listens; loads `--demo` data and starts `--demo-live`. */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  // A certificate that does not belong to its key fails here (TlsFileError), before anything is opened.
+  const tls = config.tlsCert && config.tlsKey ? loadTlsPair(config.tlsCert, config.tlsKey) : null;
   const dbFile = databaseFile(config.dataDir);
   const db = openDatabase(dbFile);
   fillCallCenterTimeZones(db);
@@ -34,10 +38,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const ctx: AppContext = { db, dbFile, config, keys, events, baseUrl: () => url };
   const app = createApp(ctx);
 
-  const server: Server =
-    config.tlsCert && config.tlsKey
-      ? createHttpsServer({ cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) }, app)
-      : createHttpServer(app);
+  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
   server.keepAliveTimeout = 5000;
 
   try {
@@ -55,7 +56,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  url = `${config.tlsCert ? 'https' : 'http'}://${host}:${port}`;
+  url = `${tls ? 'https' : 'http'}://${host}:${port}`;
   writeRunLock(config.dataDir, url);
 
   if (config.demo) {
@@ -83,5 +84,5 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         server.closeIdleConnections();
       });
     })());
-  return { url, port, ctx, close };
+  return { url, port, ctx, tls, close };
 }

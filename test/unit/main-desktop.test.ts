@@ -4,56 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-/** A fake `electron` module: records windows, IPC handlers, dialogs and app events. */
-const fake = vi.hoisted(() => {
-  type Handler = (...args: any[]) => any;
-  const state = {
-    windows: [] as any[],
-    handlers: new Map<string, Handler>(),
-    appEvents: new Map<string, Handler>(),
-    messageBoxResponse: 1,
-  };
-  class BrowserWindow {
-    loaded: string[] = [];
-    webContents = { setWindowOpenHandler: () => {}, on: () => {} };
-    constructor(readonly options: any) {
-      state.windows.push(this);
-    }
-    loadURL(url: string) {
-      this.loaded.push(url);
-      return Promise.resolve();
-    }
-    once() {}
-    on() {}
-    isMinimized() {
-      return false;
-    }
-    restore() {}
-    focus() {}
-  }
-  const electron = {
-    app: {
-      getPath: () => {
-        throw new Error('tests pass userDataDir');
-      },
-      whenReady: () => Promise.resolve(),
-      requestSingleInstanceLock: () => true,
-      on: (name: string, fn: Handler) => state.appEvents.set(name, fn),
-      quit: () => {},
-    },
-    BrowserWindow,
-    ipcMain: { handle: (channel: string, fn: Handler) => state.handlers.set(channel, fn) },
-    dialog: {
-      showErrorBox: (_title: string, _content: string) => {},
-      showMessageBox: (_options: any) => Promise.resolve({ response: state.messageBoxResponse }),
-    },
-    shell: { openExternal: () => Promise.resolve() },
-  };
-  return { state, electron };
-});
-vi.mock('electron', () => ({ ...fake.electron, default: fake.electron }));
+import { fake } from '../helpers/fake-electron.ts';
 
-const { DesktopApp, runDesktop } = await import('../../main/desktop-app.ts');
+vi.mock('electron', async () => (await import('../helpers/fake-electron.ts')).electronModule());
+
+const { DesktopApp } = await import('../../main/desktop-app.ts');
+const { runDesktop } = await import('../../main/run-desktop.ts');
 const { CHANNELS } = await import('../../main/bridge-api.ts');
 const { lanWarning } = await import('../../main/embedded-server.ts');
 
@@ -65,7 +21,7 @@ function writeSettingsFile(settings: object) {
   writeFileSync(join(userDataDir, 'settings.json'), JSON.stringify(settings));
 }
 function newApp() {
-  const app = new DesktopApp({ userDataDir, staticDir, preload: '/app/dist/main/preload.cjs', startTimeoutMs: 10_000 });
+  const app = new DesktopApp({ userDataDir, staticDir, preload: '/app/dist/main/preload.cjs', startTimeoutMs: 10_000, autoBackupCheckMs: 0 });
   apps.push(app);
   return app;
 }
@@ -77,10 +33,7 @@ beforeEach(() => {
   mkdirSync(staticDir);
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>CATI Supervisor</title>');
   writeSettingsFile({ port: 0, exposeOnLan: false });
-  fake.state.windows.length = 0;
-  fake.state.handlers.clear();
-  fake.state.appEvents.clear();
-  fake.state.messageBoxResponse = 1;
+  fake.reset();
 });
 
 afterEach(async () => {
@@ -95,7 +48,7 @@ describe('Electron main process', () => {
     expect(await app.start()).toBe(true);
 
     expect(existsSync(join(userDataDir, 'cati.sqlite'))).toBe(true);
-    const [win] = fake.state.windows;
+    const win = fake.state.windows[0]!;
     expect(win.options.webPreferences).toMatchObject({
       contextIsolation: true,
       nodeIntegration: false,
@@ -137,7 +90,7 @@ describe('Electron main process', () => {
       expect(box.mock.calls[0]![0].detail).toContain(`Port ${port} on 127.0.0.1 is already in use`);
       expect(fake.state.windows).toHaveLength(0);
 
-      fake.state.messageBoxResponse = 0; // "Start on a free port"
+      fake.state.messageBoxResponses.push(0); // "Start on a free port"
       const second = newApp();
       expect(await second.start()).toBe(true);
       expect(second.server!.running.port).not.toBe(port);
@@ -167,8 +120,8 @@ describe('Electron main process', () => {
     const view = await app.applySettings({ port: freePort, exposeOnLan: false });
 
     expect(view).toMatchObject({ port: freePort, exposeOnLan: false, serverUrl: `http://127.0.0.1:${freePort}`, warning: null });
-    expect(JSON.parse(readFileSync(join(userDataDir, 'settings.json'), 'utf8'))).toEqual({ port: freePort, exposeOnLan: false });
-    expect(fake.state.windows[0].loaded.at(-1)).toBe(`http://127.0.0.1:${freePort}`);
+    expect(JSON.parse(readFileSync(join(userDataDir, 'settings.json'), 'utf8'))).toMatchObject({ port: freePort, exposeOnLan: false });
+    expect(fake.state.windows[0]!.loaded.at(-1)).toBe(`http://127.0.0.1:${freePort}`);
     expect((await fetch(`http://127.0.0.1:${freePort}/healthz`)).status).toBe(200);
     await expect(fetch(`${oldUrl}/healthz`)).rejects.toThrow();
   });
@@ -191,7 +144,7 @@ describe('Electron main process', () => {
     const { running } = app.server!;
     const event = { preventDefault: vi.fn() };
 
-    fake.state.appEvents.get('before-quit')!(event);
+    fake.state.app.emit('before-quit', event);
     await vi.waitFor(() => expect(quit).toHaveBeenCalled());
 
     expect(event.preventDefault).toHaveBeenCalled();

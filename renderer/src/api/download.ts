@@ -1,11 +1,18 @@
 /**
- * Files the user downloads: server exports (`$format=csv|xlsx`, CONTRACT §8), tables built in the browser as CSV,
- * and the one function that saves a file (the desktop app swaps `saveFile` for a native save dialog).
+ * Files the user downloads: server exports (`$format=csv|xlsx`, CONTRACT §8), tables built in the browser as CSV.
+ * In a browser they are downloads; in the desktop app a native save dialog asks where, and exports are streamed by
+ * the main process from the API into the chosen file (never held whole in memory).
  */
 import { buildPath, send, type RequestOptions } from './client.ts';
+import { baseName, desktopBridge } from './desktop.ts';
 
-/** Saves `blob` as `name` (a browser download). The desktop app replaces this with its save dialog. */
-export async function saveFile(name: string, blob: Blob): Promise<void> {
+/** Saves `blob` as `name`: a browser download, or the desktop app's save dialog. Answers the name saved under, null when cancelled. */
+export async function saveFile(name: string, blob: Blob): Promise<string | null> {
+  const desktop = desktopBridge();
+  if (desktop) {
+    const saved = await desktop.saveFile(name, new Uint8Array(await blob.arrayBuffer()));
+    return saved && baseName(saved);
+  }
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
@@ -15,6 +22,7 @@ export async function saveFile(name: string, blob: Blob): Promise<void> {
   a.remove();
   // The download has started once click() returned; the object URL can go after a moment.
   window.setTimeout(() => URL.revokeObjectURL(url), 30_000);
+  return name;
 }
 
 /** The file name of a `Content-Disposition: attachment; filename="…"` header, else `fallback`. */
@@ -23,12 +31,25 @@ export function attachmentName(res: Response, fallback: string): string {
   return /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? fallback;
 }
 
+/**
+ * Saves the API's answer to `GET path?query` as a file (an export): in the desktop app through the save dialog and a
+ * main-process stream; in a browser as a download named by the answer's Content-Disposition. Answers the file's
+ * name, or null when the user cancelled.
+ */
+export async function downloadFile(path: string, query: RequestOptions['query'], fallbackName: string, accept = '*/*'): Promise<string | null> {
+  const full = buildPath(path, query);
+  const desktop = desktopBridge();
+  if (desktop) {
+    const saved = await desktop.saveDownload(full, fallbackName);
+    return saved && baseName(saved);
+  }
+  const res = await send('GET', full, { headers: { Accept: accept } });
+  return saveFile(attachmentName(res, fallbackName), await res.blob());
+}
+
 /** Downloads the server's export of a collection query (every matching row, all pages) and saves it; answers the file name. */
-export async function downloadExport(path: string, query: RequestOptions['query'], format: 'csv' | 'xlsx'): Promise<string> {
-  const res = await send('GET', buildPath(path, { ...query, $format: format }), { headers: { Accept: '*/*' } });
-  const name = attachmentName(res, `${path.replace(/^.*\//, '').replace(/[^\w-]/g, '') || 'export'}.${format}`);
-  await saveFile(name, await res.blob());
-  return name;
+export function downloadExport(path: string, query: RequestOptions['query'], format: 'csv' | 'xlsx'): Promise<string | null> {
+  return downloadFile(path, { ...query, $format: format }, `${path.replace(/^.*\//, '').replace(/[^\w-]/g, '') || 'export'}.${format}`);
 }
 
 const FORMULA_START = /^[=+\-@\t\r']/;

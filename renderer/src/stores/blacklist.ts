@@ -83,8 +83,8 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     }
   }
 
-  /** Every number matching the search, in the table's order, as a CSV file (all pages); answers the file name. */
-  async function exportCsv(): Promise<string> {
+  /** Every number matching the search, in the table's order, as a CSV file (all pages); answers the file name (null: cancelled). */
+  async function exportCsv(): Promise<string | null> {
     const PAGE = 10000;
     const rows: unknown[][] = [];
     for (let skip = 0; skip < 100 * PAGE; skip += PAGE) {
@@ -93,8 +93,7 @@ export const useBlacklistStore = defineStore('blacklist', () => {
       if (page.value.length < PAGE) break;
     }
     const name = `blacklist-${utcDate()}.csv`;
-    await saveFile(name, toCsv(['Id', 'TelephoneNumber', 'Type', 'Comment', 'Created'], rows));
-    return name;
+    return saveFile(name, toCsv(['Id', 'TelephoneNumber', 'Type', 'Comment', 'Created'], rows));
   }
 
   async function check(number: string): Promise<CheckResult> {

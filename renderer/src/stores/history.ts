@@ -147,8 +147,8 @@ export const useHistoryStore = defineStore('history', () => {
     await search();
   }
 
-  /** Every row of the current query (all pages, in the table's order) as a CSV or XLSX file from the server; answers its name. */
-  async function exportQuery(format: 'csv' | 'xlsx'): Promise<string> {
+  /** Every row of the current query (all pages, in the table's order) as a CSV or XLSX file from the server; answers its name (null: cancelled). */
+  async function exportQuery(format: 'csv' | 'xlsx'): Promise<string | null> {
     const t = tab.value;
     return downloadExport(pathOf(t), { ...(t === 'variables' ? variablesParams() : {}), $filter: filterOf(t), $orderby: sort.orderby() }, format);
   }

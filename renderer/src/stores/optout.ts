@@ -1,6 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { ApiRequestError, request, send, uploadForm, type UploadProgress } from '../api/client.ts';
+import { ApiRequestError, request, uploadForm, type UploadProgress } from '../api/client.ts';
+import { downloadFile } from '../api/download.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 
@@ -165,12 +166,9 @@ export const useOptOutStore = defineStore('optout', () => {
     return result;
   }
 
-  /** Downloads the export; returns the file name and content for the caller to save. */
-  async function exportFile(): Promise<{ name: string; blob: Blob }> {
-    const res = await send('GET', `${base.value}/export`, { headers: { Accept: 'text/csv' } });
-    const disposition = res.headers.get('Content-Disposition') ?? '';
-    const name = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? `optout-${list.value?.id}-${kind.value}.csv`;
-    return { name, blob: await res.blob() };
+  /** Saves the list's CSV export (a download, or the desktop app's save dialog); answers the file name, null when cancelled. */
+  function exportFile(): Promise<string | null> {
+    return downloadFile(`${base.value}/export`, {}, `optout-${list.value?.id}-${kind.value}.csv`, 'text/csv');
   }
 
   return {

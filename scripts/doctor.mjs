@@ -1,0 +1,78 @@
+// `npm run doctor [-- --data-dir D] [--port P]`: what the app needs and what is there — Node, the Electron binary,
+// both builds of better-sqlite3 with their ABI, the data dirs (headless and desktop) and whether a server runs on
+// them, and whether the port is free. Read-only: it downloads and changes nothing.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, platform } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { bindingAbi, electronBindingFile, electronInfo, electronPackageDir, nodeBindingFile, root } from './desktop-runtime.mjs';
+
+const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, port: { type: 'string' } } });
+const port = Number(values.port ?? 4100);
+const rows = [];
+const row = (what, state) => rows.push([what, state]);
+const MB = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+row('Node', `${process.version} (ABI ${process.versions.modules})`);
+
+const dir = electronPackageDir();
+const electron = dir ? electronInfo(dir) : null;
+if (!electron) row('Electron', 'package not installed (npm install)');
+else {
+  const skip = process.env.ELECTRON_SKIP_BINARY_DOWNLOAD ? '; ELECTRON_SKIP_BINARY_DOWNLOAD is set, so npm start will not download it' : '; npm start downloads it';
+  row('Electron', `${electron.version} (ABI ${electron.abi ?? 'unknown'}): ${electron.binary ? `binary at ${electron.binary}` : `binary missing${skip}`}`);
+}
+
+function describeBinding(file, wantAbi, runtime) {
+  if (!file || !existsSync(file)) return `missing${runtime === 'Electron' ? ' (npm start or npm run native:electron fetches it)' : ' (npm rebuild better-sqlite3)'}`;
+  const abi = bindingAbi(file);
+  const verdict = abi === wantAbi ? `matches ${runtime}` : `does NOT match ${runtime} (ABI ${wantAbi ?? 'unknown'})`;
+  return `${file}: ABI ${abi ?? 'unknown'}, ${verdict}`;
+}
+row('better-sqlite3 for Node', describeBinding(nodeBindingFile(), process.versions.modules, 'this Node'));
+row('better-sqlite3 for Electron', describeBinding(electronBindingFile(), electron?.abi ?? null, 'Electron'));
+const bindingInfo = join(electronBindingFile(), '..', 'binding.json');
+if (existsSync(bindingInfo)) {
+  const info = JSON.parse(readFileSync(bindingInfo, 'utf8'));
+  row('  fetched', `better-sqlite3 ${info.betterSqlite3} for Electron ${info.electron} ${info.platform}-${info.arch}: ${info.source}`);
+}
+
+/** Electron's userData for this app (productName) on this platform. */
+function desktopDataDir() {
+  const name = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).productName ?? 'cati-supervisor';
+  if (platform() === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), name);
+  if (platform() === 'darwin') return join(homedir(), 'Library', 'Application Support', name);
+  return join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), name);
+}
+
+function describeDataDir(dataDir) {
+  const db = join(dataDir, 'cati.sqlite');
+  const parts = [existsSync(db) ? `cati.sqlite ${MB(statSync(db).size)}` : 'no database yet'];
+  try {
+    const lock = JSON.parse(readFileSync(join(dataDir, 'server.lock'), 'utf8'));
+    let alive = false;
+    try {
+      process.kill(lock.pid, 0);
+      alive = true;
+    } catch (err) {
+      alive = err.code === 'EPERM';
+    }
+    parts.push(alive ? `a server runs on it (pid ${lock.pid}, ${lock.url})` : `stale server.lock of pid ${lock.pid} (not running)`);
+  } catch {
+    parts.push('no server running on it');
+  }
+  return `${dataDir}: ${parts.join('; ')}`;
+}
+row('Data dir (headless)', describeDataDir(resolve(values['data-dir'] ?? './data')));
+row('Data dir (desktop)', describeDataDir(desktopDataDir()));
+
+const portState = await new Promise((done) => {
+  const probe = createServer();
+  probe.once('error', (err) => done(err.code === 'EADDRINUSE' ? 'in use' : err.code));
+  probe.listen(port, '127.0.0.1', () => probe.close(() => done('free')));
+});
+row(`Port ${port} on 127.0.0.1`, portState);
+
+const width = Math.max(...rows.map(([w]) => w.length));
+for (const [what, state] of rows) console.log(`${what.padEnd(width)}  ${state}`);

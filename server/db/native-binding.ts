@@ -1,0 +1,44 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Which better-sqlite3 native addon this runtime loads (CONTRACT §11). Node uses the package's own build
+ * (node_modules/better-sqlite3/build, which `npm test` needs and nothing here ever rebuilds). Electron has another
+ * ABI, so it loads the Electron build kept beside it in `.native/electron/better_sqlite3.node` (made by
+ * `npm start` / `npm run native:electron`), passed to better-sqlite3 as its `nativeBinding` option.
+ *
+ * The Electron main process resolves the path once and publishes it with its ABI in the environment
+ * (CATI_SQLITE_BINDING, CATI_SQLITE_BINDING_ABI), which its worker threads inherit; a process of another ABI
+ * (plain Node with a stale variable) ignores it.
+ */
+export const ELECTRON_BINDING_DIR = join('.native', 'electron');
+export const BINDING_FILE = 'better_sqlite3.node';
+
+/** The directory holding package.json above `start` (the project, or the app inside app.asar). */
+export function appRoot(start = dirname(fileURLToPath(import.meta.url))): string {
+  let dir = start;
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return join(start, '..', '..');
+}
+
+/** A path inside app.asar as the unpacked copy electron-builder leaves beside it (native addons cannot load from asar). */
+export function unpackedPath(path: string): string {
+  return path.replace(`${sep}app.asar${sep}`, `${sep}app.asar.unpacked${sep}`);
+}
+
+/** The Electron build's location for an app root. */
+export const electronBindingPath = (root: string) => unpackedPath(join(root, ELECTRON_BINDING_DIR, BINDING_FILE));
+
+/** The `nativeBinding` option for this runtime: undefined under Node (the package's own build). */
+export function sqliteNativeBinding(versions: NodeJS.ProcessVersions = process.versions, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const published = env.CATI_SQLITE_BINDING;
+  if (published && env.CATI_SQLITE_BINDING_ABI === versions.modules) return published;
+  if (versions.electron) return electronBindingPath(appRoot());
+  return undefined;
+}
