@@ -1,4 +1,6 @@
+import { pathToFileURL, fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { unpackedPath } from '../db/native-binding.ts';
 
 const BOOTSTRAP = new URL('./ts-worker-bootstrap.mjs', import.meta.url);
 
@@ -6,10 +8,11 @@ const BOOTSTRAP = new URL('./ts-worker-bootstrap.mjs', import.meta.url);
  * Starts a worker thread on a module of this code base. A `.ts` entry (dev, vitest, `npm run serve`, which
  * run TypeScript through tsx) goes through ts-worker-bootstrap.mjs, because Node 20 carries neither the
  * parent's `--import tsx` nor vitest's transform into worker threads (`new Worker(new URL('./x.ts', …))`
- * fails there with ERR_UNKNOWN_FILE_EXTENSION). A compiled `.js` entry is started directly.
+ * fails there with ERR_UNKNOWN_FILE_EXTENSION). A compiled `.js` entry is started directly — in the packaged
+ * desktop app from its unpacked copy beside app.asar (worker threads cannot read inside the archive).
  */
 export function startModuleWorker(entry: URL, options: WorkerOptions): Worker {
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options);
+  if (!entry.pathname.endsWith('.ts')) return new Worker(pathToFileURL(unpackedPath(fileURLToPath(entry))), options);
   return new Worker(BOOTSTRAP, { ...options, argv: [entry.href, ...(options.argv ?? [])] });
 }
 
