@@ -10,6 +10,8 @@ export const QUERY_LIMITS = { maxTop: 10000, pageSize: 1000 };
 
 export interface QueryOptions {
   filter?: FilterNode;
+  /** The `$filter` text as given (the key of the compiled-filter cache). */
+  filterText?: string;
   orderby: OrderbyItem[];
   /** Property names from $select; undefined = all (also for `*`). */
   select?: string[];
@@ -54,6 +56,7 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
     switch (name) {
       case '$filter':
         out.filter = parseFilter(value);
+        out.filterText = value;
         break;
       case '$orderby':
         out.orderby = parseOrderby(value);

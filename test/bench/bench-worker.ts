@@ -18,7 +18,7 @@ export interface BenchWorkerData {
   mode: 'app' | 'empty' | 'select' | 'page';
   dataDir: string;
   key: string;
-  /** `select`: the SQL text, bound with the numbers of the query string `a` and `b`. */
+  /** `select`: the SQL text, bound with the numbers of the query string `a` and `b` as `@a` and `@b`. */
   sql?: string;
   /** `app`: config overrides (e.g. raised rate limits). */
   config?: Partial<ServerConfig>;
@@ -46,7 +46,7 @@ if (data.mode === 'app') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
     } else {
       const q = new URL(req.url!, 'http://x').searchParams;
-      const rows = stmt!.all(Number(q.get('a')), Number(q.get('b')));
+      const rows = stmt!.all({ a: Number(q.get('a')), b: Number(q.get('b')) });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ value: rows }));
     }
   });
