@@ -66,6 +66,12 @@ export const callHistoryWithVariablesModel: EntityModel = {
 export interface HistoryWithVariablesRequest {
   /** Bound, in order, to the `?` of the model's `from`. */
   fromParams: unknown[];
+  /** The window (start inclusive, end exclusive, epoch ms), the surveys as a JSON array (null = all), the flags. */
+  start: number;
+  end: number;
+  surveysJson: string | null;
+  breaks: boolean;
+  logins: boolean;
   /** Variable names as requested (echoed in each row). */
   variables: string[];
 }
@@ -131,6 +137,7 @@ export function readHistoryWithVariablesRequest(db: Db, params: Record<string, s
       logins ? 1 : 0, start, end,
       logins ? 1 : 0, start, end,
     ],
+    start, end, surveysJson, breaks, logins,
     variables,
   };
 }
