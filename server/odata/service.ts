@@ -46,7 +46,7 @@ import { hasPermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
-import { checkSelect, queryCollection, queryEntity, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
+import { checkSelect, queryCollection, queryEntity, skipInSteps, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';
 import { negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
 import { metadataXml, serviceDocument } from './metadata.ts';
@@ -239,7 +239,10 @@ export function createODataService(ctx: AppContext): ODataService {
     let result: ODataResult;
     if (slot.kind === 'count') result = await countOf(call, slot);
     else if (slot.route.handler) result = await slot.route.handler(call);
-    else if (slot.kind === 'list') result = call.query();
+    else if (slot.kind === 'list') {
+      await skipInSteps(ctx.db, set.model, options, { scope: set.scope?.(call) });
+      result = call.query();
+    }
     else result = ok.entity(set.model, call.entity());
     if (result.kind === 'entity') checkSelect(result.model, options.select);
     const wire: WireOptions = { format, serviceRoot, links };

@@ -34,7 +34,7 @@ async function all(path: string): Promise<unknown[]> {
   const rows: unknown[] = [];
   let next: string | undefined = path;
   for (let i = 0; next && i < 20; i++) {
-    const r = await t.json('GET', next.startsWith('http') ? next.slice(t.url.length) : next);
+    const r: { status: number; body: any } = await t.json('GET', next.startsWith('http') ? next.slice(t.url.length) : next);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     rows.push(...r.body.value);
     next = r.body['@odata.nextLink'];
