@@ -82,6 +82,7 @@ export function seedCalls(db: Db, count: number, log: (line: string) => void): v
   const rng = createRng(SEED + count);
   db.pragma('journal_mode = DELETE');
   db.pragma('cache_size = -262144');
+  db.pragma('threads = 2'); // the index sorts may use a helper thread
   try {
     db.transaction(() => {
       const schema = db
