@@ -13,6 +13,7 @@ export type EntityWriter = (row: Row) => string;
 type ValueWriter = (value: unknown) => string;
 
 // Characters JSON.stringify would escape (controls, quote, backslash, lone surrogates).
+// eslint-disable-next-line no-control-regex
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
 /** JSON text of any value; plain strings and finite numbers without the generic call. */
