@@ -24,6 +24,8 @@ export interface CollectionScope {
 
 export interface CollectionPage {
   rows: Row[];
+  /** A large `$top`: the next rows after `rows` (at most STREAM_CHUNK per call, [] when done), for streaming. */
+  more?: () => Row[];
   count?: number;
   /** Set when more rows follow: the value of `$skiptoken` for the next page. */
   nextSkiptoken?: string;
@@ -35,6 +37,8 @@ export interface CollectionQueryOptions {
   postProcess?: (rows: Row[]) => Row[];
   pageSize?: number;
   now?: number;
+  /** A `$top` above STREAM_CHUNK answers `more` (rows read chunk by chunk) instead of every row at once. */
+  stream?: boolean;
 }
 
 const statements = new WeakMap<Db, Map<string, Statement<unknown[]>>>();
@@ -220,6 +224,32 @@ export async function skipInSteps(db: Db, model: EntityModel, options: QueryOpti
   }
 }
 
+/** Rows a streamed answer reads per turn of the event loop. */
+export const STREAM_CHUNK = 1000;
+
+/**
+ * The rows of a large `$top` in chunks of STREAM_CHUNK, each chunk a seek after the last row read (the first
+ * one with the request's OFFSET), so no single call reads them all at once.
+ */
+function chunks(db: Db, p: CollectionPlan, text: string, top: number, skip: number): () => Row[] {
+  let left = top;
+  let last: Row | undefined;
+  return () => {
+    if (left <= 0) return [];
+    let rows: Row[];
+    if (!last) {
+      rows = prepareCached(db, text).all(...p.pageParams, Math.min(STREAM_CHUNK, left), skip) as Row[];
+    } else {
+      const after = seek(p.keys, p.keys.map((k) => last![k.prop.name] ?? null));
+      const next = text.replace(' ORDER BY ', `${p.pageWhere.length ? ' AND ' : ' WHERE '}${after.sql} ORDER BY `);
+      rows = prepareCached(db, next).all(...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0) as Row[];
+    }
+    left = rows.length < STREAM_CHUNK ? 0 : left - rows.length;
+    last = rows.at(-1);
+    return rows;
+  };
+}
+
 /** Runs the collection query of a model with the request's options; SQL never sees a raw value. */
 export function queryCollection(db: Db, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): CollectionPage {
   const p = plan(model, options, q);
@@ -232,6 +262,9 @@ export function queryCollection(db: Db, model: EntityModel, options: QueryOption
   const text =
     `SELECT ${selectList(model, selectedColumns(model, options.select, p.keys, !!q.postProcess))} FROM ${p.from}` +
     `${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT ? OFFSET ?`;
+  if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK && !q.postProcess) {
+    return { rows: [], count, more: chunks(db, p, text, options.top, options.skip ?? 0) };
+  }
   let rows = prepareCached(db, text).all(...p.pageParams, limit, options.skip ?? 0) as Row[];
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && rows.length > pageSize) {

@@ -226,7 +226,7 @@ export function createODataService(ctx: AppContext): ODataService {
       query: (model = set.model, q = {}) => {
         const own = model === set.model;
         const scope = q.scope ?? (own ? set.scope?.(call) : undefined);
-        const page = queryCollection(ctx.db, model, options, { ...q, scope, postProcess: q.postProcess ?? (own ? set.postProcess : undefined) });
+        const page = queryCollection(ctx.db, model, options, { stream: true, ...q, scope, postProcess: q.postProcess ?? (own ? set.postProcess : undefined) });
         return ok.collection(model, page);
       },
       entity: () => {
