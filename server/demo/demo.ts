@@ -94,7 +94,7 @@ export function seedCalls(db: Db, count: number, log: (line: string) => void): v
       for (const s of schema) db.exec(s.sql);
       db.exec(`DELETE FROM call_id_ranges;
         INSERT INTO call_id_ranges (hour, min_id, max_id)
-          SELECT time / 3600000 - (time < 0 AND time % 3600000 <> 0), min(id), max(id) FROM calls GROUP BY 1`);
+          SELECT CAST(time / 3600000.0 AS INTEGER) - (time / 3600000.0 < CAST(time / 3600000.0 AS INTEGER)), min(id), max(id) FROM calls GROUP BY 1`);
     }).immediate();
   } finally {
     db.pragma('journal_mode = WAL');

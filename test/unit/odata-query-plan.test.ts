@@ -67,6 +67,16 @@ describe('key order under a time filter', () => {
     expect(seen).toEqual(truth(lo, hi));
   });
 
+  it('bounds fractional and pre-1970 times too (the hour is a floor)', () => {
+    const ins = db.prepare(`INSERT INTO calls (time, survey_id, telephone_number, duration, call_center_id) VALUES (?, 'p1', '3120', 5, 1)`);
+    for (const t of [-1.5, -3_600_000, -3_600_001, 1000.25, 7_199_999.5]) ins.run(t);
+    for (const [lo, hi] of [[-7_200_000, 0], [-2, 0], [0, 7_200_000], [-3_600_000, -3_599_999]]) {
+      const page = run({ $filter: `Time ge ${iso(lo!)} and Time lt ${iso(hi!)}`, $top: '100' });
+      expect(page.rows.map((r) => r.Id)).toEqual(truth(lo!, hi!));
+    }
+    db.prepare('DELETE FROM calls WHERE time < ?').run(T0);
+  });
+
   it('a time filter under `or` keeps the general plan and the same answer', () => {
     const page = run({ $filter: `Time lt ${iso(T0 + HOUR)} or Duration eq 7`, $top: '10000' });
     expect(page.rows.map((r) => r.Id)).toEqual(truth(-Infinity, T0 + HOUR));
