@@ -67,6 +67,17 @@ export function prepareCached(db: Db, text: string, mode?: 'pluck'): Statement<u
  * ETag column.
  */
 export function selectList(model: EntityModel, names?: ReadonlySet<string>): string {
+  if (!names) {
+    let all = fullSelectLists.get(model);
+    if (all === undefined) fullSelectLists.set(model, (all = buildSelectList(model)));
+    return all;
+  }
+  return buildSelectList(model, names);
+}
+
+const fullSelectLists = new WeakMap<EntityModel, string>();
+
+function buildSelectList(model: EntityModel, names?: ReadonlySet<string>): string {
   const cols = model.properties.filter((p) => p.column && !p.virtual && (!names || names.has(p.name))).map((p) => `${p.column} AS "${p.name}"`);
   if (model.etagColumn) cols.push(`${model.etagColumn} AS "@etag"`);
   return cols.join(', ');

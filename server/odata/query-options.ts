@@ -28,6 +28,19 @@ export interface QueryOptions {
 const NOT_SUPPORTED = new Set(['$expand', '$search', '$apply', '$compute', '$levels', '$deltatoken', '$schemaversion', '$index', '$id']);
 const KNOWN = new Set(['$filter', '$orderby', '$select', '$top', '$skip', '$count', '$format', '$skiptoken']);
 
+const parsedFilters = new Map<string, FilterNode>();
+
+/** parseFilter cached by text (at most 500, oldest dropped first); the tree is never mutated after parsing. */
+function parseFilterCached(text: string): FilterNode {
+  let node = parsedFilters.get(text);
+  if (!node) {
+    node = parseFilter(text);
+    if (parsedFilters.size >= 500) parsedFilters.delete(parsedFilters.keys().next().value!);
+    parsedFilters.set(text, node);
+  }
+  return node;
+}
+
 function nonNegativeInt(name: string, value: string, max?: number): number {
   if (!/^\d{1,10}$/.test(value)) throw badRequest(`${name} must be a non-negative integer, not '${value}'`);
   const n = Number(value);
@@ -55,7 +68,7 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
     if (!allowed.has(name)) throw badRequest(`Query option ${rawName} is not supported on this resource`);
     switch (name) {
       case '$filter':
-        out.filter = parseFilter(value);
+        out.filter = parseFilterCached(value);
         out.filterText = value;
         break;
       case '$orderby':
