@@ -20,6 +20,8 @@ let dir: string;
 let remote: TestServer;
 let remoteFingerprint: string;
 let desktop: Desktop;
+/** What main printed to the console during the test (no key may appear there). */
+let printed: string[];
 
 async function startDesktop(): Promise<Desktop> {
   return (await runDesktop({ userDataDir: join(dir, 'user'), staticDir: join(dir, 'renderer'), preload: '/p.cjs', autoBackupCheckMs: 0 }))!;
@@ -30,6 +32,10 @@ const settingsOnDisk = () => JSON.parse(readFileSync(join(dir, 'user', 'settings
 
 beforeEach(async () => {
   fake.reset();
+  printed = [];
+  for (const method of ['log', 'info', 'warn', 'error'] as const) {
+    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(' ')));
+  }
   dir = mkdtempSync(join(tmpdir(), 'cati-client-mode-'));
   mkdirSync(join(dir, 'renderer'));
   writeFileSync(join(dir, 'renderer', 'index.html'), '<!doctype html><title>CATI Supervisor</title>');
@@ -43,6 +49,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await desktop.shutdown();
   await remote.close();
+  vi.restoreAllMocks();
+  expect(printed.join('\n')).not.toContain(TEST_API_KEY);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -73,6 +81,7 @@ describe('Client mode: the window works on another CATI Supervisor through the p
     const session = await call('getSession');
     expect(session).toMatchObject({ baseUrl: proxyUrl, server: { mode: 'remote', url: remote.url, fingerprint: remoteFingerprint } });
     expect(session.apiKey).not.toBe(TEST_API_KEY);
+    expect(JSON.stringify(fake.state.windows[0]!.loaded)).not.toContain(session.apiKey); // never in a URL
 
     const created = await fetch(`${proxyUrl}/cati/blacklist`, {
       method: 'POST',
@@ -103,6 +112,7 @@ describe('Client mode: the window works on another CATI Supervisor through the p
     expect(home.current.mode).toBe('local');
     expect((await fetch(`${desktop.appUrl()}/healthz`)).status).toBe(200);
     expect(settingsOnDisk().connectTo).toBeNull();
+    expect(printed.join('\n')).not.toContain(session.apiKey);
   });
 
   it('reconnects to a remembered server with its stored key, and refuses it once its certificate changed', async () => {
