@@ -18,6 +18,7 @@ export function optoutRouter(ctx: AppContext): Router {
   const router = Router();
   const imports = new ImportService(ctx);
   const list = loadList(ctx);
+  const upload = uploadFile(ctx.config.dataDir);
 
   // POST /lists: the body names the project, so only a key that may administer some list gets it parsed.
   router.post('/lists', requirePermission('company_administrate', 'optout_administrate'), jsonBody, createListHandler(ctx));
@@ -26,13 +27,13 @@ export function optoutRouter(ctx: AppContext): Router {
   router.post('/lists/:listId/domains', list, jsonBody, addEntryHandler(ctx, 'domains'));
   router.get('/lists/:listId/domains', list, pageEntriesHandler(ctx, 'domains'));
   router.get('/lists/:listId/domains/export', list, exportHandler(ctx, 'domains'));
-  router.post('/lists/:listId/domains/import', list, uploadFile, importHandler(imports, 'domains'));
+  router.post('/lists/:listId/domains/import', list, upload, importHandler(imports, 'domains'));
   router.delete('/lists/:listId/domains/:entryId', list, deleteEntryHandler(ctx, 'domains'));
 
   router.post('/lists/:listId/emails', list, jsonBody, addEntryHandler(ctx, 'emails'));
   router.get('/lists/:listId/emails', list, pageEntriesHandler(ctx, 'emails'));
   router.get('/lists/:listId/emails/export', list, exportHandler(ctx, 'emails'));
-  router.post('/lists/:listId/emails/import', list, uploadFile, importHandler(imports, 'emails'));
+  router.post('/lists/:listId/emails/import', list, upload, importHandler(imports, 'emails'));
   router.delete('/lists/:listId/emails/:entryId', list, deleteEntryHandler(ctx, 'emails'));
 
   router.get('/lists/:listId/Check', list, checkHandler(ctx));
