@@ -1,3 +1,4 @@
+import type { Actor } from '../audit/audit-log.ts';
 import type { EntryKind } from './entries.ts';
 import type { FileFormat } from './file-format.ts';
 
@@ -9,6 +10,8 @@ export interface ImportJob {
   dbFile: string;
   listId: number;
   maxRows: number;
+  /** Who imports: the worker writes the audit row (CONTRACT §10) in the import's transaction. */
+  actor: Actor;
 }
 
 /** The import result (seed §2). */

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
 import { rm } from 'node:fs/promises';
+import { actorOf } from '../audit/audit-log.ts';
 import { badRequest } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
 import type { ImportService } from './import-service.ts';
@@ -32,7 +33,7 @@ export function importHandler(service: ImportService, kind: EntryKind) {
     const file = req.file;
     if (!file) throw badRequest("Send the file as multipart/form-data in the form field 'file' (.csv, .txt or .xlsx)");
     try {
-      const { invalidItems, ...result } = await service.importFile(listOf(res).id, kind, file.originalname, file.path);
+      const { invalidItems, ...result } = await service.importFile(listOf(res).id, kind, file.originalname, file.path, actorOf(req));
       res.json(listInvalid === 'list' ? { ...result, invalidItems } : result);
     } finally {
       await rm(file.path, { force: true });

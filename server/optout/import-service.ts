@@ -1,4 +1,5 @@
 import { open, stat } from 'node:fs/promises';
+import type { Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, fromSqliteError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
@@ -74,13 +75,14 @@ export class ImportService {
    * Imports an uploaded file into a list: format by extension and content (400 on mismatch), then read,
    * validate and write in a worker. Failures: bad file → 400; the worker exceeding its memory or time limit
    * → 413 (the file is too large to process: a clear client-side cause, not a retryable server state);
+   * the worker audits the import as `actor` in its write transaction;
    * busy database → the SQLite mapping; anything else → 500. Nothing is stored unless the whole import is.
    */
-  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string): Promise<ImportOutcome> {
+  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string, actor: Actor): Promise<ImportOutcome> {
     const format = detectFormat(fileName, await readHead(filePath), (await stat(filePath)).size);
     await this.gate.enter();
     try {
-      return await this.runWorker({ filePath, format, kind, dbFile: this.ctx.dbFile, listId, maxRows: this.limits.maxRows });
+      return await this.runWorker({ filePath, format, kind, dbFile: this.ctx.dbFile, listId, maxRows: this.limits.maxRows, actor });
     } finally {
       this.gate.leave();
     }
