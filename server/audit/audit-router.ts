@@ -18,12 +18,11 @@ import { auditPage, encodeCursor, parseAuditQuery, type AuditQuery, type AuditRo
 const CSV_CHUNK_ROWS = 1000;
 const CSV_HEADER = 'Id,Time,ActorKeyId,Actor,Action,Entity,EntityId,Changes';
 
-/** The request's own URL, absolute, with `$skiptoken` set to `token`. */
+/** The request's own URL, absolute, its query kept as sent but for `$skiptoken`, set to `token`. */
 function nextLink(req: Request, token: string): string {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? '127.0.0.1'}`);
-  for (const name of [...url.searchParams.keys()]) if (name.toLowerCase() === '$skiptoken') url.searchParams.delete(name);
-  url.searchParams.set('$skiptoken', token);
-  return url.href;
+  const [path, query = ''] = req.originalUrl.split('?', 2) as [string, string?];
+  const kept = query.split('&').filter((part) => part !== '' && !/^(\$|%24)skiptoken(=|$)/i.test(part));
+  return `${req.protocol}://${req.get('host') ?? '127.0.0.1'}${path}?${[...kept, `$skiptoken=${token}`].join('&')}`;
 }
 
 function csvLine(r: AuditRow): string {
