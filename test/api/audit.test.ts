@@ -42,7 +42,7 @@ describe('GET /admin/audit', () => {
     const seen: number[] = [];
     let next: string | undefined = `${t.url}/admin/audit?$top=7`;
     for (let pages = 0; next && pages < 20; pages++) {
-      const res = await t.json('GET', next.slice(t.url.length), { key: admin });
+      const res: { status: number; body: { value: AuditRow[]; '@odata.nextLink'?: string } } = await t.json('GET', next.slice(t.url.length), { key: admin });
       expect(res.status).toBe(200);
       expect(res.body.value.length).toBeLessThanOrEqual(7);
       seen.push(...res.body.value.map((row: AuditRow) => row.Id));
@@ -73,7 +73,7 @@ describe('GET /admin/audit', () => {
 
   it('malformed parameters → 400: bad times, $top outside 1..1000, a forged $skiptoken, unknown options', async () => {
     for (const q of ['?from=yesterday', '?to=2026-13-01T00:00:00Z', '?$top=0', '?$top=1001', '?$top=ten', '?$skiptoken=abc', '?$format=xml', '?$filter=x', '?entity=a&entity=b']) {
-      const r = await get(q);
+      const r = await t.json<{ message: string }>('GET', `/admin/audit${q}`, { key: admin });
       expect(r.status, q).toBe(400);
       expect(r.body.message, q).toEqual(expect.any(String));
     }
