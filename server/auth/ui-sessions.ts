@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/audit-log.ts';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
@@ -70,7 +71,13 @@ export class UiSessionStore {
       const { lastInsertRowid } = this.db
         .prepare('INSERT INTO ui_sessions (key_hash, created_at, last_used_at) VALUES (?, ?, ?)')
         .run(hashKey(key), now, now);
-      return { key, info: this.get(Number(lastInsertRowid))! };
+      const id = Number(lastInsertRowid);
+      // A UI session is a key (CONTRACT §10): its creation is audited, the new session as its own actor.
+      recordAudit(this.db, { action: 'created', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } }, now, {
+        keyId: null,
+        name: `UI session ${id}`,
+      });
+      return { key, info: this.get(id)! };
     }).immediate();
   }
 

@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { Actor } from '../audit/audit-log.ts';
 import type { EntryKind } from './entries.ts';
 import type { FileFormat } from './file-format.ts';
 
@@ -22,6 +23,8 @@ export interface WriteJob {
   /** SQLite busy_timeout of the worker's connection: how long the write may wait for the database. */
   busyTimeoutMs: number;
   port: MessagePort;
+  /** Who imports: the worker writes the audit row (CONTRACT §10) in the import's transaction. */
+  actor: Actor;
 }
 
 /** Parser → writer over their port: batches of valid (normalised) values, then the parser's counts. */

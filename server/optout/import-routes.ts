@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
 import { rm } from 'node:fs/promises';
+import { actorOf } from '../audit/audit-log.ts';
 import { badRequest } from '../errors.ts';
 import { ensureUploadDir, uploadDir } from './upload-dir.ts';
 import type { EntryKind } from './entries.ts';
@@ -44,7 +45,7 @@ export function importHandler(service: ImportService, kind: EntryKind) {
     if (!file) throw badRequest("Send the file as multipart/form-data in the form field 'file' (.csv, .txt or .xlsx)");
     let outcome: Awaited<ReturnType<ImportService['importFile']>>;
     try {
-      outcome = await service.importFile(listOf(res).id, kind, file.originalname, file.path);
+      outcome = await service.importFile(listOf(res).id, kind, file.originalname, file.path, actorOf(req));
     } finally {
       await rm(file.path, { force: true }); // before answering: an acknowledged import leaves no file behind
     }

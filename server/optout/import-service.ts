@@ -1,5 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { MessageChannel, type Worker } from 'node:worker_threads';
+import type { Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, fromSqliteError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
@@ -81,13 +82,14 @@ export class ImportService {
    * Imports an uploaded file into a list: format by extension and content (400 on mismatch), then read,
    * validate and write in a worker. Failures: bad file → 400; the worker exceeding its memory or time limit
    * → 413 (the file is too large to process: a clear client-side cause, not a retryable server state);
+   * the worker audits the import as `actor` in its write transaction;
    * busy database → the SQLite mapping; anything else → 500. Nothing is stored unless the whole import is.
    */
-  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string): Promise<ImportOutcome> {
+  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string, actor: Actor): Promise<ImportOutcome> {
     const format = detectFormat(fileName, await readHead(filePath), (await stat(filePath)).size);
     await this.gate.enter();
     try {
-      return await this.runWorkers(filePath, format, kind, listId);
+      return await this.runWorkers(filePath, format, kind, listId, actor);
     } finally {
       this.gate.leave();
     }
@@ -98,12 +100,12 @@ export class ImportService {
    * limits) sends valid values to the writer (a database connection, never the file). The read timer runs
    * until the writer has staged everything; the writer then writes within its busy timeout.
    */
-  private runWorkers(filePath: string, format: FileFormat, kind: EntryKind, listId: number): Promise<ImportOutcome> {
+  private runWorkers(filePath: string, format: FileFormat, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
     const limits = this.limits;
     return new Promise((resolve, reject) => {
       const { port1, port2 } = new MessageChannel();
       const writer = startModuleWorker(WRITE_ENTRY, {
-        workerData: { dbFile: this.ctx.dbFile, listId, kind, busyTimeoutMs: limits.writeTimeoutMs, port: port2 } satisfies WriteJob,
+        workerData: { dbFile: this.ctx.dbFile, listId, kind, busyTimeoutMs: limits.writeTimeoutMs, port: port2, actor } satisfies WriteJob,
         transferList: [port2],
         resourceLimits: { maxOldGenerationSizeMb: WRITER_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
       });

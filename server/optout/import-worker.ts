@@ -32,7 +32,7 @@ try {
     });
     reply({ type: 'parsed' });
     await once(parentPort!, 'message'); // the go-ahead: the main thread has stopped the read timer
-    reply({ type: 'done', result: importer.write(job.listId) });
+    reply({ type: 'done', result: importer.write(job.listId, job.actor) });
     db.pragma('wal_checkpoint(PASSIVE)');
   } finally {
     db.close();

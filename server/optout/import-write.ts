@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import type { EntryKind } from './entries.ts';
 import type { ImportOutcome, InvalidItem } from './import-protocol.ts';
@@ -38,8 +39,11 @@ export class EntryImporter {
     this.counts = counts;
   }
 
-  /** Writes the staged values into the list in one transaction and answers the counts and the first refused values. */
-  write(listId: number): ImportOutcome {
+  /**
+   * Writes the staged values into the list in one transaction and answers the counts and the first refused
+   * values; the transaction also holds the import's audit row (one row with the counts, by `actor`).
+   */
+  write(listId: number, actor: Actor): ImportOutcome {
     const [table, column] = this.kind === 'emails' ? ['optout_emails', 'email_address'] : ['optout_domains', 'domain'];
     const exists = this.db.prepare('SELECT 1 FROM optout_lists WHERE id = ?').pluck();
     const insert = this.db.prepare(
@@ -48,7 +52,11 @@ export class EntryImporter {
     const newRows = this.db
       .transaction(() => {
         if (!exists.get(listId)) throw Object.assign(new Error('The opt-out list no longer exists'), { code: 'LIST_GONE' });
-        return insert.run(listId, Date.now()).changes;
+        const now = Date.now();
+        const added = insert.run(listId, now).changes;
+        const counts = { listId, kind: this.kind, newRows: added, duplicatedRows: this.counts.valid - added, invalidRows: this.counts.invalid };
+        recordAudit(this.db, { action: 'imported', entity: 'optout-imports', entityId: listId, changes: counts }, now, actor);
+        return added;
       })
       .immediate();
     this.db.exec('DROP TABLE temp.import_values');

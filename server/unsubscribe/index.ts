@@ -1,3 +1,4 @@
+import { runAs, UNSUBSCRIBE_PAGE_ACTOR } from '../audit/audit-log.ts';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
@@ -69,11 +70,14 @@ export function unsubscribeRouter(ctx: AppContext): Router {
     const masked = maskAddress(payload.emailAddress);
     if (method === 'GET') return sendPage(res, 200, confirmPage(settings, masked, rawKey as string), headers);
     // The list may be deleted between the lookup and the insert: check again inside the transaction.
-    const added = ctx.db.transaction(() => {
-      if (!findList(ctx.db, payload.listId)) return false;
-      addEmailEntry(ctx.db, payload.listId, payload.emailAddress, payload.projectId);
-      return true;
-    }).immediate();
+    // Audited as the unsubscribe page (CONTRACT §10), whoever follows the link.
+    const added = runAs(UNSUBSCRIBE_PAGE_ACTOR, () =>
+      ctx.db.transaction(() => {
+        if (!findList(ctx.db, payload.listId)) return false;
+        addEmailEntry(ctx.db, payload.listId, payload.emailAddress, payload.projectId);
+        return true;
+      }).immediate(),
+    );
     if (!added) return sendPage(res, 404, notFoundPage(settings), headers);
     sendPage(res, 200, resultPage(settings, masked), headers);
   }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_ACTOR } from '../../server/audit/audit-log.ts';
 import type { AppContext } from '../../server/context.ts';
 import { openDatabase, type Db } from '../../server/db/open.ts';
 import { ApiError } from '../../server/errors.ts';
@@ -40,14 +41,14 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
 
 describe('ImportService limits', () => {
   it('terminates a worker that exceeds the time limit → 413, nothing stored', async () => {
-    const err = await failure(service({ parseTimeoutMs: 1 }).importFile(listId, 'emails', 'rows.csv', file));
+    const err = await failure(service({ parseTimeoutMs: 1 }).importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR));
     expect(err.status).toBe(413);
     expect(err.message).toMatch(/within/);
     expect(count()).toBe(0);
   });
 
   it('a worker that runs out of its memory limit → 413, nothing stored', async () => {
-    const err = await failure(service({ heapMb: 4 }).importFile(listId, 'emails', 'rows.csv', file));
+    const err = await failure(service({ heapMb: 4 }).importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR));
     expect(err.status).toBe(413);
     expect(err.message).toMatch(/memory/);
     expect(count()).toBe(0);
@@ -55,7 +56,7 @@ describe('ImportService limits', () => {
 
   it('queues imports beyond the concurrency limit and refuses beyond the queue (429 Retry-After)', async () => {
     const s = service({ maxConcurrent: 1, maxWaiting: 1 });
-    const runs = [1, 2, 3].map(() => s.importFile(listId, 'emails', 'rows.csv', file).then((r) => r, (e: unknown) => e));
+    const runs = [1, 2, 3].map(() => s.importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR).then((r) => r, (e: unknown) => e));
     const results = await Promise.all(runs);
     const refused = results.filter((r) => r instanceof ApiError) as ApiError[];
     const done = results.filter((r) => !(r instanceof ApiError));
