@@ -46,8 +46,11 @@ export const useBreakAlertsStore = defineStore('break-alerts', () => {
     }
   }
 
-  /** Watches the floor: every over-limit break is announced once. */
+  let started = false;
+  /** Watches the floor (once, however often the screen mounts): every over-limit break is announced once. */
   function start() {
+    if (started) return;
+    started = true;
     const floor = useFloorStore();
     watch(
       () => [floor.visible, floor.now] as const,

@@ -75,7 +75,7 @@ export const useFloorStore = defineStore('floor', () => {
     try {
       const page = await request<ODataCollection<FloorRow>>('GET', '/cati/floor', { query: { $top: 10000 } });
       rows.value = page.value;
-      lastUpdated.value = Date.now();
+      lastUpdated.value = now.value = Date.now();
     } finally {
       loading.value = false;
       lastLoad = Date.now();
