@@ -96,10 +96,12 @@ export class ApiKeyStore {
     if (!name.trim()) throw new Error('A key needs a name');
     const key = `cati_${randomBytes(24).toString('base64url')}`;
     const now = Date.now();
-    const { lastInsertRowid } = this.db
-      .prepare('INSERT INTO api_keys (name, key_hash, prefix, permissions, projects, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(name.trim(), hashKey(key), key.slice(0, 9), permissions.join(','), projects?.join(',') ?? null, now);
-    return { key, info: this.get(Number(lastInsertRowid))! };
+    return this.db.transaction(() => {
+      const { lastInsertRowid } = this.db
+        .prepare('INSERT INTO api_keys (name, key_hash, prefix, permissions, projects, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(name.trim(), hashKey(key), key.slice(0, 9), permissions.join(','), projects?.join(',') ?? null, now);
+      return { key, info: this.get(Number(lastInsertRowid))! };
+    })();
   }
 
   get(id: number): ApiKeyInfo | undefined {
@@ -113,7 +115,7 @@ export class ApiKeyStore {
 
   /** Revokes a key; returns false when no such active key exists. */
   revoke(id: number): boolean {
-    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0;
+    return this.db.transaction(() => this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0)();
   }
 
   /**

@@ -60,25 +60,31 @@ function interviewerRow(db: Db, interviewerId: number, surveyId: string, intervi
 
 /** Interviewer `Controller.AssignOnSurvey`: an explicit assignment (idempotent). */
 export function interviewerAssignOnSurvey(db: Db, interviewerId: number, surveyId: string): void {
-  interviewerTarget(db, interviewerId, surveyId);
-  const { changes } = db.prepare('INSERT OR IGNORE INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?)').run(interviewerId, surveyId);
+  const changes = db.transaction(() => {
+    interviewerTarget(db, interviewerId, surveyId);
+    return db.prepare('INSERT OR IGNORE INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?)').run(interviewerId, surveyId).changes;
+  })();
   if (changes) publishChange(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.DeAssignFromSurvey`: removes only the explicit assignment. */
 export function interviewerDeAssignFromSurvey(db: Db, interviewerId: number, surveyId: string): void {
-  interviewerTarget(db, interviewerId, surveyId);
-  const { changes } = db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
+  const changes = db.transaction(() => {
+    interviewerTarget(db, interviewerId, surveyId);
+    return db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId).changes;
+  })();
   if (changes) publishChange(db, assignmentChange('deleted', interviewerRow(db, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.AssignOnCall`: assigns one interview of the survey. */
 export function interviewerAssignOnCall(db: Db, interviewerId: number, surveyId: string, interviewId: number): void {
-  assertInterviewId(interviewId);
-  interviewerTarget(db, interviewerId, surveyId);
-  const { changes } = db
-    .prepare('INSERT OR IGNORE INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?)')
-    .run(interviewerId, surveyId, interviewId);
+  const changes = db.transaction(() => {
+    assertInterviewId(interviewId);
+    interviewerTarget(db, interviewerId, surveyId);
+    return db
+      .prepare('INSERT OR IGNORE INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?)')
+      .run(interviewerId, surveyId, interviewId).changes;
+  })();
   if (changes) publishChange(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, interviewId)));
 }
 
@@ -122,17 +128,21 @@ const groupRow = (groupId: number, surveyId: string, callCenterId: number, inter
 
 /** Group `Controller.AssignOnSurvey`: members in that call centre get an Implicit assignment. */
 export function groupAssignOnSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
-  groupTarget(db, groupId, callCenterId, surveyId);
-  const { changes } = db.prepare('INSERT OR IGNORE INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?)').run(groupId, surveyId, callCenterId);
+  const changes = db.transaction(() => {
+    groupTarget(db, groupId, callCenterId, surveyId);
+    return db.prepare('INSERT OR IGNORE INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?)').run(groupId, surveyId, callCenterId).changes;
+  })();
   if (changes) publishChange(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.DeAssignFromSurvey`. */
 export function groupDeAssignFromSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
-  groupTarget(db, groupId, callCenterId, surveyId);
-  const { changes } = db
-    .prepare('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
-    .run(groupId, surveyId, callCenterId);
+  const changes = db.transaction(() => {
+    groupTarget(db, groupId, callCenterId, surveyId);
+    return db
+      .prepare('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
+      .run(groupId, surveyId, callCenterId).changes;
+  })();
   if (changes) publishChange(db, assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, null)));
 }
 

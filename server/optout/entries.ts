@@ -52,21 +52,27 @@ function statements(db: Db): Statements {
  */
 export function addEmailEntry(db: Db, listId: number, email: string, unsubscribedFrom: string | null): number {
   const s = statements(db);
-  const row = s.insertEmail.get(listId, email, Date.now(), unsubscribedFrom) as { id: number } | undefined;
-  return row ? row.id : (s.findEmail.get(listId, email) as number);
+  // In a transaction: `.get()` of INSERT … RETURNING reads the row before the statement commits, and an
+  // autocommit failing at that point would go unnoticed; db.transaction's COMMIT throws instead.
+  return db.transaction(() => {
+    const row = s.insertEmail.get(listId, email, Date.now(), unsubscribedFrom) as { id: number } | undefined;
+    return row ? row.id : (s.findEmail.get(listId, email) as number);
+  })();
 }
 
 /** Adds a normalised domain to a list and returns the entry id (new, or the existing one; idempotent). */
 export function addDomainEntry(db: Db, listId: number, domain: string): number {
   const s = statements(db);
-  const row = s.insertDomain.get(listId, domain, Date.now()) as { id: number } | undefined;
-  return row ? row.id : (s.findDomain.get(listId, domain) as number);
+  return db.transaction(() => {
+    const row = s.insertDomain.get(listId, domain, Date.now()) as { id: number } | undefined;
+    return row ? row.id : (s.findDomain.get(listId, domain) as number);
+  })();
 }
 
 /** Deletes one entry of a list; false when the list holds no such entry. */
 export function deleteEntry(db: Db, kind: EntryKind, listId: number, entryId: number): boolean {
   const table = kind === 'emails' ? 'optout_emails' : 'optout_domains';
-  return db.prepare(`DELETE FROM ${table} WHERE id = ? AND list_id = ?`).run(entryId, listId).changes > 0;
+  return db.transaction(() => db.prepare(`DELETE FROM ${table} WHERE id = ? AND list_id = ?`).run(entryId, listId).changes > 0)();
 }
 
 export interface CheckResult {

@@ -39,10 +39,8 @@ export function findListFor(db: Db, companyId: number, projectId: string | null)
 
 /** Creates the list unless it exists (idempotent; the partial unique indexes make a race harmless). */
 export function ensureList(db: Db, companyId: number, projectId: string | null): OptOutList {
-  db.prepare('INSERT INTO optout_lists (company_id, project_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(
-    companyId,
-    projectId,
-    Date.now(),
-  );
-  return findListFor(db, companyId, projectId)!;
+  return db.transaction(() => {
+    db.prepare('INSERT INTO optout_lists (company_id, project_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(companyId, projectId, Date.now());
+    return findListFor(db, companyId, projectId)!;
+  })();
 }
