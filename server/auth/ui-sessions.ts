@@ -106,9 +106,7 @@ export class UiSessionStore {
 
   /** Revokes a live session; false when none has that id. */
   revoke(id: number, now = Date.now()): boolean {
-    return (
-      this.db.prepare('UPDATE ui_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND last_used_at > ?').run(now, id, now - UI_SESSION_IDLE_MS)
-        .changes > 0
-    );
+    const stmt = this.db.prepare('UPDATE ui_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND last_used_at > ?');
+    return this.db.transaction(() => stmt.run(now, id, now - UI_SESSION_IDLE_MS).changes > 0)();
   }
 }

@@ -76,8 +76,8 @@ const groupAddress = (id: number) => `groups(${id})`;
 
 /** Interviewer `Controller.AssignOnSurvey`: an explicit assignment (idempotent). */
 export function interviewerAssignOnSurvey(db: Db, interviewerId: number, surveyId: string): void {
-  interviewerTarget(db, interviewerId, surveyId);
   const changes = auditedWrite(db, 'AssignOnSurvey', interviewerAddress(interviewerId), () => {
+    interviewerTarget(db, interviewerId, surveyId);
     const n = db.prepare('INSERT OR IGNORE INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?)').run(interviewerId, surveyId).changes;
     return { result: n, changes: n ? { SurveyId: surveyId } : null };
   });
@@ -86,8 +86,8 @@ export function interviewerAssignOnSurvey(db: Db, interviewerId: number, surveyI
 
 /** Interviewer `Controller.DeAssignFromSurvey`: removes only the explicit assignment. */
 export function interviewerDeAssignFromSurvey(db: Db, interviewerId: number, surveyId: string): void {
-  interviewerTarget(db, interviewerId, surveyId);
   const changes = auditedWrite(db, 'DeAssignFromSurvey', interviewerAddress(interviewerId), () => {
+    interviewerTarget(db, interviewerId, surveyId);
     const n = db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId).changes;
     return { result: n, changes: n ? { SurveyId: surveyId } : null };
   });
@@ -96,9 +96,9 @@ export function interviewerDeAssignFromSurvey(db: Db, interviewerId: number, sur
 
 /** Interviewer `Controller.AssignOnCall`: assigns one interview of the survey. */
 export function interviewerAssignOnCall(db: Db, interviewerId: number, surveyId: string, interviewId: number): void {
-  assertInterviewId(interviewId);
-  interviewerTarget(db, interviewerId, surveyId);
   const changes = auditedWrite(db, 'AssignOnCall', interviewerAddress(interviewerId), () => {
+    assertInterviewId(interviewId);
+    interviewerTarget(db, interviewerId, surveyId);
     const n = db
       .prepare('INSERT OR IGNORE INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?)')
       .run(interviewerId, surveyId, interviewId).changes;
@@ -148,8 +148,8 @@ const groupRow = (groupId: number, surveyId: string, callCenterId: number, inter
 
 /** Group `Controller.AssignOnSurvey`: members in that call centre get an Implicit assignment. */
 export function groupAssignOnSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
-  groupTarget(db, groupId, callCenterId, surveyId);
   const changes = auditedWrite(db, 'AssignOnSurvey', groupAddress(groupId), () => {
+    groupTarget(db, groupId, callCenterId, surveyId);
     const n = db.prepare('INSERT OR IGNORE INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?)').run(groupId, surveyId, callCenterId).changes;
     return { result: n, changes: n ? { SurveyId: surveyId, CallCenterId: callCenterId } : null };
   });
@@ -158,8 +158,8 @@ export function groupAssignOnSurvey(db: Db, groupId: number, surveyId: string, c
 
 /** Group `Controller.DeAssignFromSurvey`. */
 export function groupDeAssignFromSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
-  groupTarget(db, groupId, callCenterId, surveyId);
   const changes = auditedWrite(db, 'DeAssignFromSurvey', groupAddress(groupId), () => {
+    groupTarget(db, groupId, callCenterId, surveyId);
     const n = db
       .prepare('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
       .run(groupId, surveyId, callCenterId).changes;
@@ -170,9 +170,9 @@ export function groupDeAssignFromSurvey(db: Db, groupId: number, surveyId: strin
 
 /** Group `Controller.AssignOnCall`. */
 export function groupAssignOnCall(db: Db, groupId: number, surveyId: string, interviewId: number, callCenterId: number): void {
-  assertInterviewId(interviewId);
-  groupTarget(db, groupId, callCenterId, surveyId);
   const changes = auditedWrite(db, 'AssignOnCall', groupAddress(groupId), () => {
+    assertInterviewId(interviewId);
+    groupTarget(db, groupId, callCenterId, surveyId);
     const n = db
       .prepare('INSERT OR IGNORE INTO group_call_assignments (group_id, survey_id, call_center_id, interview_id) VALUES (?, ?, ?, ?)')
       .run(groupId, surveyId, callCenterId, interviewId).changes;
