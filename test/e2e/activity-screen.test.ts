@@ -24,6 +24,12 @@ afterAll(() => ui?.close());
 
 const section = () => page.getByRole('region', { name: 'Activity' });
 const table = () => section().getByRole('table', { name: 'Activity' });
+/** Opens the Activity filtered as a bookmark would (the address's query sets the filters and reloads). */
+async function showAddress(query: string, rows: number) {
+  await page.evaluate((q) => (window.location.hash = `#/settings?${q}`), query);
+  await expect.poll(() => table().getByRole('row').count()).toBe(rows + 1);
+}
+const CLERK_GROUPS = 'actor=night%20clerk&entity=groups';
 
 describe('Settings → Activity in Chromium', () => {
   it('lists the newest 100 changes first, and "Load more" adds the older ones', async () => {
@@ -51,7 +57,21 @@ describe('Settings → Activity in Chromium', () => {
     expect(await section().getByLabel('Who').inputValue()).toBe('night clerk');
   });
 
+  it('filters by when: From (inclusive) and To (exclusive) in local time', async () => {
+    await showAddress(CLERK_GROUPS, 2);
+    const filters = section().getByRole('form', { name: 'Activity filters' });
+    await filters.getByLabel('From').fill('2099-01-01T00:00');
+    await filters.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => table().textContent()).toContain('No activity matches these filters.');
+    await filters.getByLabel('From').fill('');
+    await filters.getByLabel('To (exclusive)').fill('2099-01-01T00:00');
+    await filters.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => table().getByRole('row').count()).toBe(3);
+    await expect.poll(() => page.evaluate(() => window.location.hash)).toContain('to=2099-01-01T00%3A00');
+  });
+
   it('sorts the loaded rows by a column from the keyboard (newest first by default)', async () => {
+    await showAddress(CLERK_GROUPS, 2);
     const actions = () => table().locator('tbody tr td:nth-child(3)').allTextContents();
     await expect.poll(actions).toEqual(['updated', 'created']);
     await table().getByRole('button', { name: 'Action' }).focus();
@@ -61,6 +81,7 @@ describe('Settings → Activity in Chromium', () => {
   });
 
   it('exports the filtered activity through the server as CSV', async () => {
+    await showAddress(CLERK_GROUPS, 2);
     const [download] = await Promise.all([page.waitForEvent('download'), section().getByRole('button', { name: 'Export CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('audit-log.csv');
     const text = await readFile((await download.path())!, 'utf8');
