@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { homedir, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bindingAbi, electronBindingFile, electronInfo, electronPackageDir, nodeBindingFile, root } from './desktop-runtime.mjs';
+import { bindingAbi, electronBindingFile, electronInfo, electronPackageDir, launcherLog, nodeBindingFile, root } from './desktop-runtime.mjs';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, port: { type: 'string' } } });
 const port = Number(values.port ?? 4100);
@@ -38,6 +38,8 @@ if (existsSync(bindingInfo)) {
   row('  fetched', `better-sqlite3 ${info.betterSqlite3} for Electron ${info.electron} ${info.platform}-${info.arch}: ${info.source}`);
 }
 
+if (existsSync(launcherLog())) row('  launcher log', `${launcherLog()} (output of the last downloads and builds)`);
+
 /** Electron's userData for this app (productName) on this platform. */
 function desktopDataDir() {
   const name = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).productName ?? 'cati-supervisor';
@@ -67,12 +69,20 @@ function describeDataDir(dataDir) {
 row('Data dir (headless)', describeDataDir(resolve(values['data-dir'] ?? './data')));
 row('Data dir (desktop)', describeDataDir(desktopDataDir()));
 
-const portState = await new Promise((done) => {
-  const probe = createServer();
-  probe.once('error', (err) => done(err.code === 'EADDRINUSE' ? 'in use' : err.code));
-  probe.listen(port, '127.0.0.1', () => probe.close(() => done('free')));
-});
-row(`Port ${port} on 127.0.0.1`, portState);
-
+/** Whether `p` is free on 127.0.0.1. */
+const portState = (p) =>
+  new Promise((done) => {
+    const probe = createServer();
+    probe.once('error', (err) => done(err.code === 'EADDRINUSE' ? 'in use' : err.code));
+    probe.listen(p, '127.0.0.1', () => probe.close(() => done('free')));
+  });
+row(`Port ${port} on 127.0.0.1`, `${await portState(port)} (headless server${values.port ? '' : ', default'})`);
+let desktopPort = 4100;
+try {
+  desktopPort = JSON.parse(readFileSync(join(desktopDataDir(), 'settings.json'), 'utf8')).port ?? 4100;
+} catch {
+  // no desktop settings yet: the default port
+}
+if (desktopPort !== port && desktopPort !== 0) row(`Port ${desktopPort} on 127.0.0.1`, `${await portState(desktopPort)} (desktop app's setting)`);
 const width = Math.max(...rows.map(([w]) => w.length));
 for (const [what, state] of rows) console.log(`${what.padEnd(width)}  ${state}`);

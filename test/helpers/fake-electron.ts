@@ -232,8 +232,18 @@ const electron = {
   },
 };
 
+/**
+ * Calls a registered ipcMain handler the way the preload bridge's `ipcRenderer.invoke` reaches it: with an event
+ * whose sender frame is at `senderUrl` (main refuses callers from other origins).
+ */
+async function invoke(channel: string, senderUrl: string, ...args: unknown[]): Promise<any> {
+  const handler = state.handlers.get(channel);
+  if (!handler) throw new Error(`No handler registered for '${channel}'`);
+  return handler({ senderFrame: { url: senderUrl } }, ...args);
+}
+
 /** The fake's state and controls. */
-export const fake = { state, reset, electron };
+export const fake = { state, reset, electron, invoke };
 
 /** What `vi.mock('electron', …)` should answer: the named exports and the default export. */
 export function electronModule() {

@@ -89,7 +89,7 @@ async function start(extra: Record<string, string> = {}) {
     await new Promise((r) => child.once('exit', r));
   }
   const launched = existsSync(record) ? JSON.parse(readFileSync(record, 'utf8')) : null;
-  return { outcome, lines, launched, notice: lines.find((l) => l.startsWith('Desktop app not available')) ?? null };
+  return { outcome, lines, stderr, launched, notice: lines.find((l) => l.startsWith('Desktop app not available')) ?? null };
 }
 
 beforeEach(() => {
@@ -118,9 +118,12 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
 
   it('downloads a missing Electron binary through the package install script, and fetches a missing binding', async () => {
     fakeElectronPackage({ binary: false, install: 'download' });
+    const nodeBefore = sha(NODE_BINDING);
     const r = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: ELECTRON_ABI }) });
-    expect(r.lines).toContain('downloading Electron 45.4.1 (first start only)…');
+    expect(existsSync(join(dir, 'install-ran'))).toBe(true);
     expect(r.outcome).toBe('electron');
+    expect(r.lines).toEqual([]); // progress only on a terminal; the app is the outcome
+    expect(sha(NODE_BINDING)).toBe(nodeBefore);
     expect(readFileSync(join(dir, 'fetch-ran'), 'utf8')).toBe(`--electron 45.4.1 --abi ${ELECTRON_ABI} --out ${join(nativeDir, 'better_sqlite3.node')}`);
     expect(r.launched.binding).toBe(join(nativeDir, 'better_sqlite3.node'));
   });
@@ -130,8 +133,9 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
     mkdirSync(nativeDir, { recursive: true });
     writeFileSync(join(nativeDir, 'better_sqlite3.node'), readFileSync(NODE_BINDING)); // the real Node build: ABI 115
     const r = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: ELECTRON_ABI }) });
-    expect(r.lines.some((l) => /is built for ABI 115, Electron 45\.4\.1 needs 150/.test(l))).toBe(true);
     expect(r.outcome).toBe('electron');
+    expect(existsSync(join(dir, 'fetch-ran'))).toBe(true);
+    expect(readFileSync(join(nativeDir, 'better_sqlite3.node'))).toEqual(fakeBinding(ELECTRON_ABI));
   });
 
   it('falls back to the headless server, naming the part, when the Electron download fails', async () => {
@@ -143,6 +147,11 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
     );
     expect(r.lines.some((l) => /^open the UI: http:\/\/127\.0\.0\.1:\d+\/#token=uit_/.test(l))).toBe(true);
     expect(r.launched).toBeNull();
+    // One line says it all: before the server's own lines only the notice, and no stack trace on stderr;
+    // the download's full output is kept in the launcher log.
+    expect(r.lines.slice(0, r.lines.findIndex((l) => l.startsWith('listening on ')))).toEqual([r.notice]);
+    expect(r.stderr).not.toMatch(/TypeError|downloadArtifact/);
+    expect(readFileSync(join(nativeDir, 'launcher.log'), 'utf8')).toMatch(/TypeError: fetch failed\n\s+at downloadArtifact/);
   });
 
   it('does not try to download when ELECTRON_SKIP_BINARY_DOWNLOAD is set', async () => {
@@ -158,11 +167,32 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
     const offline = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch('fail') });
     expect(offline.outcome).toBe('headless');
     expect(offline.notice).toMatch(/^Desktop app not available: the Electron build of better-sqlite3 could not be had \(could not fetch .*ENOTFOUND github\.com\)\)\./);
+    expect(offline.lines.slice(0, offline.lines.findIndex((l) => l.startsWith('listening on ')))).toEqual([offline.notice]);
+    expect(offline.stderr).toBe('');
 
     const wrong = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: '115' }) });
     expect(wrong.outcome).toBe('headless');
     expect(wrong.notice).toMatch(/better-sqlite3 at .* is for ABI 115, Electron 45\.4\.1 needs 150/);
     expect(wrong.launched).toBeNull();
+  });
+
+  it('leaves npm test working after npm start: the Node build is untouched and Node ignores the Electron build it inherits', async () => {
+    fakeElectronPackage({ binary: true, install: 'fail' });
+    const nodeBefore = sha(NODE_BINDING);
+    const r = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: ELECTRON_ABI }) });
+    expect(r.outcome).toBe('electron');
+    expect(sha(NODE_BINDING)).toBe(nodeBefore);
+    // A Node process started from the app's environment (a test run from its terminal, the import worker's Node…)
+    // opens the database with the Node build although CATI_SQLITE_BINDING points at the Electron one.
+    const opened = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '-e', `import('./server/db/open.ts').then((m) => { const db = m.openDatabase(${JSON.stringify(join(dir, 'n.sqlite'))}); console.log(db.pragma('journal_mode', { simple: true })); db.close(); })`],
+      { cwd: ROOT, env: { ...env(), CATI_SQLITE_BINDING: r.launched.binding, CATI_SQLITE_BINDING_ABI: r.launched.abi }, encoding: 'utf8' },
+    );
+    expect(opened.stderr).toBe('');
+    expect(opened.stdout.trim()).toBe('wal');
+    // And the reverse: the Electron build stays where npm start put it whatever Node does.
+    expect(readFileSync(join(nativeDir, 'better_sqlite3.node'))).toEqual(fakeBinding(ELECTRON_ABI));
   });
 
   it('goes straight to the headless server with --headless', async () => {
@@ -185,6 +215,6 @@ describe('npm run doctor', () => {
     expect(r.stdout).toMatch(/^better-sqlite3 for Electron\s+.*native\/better_sqlite3\.node: ABI 115, does NOT match Electron \(ABI 150\)$/m);
     expect(r.stdout).toMatch(/^Data dir \(headless\)\s+.*data: no database yet; no server running on it$/m);
     expect(r.stdout).toMatch(/^Data dir \(desktop\)\s+/m);
-    expect(r.stdout).toMatch(/^Port 0 on 127\.0\.0\.1\s+free$/m);
+    expect(r.stdout).toMatch(/^Port 0 on 127\.0\.0\.1\s+free \(headless server\)$/m);
   });
 });
