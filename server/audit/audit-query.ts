@@ -88,7 +88,8 @@ export function parseAuditQuery(params: Map<string, string>): AuditQuery {
   return q;
 }
 
-interface StoredRow {
+/** A row as stored (`changes` is JSON text). */
+export interface StoredRow {
   id: number;
   time: number;
   actor_key_id: number | null;
@@ -114,7 +115,7 @@ function where(q: AuditQuery, after: AuditCursor | undefined): { sql: string; pa
     if (/^\d{1,15}$/.test(q.actor)) add('(actor_key_id = ? OR actor = ?)', Number(q.actor), q.actor);
     else add('actor = ?', q.actor);
   }
-  if (after) add('(time < ? OR (time = ? AND id < ?))', after.time, after.time, after.id);
+  if (after) add('(time, id) < (?, ?)', after.time, after.id); // a row value: one range on the (time, id) index
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
@@ -131,17 +132,20 @@ function toRow(r: StoredRow): AuditRow {
   };
 }
 
-/**
- * One page, newest first (time, then id, descending), starting after `after`; `next` is the cursor of
- * the following page, or undefined on the last one.
- */
-export function auditPage(db: Db, q: AuditQuery, after = q.after, top = q.top): { rows: AuditRow[]; next?: AuditCursor } {
+/** Stored rows of one page, newest first (time, then id, descending), after `after`; `next` is the following page's cursor. */
+export function storedPage(db: Db, q: AuditQuery, after: AuditCursor | undefined, top: number): { rows: StoredRow[]; next?: AuditCursor } {
   const w = where(q, after);
   const stored = db
     .prepare(`SELECT id, time, actor_key_id, actor, action, entity, entity_id, changes FROM audit_log ${w.sql} ORDER BY time DESC, id DESC LIMIT ?`)
     .all(...w.params, top + 1) as StoredRow[];
   const more = stored.length > top;
-  const page = more ? stored.slice(0, top) : stored;
-  const last = page.at(-1);
-  return { rows: page.map(toRow), next: more && last ? { time: last.time, id: last.id } : undefined };
+  const rows = more ? stored.slice(0, top) : stored;
+  const last = rows.at(-1);
+  return { rows, next: more && last ? { time: last.time, id: last.id } : undefined };
+}
+
+/** One page of the API's rows (`$top` rows after `$skiptoken`), with the cursor of the next page when there is one. */
+export function auditPage(db: Db, q: AuditQuery): { rows: AuditRow[]; next?: AuditCursor } {
+  const page = storedPage(db, q, q.after, q.top);
+  return { rows: page.rows.map(toRow), next: page.next };
 }

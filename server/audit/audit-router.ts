@@ -12,7 +12,7 @@ import { ApiError } from '../errors.ts';
 import { csvCell } from '../optout/csv-cell.ts';
 import { drained } from '../optout/export-csv.ts';
 import { queryParams } from '../optout/request-input.ts';
-import { auditPage, encodeCursor, parseAuditQuery, type AuditQuery, type AuditRow } from './audit-query.ts';
+import { auditPage, encodeCursor, parseAuditQuery, storedPage, type AuditQuery, type StoredRow } from './audit-query.ts';
 
 /** Rows read per statement while streaming the CSV (the connection is free between chunks). */
 const CSV_CHUNK_ROWS = 1000;
@@ -25,8 +25,9 @@ function nextLink(req: Request, token: string): string {
   return `${req.protocol}://${req.get('host') ?? '127.0.0.1'}${path}?${[...kept, `$skiptoken=${token}`].join('&')}`;
 }
 
-function csvLine(r: AuditRow): string {
-  const cells = [String(r.Id), r.Time, r.ActorKeyId === null ? '' : String(r.ActorKeyId), r.Actor, r.Action, r.Entity, r.EntityId ?? '', JSON.stringify(r.Changes)];
+/** One CSV line of a stored row (`changes` is already JSON text; the time is written as the API's ISO UTC). */
+function csvLine(r: StoredRow): string {
+  const cells = [String(r.id), new Date(r.time).toISOString(), r.actor_key_id === null ? '' : String(r.actor_key_id), r.actor, r.action, r.entity, r.entity_id ?? '', r.changes];
   return `${cells.map(csvCell).join(',')}\r\n`;
 }
 
@@ -40,7 +41,7 @@ async function sendCsv(db: Db, q: AuditQuery, res: Response): Promise<void> {
   let after = q.after;
   for (;;) {
     if (!more && !(await drained(res))) return; // the client went away
-    const page = auditPage(db, q, after, CSV_CHUNK_ROWS);
+    const page = storedPage(db, q, after, CSV_CHUNK_ROWS);
     more = res.write(page.rows.map(csvLine).join(''));
     if (!page.next) break;
     after = page.next;

@@ -1,17 +1,8 @@
 import { expect } from 'vitest';
+import type { AuditRow } from '../../server/audit/audit-query.ts';
 import type { TestServer } from './server.ts';
 
-/** One row of `GET /admin/audit`. */
-export interface AuditRow {
-  Id: number;
-  Time: string;
-  ActorKeyId: number | null;
-  Actor: string;
-  Action: string;
-  Entity: string;
-  EntityId: string | null;
-  Changes: Record<string, unknown>;
-}
+export type { AuditRow };
 
 async function newest(t: TestServer, top: number): Promise<AuditRow[]> {
   const r = await t.json<{ value: AuditRow[] }>('GET', `/admin/audit?$top=${top}`);
