@@ -5,7 +5,7 @@
  */
 import type { Response } from 'express';
 import { csvCell } from '../optout/csv-cell.ts';
-import type { ExportColumn, ExportWriter } from './export-stream.ts';
+import { drained, type ExportColumn, type ExportWriter } from './export-stream.ts';
 
 const CHUNK_CHARS = 64 * 1024;
 
@@ -42,6 +42,7 @@ export function csvWriter(res: Response): ExportWriter {
       chunk = '';
       return more;
     },
+    wait: () => drained(res),
     end() {
       res.end(chunk);
       return Promise.resolve();

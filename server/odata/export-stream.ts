@@ -35,11 +35,15 @@ export interface ExportColumn {
   type: EdmType;
 }
 
-/** How a format writes rows; `flush` hands buffered output to the response and says whether it wants more now. */
+/**
+ * How a format writes rows. `flush` hands buffered output on and says whether more may come now;
+ * when not, `wait` resolves once it may (false: the client went away).
+ */
 export interface ExportWriter {
   start(columns: ExportColumn[]): void;
   row(values: unknown[]): void;
   flush(): boolean;
+  wait(): Promise<boolean>;
   end(): Promise<void>;
 }
 
@@ -62,7 +66,7 @@ export interface ExportSource {
 }
 
 /** Waits until the response can take more, or the client went away (false). */
-function drained(res: Response): Promise<boolean> {
+export function drained(res: Response): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = () => {
@@ -172,7 +176,7 @@ export async function streamExport(ctx: AppContext, req: Request, res: Response,
     for (const values of prepared.rows()) {
       writer.row(values);
       if (++n % CHECK_EVERY !== 0) continue;
-      if (!writer.flush() && !(await drained(res))) return; // leaving the loop resets the statement
+      if (!writer.flush() && !(await writer.wait())) return; // leaving the loop resets the statement
       if (!(await tick())) return;
     }
     await writer.end();
