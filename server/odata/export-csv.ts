@@ -5,35 +5,34 @@
  */
 import type { Response } from 'express';
 import { csvCell } from '../optout/csv-cell.ts';
-import type { ExportColumn, ExportWriter } from './export-stream.ts';
+import { drained, type ExportColumn, type ExportWriter } from './export-stream.ts';
 
 const CHUNK_CHARS = 64 * 1024;
 
-/** One value as a CSV cell of its column's type. */
-export function csvValue(column: ExportColumn, value: unknown): string {
-  if (value === null || value === undefined) return '';
-  switch (column.type) {
-    case 'Edm.DateTimeOffset':
-      return new Date(Number(value)).toISOString();
-    case 'Edm.Boolean':
-      return value === true || Number(value) !== 0 ? 'true' : 'false';
-    default:
-      return typeof value === 'number' || typeof value === 'bigint' ? String(value) : csvCell(String(value));
-  }
+type Cell = (value: unknown) => string;
+
+const timeCell: Cell = (v) => (v === null || v === undefined ? '' : new Date(Number(v)).toISOString());
+const boolCell: Cell = (v) => (v === null || v === undefined ? '' : v === true || Number(v) !== 0 ? 'true' : 'false');
+const plainCell: Cell = (v) =>
+  v === null || v === undefined ? '' : typeof v === 'number' || typeof v === 'bigint' ? String(v) : csvCell(String(v));
+
+/** How values of a column's type become CSV cells (chosen once per column, not per value). */
+export function csvCellOf(column: ExportColumn): Cell {
+  return column.type === 'Edm.DateTimeOffset' ? timeCell : column.type === 'Edm.Boolean' ? boolCell : plainCell;
 }
 
 /** A CSV writer on the response, buffering ~64 KiB between writes. */
 export function csvWriter(res: Response): ExportWriter {
-  let columns: ExportColumn[] = [];
+  let cells: Cell[] = [];
   let chunk = '\uFEFF';
   return {
     start(cols) {
-      columns = cols;
+      cells = cols.map(csvCellOf);
       chunk += `${cols.map((c) => csvCell(c.name)).join(',')}\r\n`;
     },
     row(values) {
-      let line = '';
-      for (let i = 0; i < columns.length; i++) line += (i ? ',' : '') + csvValue(columns[i]!, values[i]);
+      let line = cells[0]!(values[0]);
+      for (let i = 1; i < cells.length; i++) line += `,${cells[i]!(values[i])}`;
       chunk += `${line}\r\n`;
     },
     flush() {
@@ -42,6 +41,7 @@ export function csvWriter(res: Response): ExportWriter {
       chunk = '';
       return more;
     },
+    wait: () => drained(res),
     end() {
       res.end(chunk);
       return Promise.resolve();

@@ -3,7 +3,7 @@
  * Every matching row (no server page; `$top`/`$skip` still apply), header = property names in `$select`
  * order, `Content-Disposition: attachment; filename="<set>-<UTC date>.<ext>"`. The rows come from the
  * same plan as `$apply`/JSON (apply-query.ts), on a read-only connection of its own inside one read
- * transaction: the rows are first counted one by one (more than the limit → 400 before any byte is
+ * transaction: the rows are first counted in slices (more than the limit → 400 before any byte is
  * sent), then streamed with back-pressure (wait for 'drain') and yielding to the event loop every
  * ~10 ms of work, so memory stays flat and other requests go on. A client that goes away stops the loop.
  */
@@ -19,13 +19,16 @@ import { xlsxWriter } from './export-xlsx.ts';
 import { EXPORT_MEDIA_TYPES } from './format-negotiation.ts';
 import type { EdmType, EntityModel } from './model.ts';
 import type { QueryOptions } from './query-options.ts';
-import type { SqlFragment } from './sql-fragment.ts';
+import { sql, type SqlFragment } from './sql-fragment.ts';
+import type { Statement } from 'better-sqlite3';
 
 /** CONTRACT §13: rows per export (an XLSX sheet holds 1,048,576 rows, one of them the header). */
 export const EXPORT_LIMITS: Readonly<Record<string, number>> = { csv: 1_000_000, xlsx: 1_048_575 };
 
 /** Work done between two yields to the event loop. */
 const SLICE_MS = 10;
+/** Rows counted by one statement of the limit check. */
+const COUNT_SLICE = 100_000;
 /** Rows between two checks of the clock and the response's buffer. */
 const CHECK_EVERY = 256;
 
@@ -35,11 +38,15 @@ export interface ExportColumn {
   type: EdmType;
 }
 
-/** How a format writes rows; `flush` hands buffered output to the response and says whether it wants more now. */
+/**
+ * How a format writes rows. `flush` hands buffered output on and says whether more may come now;
+ * when not, `wait` resolves once it may (false: the client went away).
+ */
 export interface ExportWriter {
   start(columns: ExportColumn[]): void;
   row(values: unknown[]): void;
   flush(): boolean;
+  wait(): Promise<boolean>;
   end(): Promise<void>;
 }
 
@@ -62,7 +69,7 @@ export interface ExportSource {
 }
 
 /** Waits until the response can take more, or the client went away (false). */
-function drained(res: Response): Promise<boolean> {
+export function drained(res: Response): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = () => {
@@ -120,12 +127,20 @@ function fromQuery(db: Db, source: ExportSource, options: QueryOptions): Prepare
     columns,
     rows: () => db.prepare(statement.sql).raw().iterate(...statement.params) as Iterable<unknown[]>,
     async count(max, tick) {
-      const probe = probeStatement(plan, options.top === undefined ? max + 1 : Math.min(options.top, max + 1), skip);
-      let n = 0;
-      for (const _ of db.prepare(probe.sql).pluck().iterate(...probe.params)) {
-        if (++n % 4096 === 0 && !(await tick())) return n;
+      // count(*) over slices of COUNT_SLICE rows: SQLite counts without handing rows to JS, and the loop
+      // yields between slices (a later slice skips the earlier rows again, still far cheaper than iterating).
+      const limit = options.top === undefined ? max + 1 : Math.min(options.top, max + 1);
+      let total = 0;
+      let stmt: Statement | undefined;
+      while (total < limit) {
+        const want = Math.min(COUNT_SLICE, limit - total);
+        const probe = sql`SELECT count(*) FROM (${probeStatement(plan, want, skip + total)})`;
+        stmt ??= db.prepare(probe.sql).pluck();
+        const n = stmt.get(...probe.params) as number;
+        total += n;
+        if (n < want || !(await tick())) break;
       }
-      return n;
+      return total;
     },
   };
 }
@@ -172,7 +187,7 @@ export async function streamExport(ctx: AppContext, req: Request, res: Response,
     for (const values of prepared.rows()) {
       writer.row(values);
       if (++n % CHECK_EVERY !== 0) continue;
-      if (!writer.flush() && !(await drained(res))) return; // leaving the loop resets the statement
+      if (!writer.flush() && !(await writer.wait())) return; // leaving the loop resets the statement
       if (!(await tick())) return;
     }
     await writer.end();
