@@ -34,8 +34,10 @@ const RELATIONAL = new Set(['gt', 'ge', 'lt', 'le']);
 const MULTIPLICATIVE = new Set(['mul', 'div', 'divby', 'mod']);
 const RESERVED = new Set(['and', 'or', 'not', 'eq', 'ne', 'gt', 'ge', 'lt', 'le', 'in', 'has', 'add', 'sub', 'mul', 'div', 'divby', 'mod']);
 
-class Parser {
-  private i = 0;
+/** The expression parser; apply-parse.ts drives it inside `$apply` transformations. */
+export class Parser {
+  /** Index of the current token. */
+  i = 0;
   private depth = 0;
   constructor(
     private readonly tokens: Token[],
@@ -237,7 +239,8 @@ export function isLiteral(n: FilterNode): boolean {
   return n.kind === 'literal' || (n.kind === 'negate' && n.operand.kind === 'literal' && typeof n.operand.value === 'number');
 }
 
-function describe(t: Token): string {
+/** How a token is named in messages. */
+export function describe(t: Token): string {
   if (t.kind === 'eof') return 'the end of the expression';
   if (t.kind === 'string') return `'${t.text}'`;
   return `'${t.text}'`;

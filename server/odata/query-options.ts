@@ -1,14 +1,17 @@
 /**
- * OData system query options ($filter, $orderby, $select, $top, $skip, $count, $format, $skiptoken) parsed
+ * OData system query options ($apply, $filter, $orderby, $select, $top, $skip, $count, $format, $skiptoken) parsed
  * once per request into a typed object. Non-$ parameters are kept for the handler (e.g. startTime).
  */
 import { badRequest } from '../errors.ts';
+import { parseApply, type Transformation } from './apply-parse.ts';
 import { parseFilter, parseOrderby, type FilterNode, type OrderbyItem } from './parse-filter.ts';
 
 /** CONTRACT §7: `$top` at most 10000; without `$top` a page holds at most 1000 rows. */
 export const QUERY_LIMITS = { maxTop: 10000, pageSize: 1000 };
 
 export interface QueryOptions {
+  /** `$apply` transformations in order (apply-compile.ts runs them before the options below). */
+  apply?: Transformation[];
   filter?: FilterNode;
   orderby: OrderbyItem[];
   /** Property names from $select; undefined = all (also for `*`). */
@@ -23,8 +26,8 @@ export interface QueryOptions {
   params: Record<string, string>;
 }
 
-const NOT_SUPPORTED = new Set(['$expand', '$search', '$apply', '$compute', '$levels', '$deltatoken', '$schemaversion', '$index', '$id']);
-const KNOWN = new Set(['$filter', '$orderby', '$select', '$top', '$skip', '$count', '$format', '$skiptoken']);
+const NOT_SUPPORTED = new Set(['$expand', '$search', '$compute', '$levels', '$deltatoken', '$schemaversion', '$index', '$id']);
+const KNOWN = new Set(['$apply', '$filter', '$orderby', '$select', '$top', '$skip', '$count', '$format', '$skiptoken']);
 
 function nonNegativeInt(name: string, value: string, max?: number): number {
   if (!/^\d{1,10}$/.test(value)) throw badRequest(`${name} must be a non-negative integer, not '${value}'`);
@@ -52,6 +55,9 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
     if (!KNOWN.has(name)) throw badRequest(`Unknown query option ${rawName}`);
     if (!allowed.has(name)) throw badRequest(`Query option ${rawName} is not supported on this resource`);
     switch (name) {
+      case '$apply':
+        out.apply = parseApply(value);
+        break;
       case '$filter':
         out.filter = parseFilter(value);
         break;

@@ -46,6 +46,7 @@ import { hasPermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
+import { queryApply } from './apply-query.ts';
 import { checkSelect, queryCollection, queryEntity, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';
 import { negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
@@ -213,6 +214,7 @@ export function createODataService(ctx: AppContext): ODataService {
     }
     if (slot.mergePatch) checkPatchBody(set, req.body, key);
     const serviceRoot = serviceRootOf(req);
+    let applied = false;
     const call: ODataCall = {
       req,
       res,
@@ -226,6 +228,13 @@ export function createODataService(ctx: AppContext): ODataService {
       query: (model = set.model, q = {}) => {
         const own = model === set.model;
         const scope = q.scope ?? (own ? set.scope?.(call) : undefined);
+        if (options.apply) {
+          // $apply (CONTRACT §8): the result rows have their own shape, named by its columns ($select included).
+          applied = true;
+          const aggregated = queryApply(ctx.db, model, options, scope);
+          options.select = undefined;
+          return ok.collection(aggregated.model, aggregated.page);
+        }
         const page = queryCollection(ctx.db, model, options, { ...q, scope, postProcess: q.postProcess ?? (own ? set.postProcess : undefined) });
         return ok.collection(model, page);
       },
@@ -241,6 +250,7 @@ export function createODataService(ctx: AppContext): ODataService {
     else if (slot.route.handler) result = await slot.route.handler(call);
     else if (slot.kind === 'list') result = call.query();
     else result = ok.entity(set.model, call.entity());
+    if (options.apply && !applied) throw badRequest('$apply is not supported on this resource');
     if (result.kind === 'entity') checkSelect(result.model, options.select);
     const wire: WireOptions = { format, serviceRoot, links };
     writeResult(req, res, result, wire, options.select);
