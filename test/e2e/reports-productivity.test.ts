@@ -13,7 +13,7 @@ let evening: number;
 const now = new Date();
 const at = (hour: number, minute = 0) => new Date(now.getFullYear(), now.getMonth(), now.getDate() - 1, hour, minute).toISOString();
 const COLUMNS = [
-  'Interviewer', 'Login time', 'Calls', 'Calls / hour', 'Completes', 'Completes / hour', 'Refusals', 'Talk time', 'Waiting time',
+  'Interviewer', 'Login time', 'Calls', 'Calls / hour', 'Completes', 'Completes / hour', 'Refusal share', 'Talk time', 'Waiting time',
   'Coffee: breaks', 'Coffee: minutes', 'Lunch: breaks', 'Lunch: minutes',
 ];
 

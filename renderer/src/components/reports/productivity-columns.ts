@@ -29,7 +29,7 @@ export function productivityColumns(breakTypes: readonly BreakType[]): ReportCol
     column('CallsPerHour', 'Calls / hour', (r) => formatRate(r.CallsPerHour), (r) => round(r.CallsPerHour, 2)),
     column('Completes', 'Completes', (r) => String(r.Completes), (r) => r.Completes),
     column('CompletesPerHour', 'Completes / hour', (r) => formatRate(r.CompletesPerHour), (r) => round(r.CompletesPerHour, 2)),
-    column('RefusalShare', 'Refusals', (r) => formatShare(r.RefusalShare), (r) => round(r.RefusalShare, 3), 'Refusal share'),
+    column('RefusalShare', 'Refusal share', (r) => formatShare(r.RefusalShare), (r) => round(r.RefusalShare, 3)),
     column('TalkSeconds', 'Talk time', (r) => formatHours(r.TalkSeconds), (r) => hours(r.TalkSeconds), 'Talk hours'),
     column('WaitingSeconds', 'Waiting time', (r) => formatHours(r.WaitingSeconds), (r) => hours(r.WaitingSeconds), 'Waiting hours'),
   ];
