@@ -5,6 +5,7 @@ import type { ODataCollection } from '../api/odata.ts';
 import { screenHref, useAddressQuery } from '../composables/address-query.ts';
 import { sortRows, useTableSort } from '../composables/table-sort.ts';
 import { OPTIONS_LIMIT } from './groups.ts';
+import { attempt } from './notices.ts';
 import { toLocalInput } from './history-range.ts';
 import { emptyTally, perHour, tallyByKey, type CallTally, type OutcomeBucket } from './report-math.ts';
 import { categoryFilter, fetchOutcomes, type Outcome, type OutcomeCategory } from './report-lookups.ts';
@@ -25,7 +26,8 @@ export interface SurveyDayRow extends CallTally {
   SurveyName: string;
   SampleSize: number | null;
   CompletesPerHour: number | null;
-  CompletesSoFar: number;
+  /** Null while being counted. */
+  CompletesSoFar: number | null;
   Progress: number | null;
 }
 
@@ -42,7 +44,8 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
   const outcomes = ref<Outcome[]>([]);
   const surveys = ref<SurveyInfo[]>([]);
   const tallies = ref(new Map<string, CallTally>());
-  const completesSoFar = ref(new Map<string, number>());
+  /** Completes ever per survey; null while being counted. */
+  const completesSoFar = ref<Map<string, number> | null>(null);
   const series = ref<HourlySeries | null>(null);
   const days = ref<ReturnType<typeof zoneDays> | null>(null);
   const asOf = ref<number | null>(null);
@@ -65,33 +68,42 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
     if (!centre.value) centreId.value = c.value[0]?.CallCenterId ?? null;
   }
 
-  /** Today and yesterday in the centre's zone, then four aggregations: outcomes per survey, completes so far, hours of each day. */
+  let latest = 0;
+
+  /**
+   * Today and yesterday in the centre's zone, then aggregations: outcomes per survey and each day's hours; completes
+   * so far (every call ever, so the slowest) arrive on their own and never hold up the rest.
+   */
   async function load() {
     if (!centres.value.length) await loadOptions();
     const c = centre.value;
     if (!c) return;
+    const ticket = ++latest;
     loading.value = true;
+    void attempt(async () => {
+      const soFar = await aggregate<{ SurveyId: string; Completes: number }>(
+        '/cati/callhistory',
+        `filter(${categoryFilter(outcomes.value, 'Complete')})/groupby((SurveyId),aggregate($count as Completes))`,
+      );
+      if (ticket === latest) completesSoFar.value = new Map(soFar.map((r) => [r.SurveyId, Number(r.Completes)]));
+    });
     try {
       const now = Date.now();
       const d = zoneDays(c.TimeZone, now);
       const inCentre = `CallCenterId eq ${c.CallCenterId}`;
       const dayFilter = (day: [number, number]) => allOf(timeRange('Time', ...day), inCentre);
-      const [perSurvey, soFar, hoursToday, hoursYesterday] = await Promise.all([
+      const [perSurvey, hoursToday, hoursYesterday] = await Promise.all([
         aggregate<SurveyBucket>('/cati/callhistory', `filter(${dayFilter(d.today)})/groupby((SurveyId,ExtendedStatus),${PER_OUTCOME})`),
-        aggregate<{ SurveyId: string; Completes: number }>(
-          '/cati/callhistory',
-          `filter(${categoryFilter(outcomes.value, 'Complete')})/groupby((SurveyId),aggregate($count as Completes))`,
-        ),
         aggregate<HourBucket>('/cati/callhistory', `filter(${dayFilter(d.today)})/${PER_HOUR}`),
         aggregate<HourBucket>('/cati/callhistory', `filter(${dayFilter(d.yesterday)})/${PER_HOUR}`),
       ]);
+      if (ticket !== latest) return;
       tallies.value = tallyByKey(perSurvey, (r) => r.SurveyId, outcomes.value);
-      completesSoFar.value = new Map(soFar.map((r) => [r.SurveyId, Number(r.Completes)]));
       series.value = hourlySeries({ today: hoursToday, yesterday: hoursYesterday }, c.TimeZone, d);
       days.value = d;
       asOf.value = now;
     } finally {
-      loading.value = false;
+      if (ticket === latest) loading.value = false;
     }
   }
 
@@ -106,7 +118,7 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
 
   function lineOf(id: string | null, name: string, sample: number | null, t: CallTally | undefined): SurveyDayRow {
     const tally = t ?? emptyTally();
-    const soFar = id === null ? 0 : (completesSoFar.value.get(id) ?? 0);
+    const soFar = id === null || !completesSoFar.value ? null : (completesSoFar.value.get(id) ?? 0);
     return {
       ...tally,
       SurveyId: id,
@@ -114,7 +126,7 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
       SampleSize: sample,
       CompletesPerHour: perHour(tally.Complete, tally.Talk + tally.Waiting),
       CompletesSoFar: soFar,
-      Progress: sample ? soFar / sample : null,
+      Progress: sample && soFar !== null ? soFar / sample : null,
     };
   }
 
