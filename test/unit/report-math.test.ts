@@ -100,7 +100,7 @@ describe('productivityRows: per interviewer and totals', () => {
 
   it('exports the table in its units with a break-type pair of columns each, totals last', () => {
     const { rows, totals } = productivityRows({ calls, login, breaks, nameOf, only: new Set([1]) });
-    const t = exportTable(productivityColumns([{ BreakTypeId: 7, Name: 'Coffee' }]), rows, totals);
+    const t = exportTable(productivityColumns([{ BreakTypeId: 7, Name: 'Coffee' }], 'export'), rows, totals);
     expect(t.header).toEqual([
       'Interviewer', 'Login hours', 'Calls', 'Calls / hour', 'Completes', 'Completes / hour', 'Refusal share', 'Talk hours', 'Waiting hours', 'Coffee: breaks', 'Coffee: minutes',
     ]);
@@ -108,6 +108,10 @@ describe('productivityRows: per interviewer and totals', () => {
       ['agent1', 2, 5, 2.5, 4, 2, 0.2, 0.34, 0.03, 2, 10],
       ['Total', 2, 5, 2.5, 4, 2, 0.2, 0.34, 0.03, 2, 10],
     ]);
+    const table = productivityColumns([{ BreakTypeId: 7, Name: 'Coffee' }]);
+    expect(table.map((c) => c.label).slice(-2)).toEqual(['Waiting time', 'Coffee (breaks · min)']);
+    expect(table.at(-1)!.key).toBe('break:7:seconds');
+    expect(table.at(-1)!.shown(rows[0]!)).toBe('2 · 10');
   });
 });
 

@@ -20,8 +20,11 @@ function column(key: string, label: string, shown: ReportColumn['shown'], export
   return { key, label, exportLabel, numeric: key !== 'Interviewer', shown, exported };
 }
 
-/** Interviewer, login time, calls and completes with their rates, refusal share, talk and waiting, then each break type. */
-export function productivityColumns(breakTypes: readonly BreakType[]): ReportColumn[] {
+/**
+ * Interviewer, login time, calls and completes with their rates, refusal share, talk and waiting, then each break
+ * type: in the table one column (`2 · 21`: breaks · minutes, sorted by minutes), in the export two (count, minutes).
+ */
+export function productivityColumns(breakTypes: readonly BreakType[], use: 'table' | 'export' = 'table'): ReportColumn[] {
   const fixed = [
     column('Interviewer', 'Interviewer', (r) => r.Interviewer, (r) => r.Interviewer),
     column('LoginSeconds', 'Login time', (r) => formatHours(r.LoginSeconds), (r) => hours(r.LoginSeconds), 'Login hours'),
@@ -35,10 +38,11 @@ export function productivityColumns(breakTypes: readonly BreakType[]): ReportCol
   ];
   const breaks = breakTypes.flatMap((b) => {
     const f = (r: ProductivityRow) => r.Breaks[b.BreakTypeId] ?? { count: 0, seconds: 0 };
-    return [
-      column(`break:${b.BreakTypeId}:count`, `${b.Name}: breaks`, (r) => String(f(r).count), (r) => f(r).count),
-      column(`break:${b.BreakTypeId}:seconds`, `${b.Name}: minutes`, (r) => String(Math.round(f(r).seconds / 60)), (r) => round(f(r).seconds / 60, 1)),
-    ];
+    const minutes = (r: ProductivityRow) => Math.round(f(r).seconds / 60);
+    const count = column(`break:${b.BreakTypeId}:count`, `${b.Name}: breaks`, (r) => String(f(r).count), (r) => f(r).count);
+    const time = column(`break:${b.BreakTypeId}:seconds`, `${b.Name}: minutes`, (r) => String(minutes(r)), (r) => round(f(r).seconds / 60, 1));
+    if (use === 'export') return [count, time];
+    return [{ ...time, label: `${b.Name} (breaks · min)`, shown: (r: ProductivityRow) => (f(r).count ? `${f(r).count} · ${minutes(r)}` : '–') }];
   });
   return [...fixed, ...breaks];
 }
