@@ -7,6 +7,7 @@ import { sortRows, useTableSort } from '../composables/table-sort.ts';
 import { fetchCallCenters, fetchGroupOptions, fetchInterviewerOptions, OPTIONS_LIMIT, type CallCenter, type Group, type InterviewerOption } from './groups.ts';
 import { presetRange, rangeAddressFields, rangeBounds, type RangePreset } from './history-range.ts';
 import { loginSeconds, productivityRows, tallyByKey, type BreakBucket, type OutcomeBucket, type ProductivityRow, type SessionSpan } from './report-math.ts';
+import { attempt } from './notices.ts';
 import { fetchOutcomes } from './report-lookups.ts';
 import { aggregate, allOf, fetchEvery, odataTime, timeRange } from './report-queries.ts';
 import { fetchSurveyOptions, type SurveyOption } from './surveys.ts';
@@ -133,7 +134,7 @@ export const useProductivityStore = defineStore('productivity', () => {
   useAddressQuery(
     'productivity',
     { ...rangeAddressFields({ preset, range }), centre: id(centre), group: id(group), survey: text(survey), orderby: sort.field },
-    load,
+    () => attempt(load),
   );
 
   return {

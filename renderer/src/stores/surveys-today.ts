@@ -157,7 +157,7 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
       centre: { get: () => (centreId.value === null ? '' : String(centreId.value)), set: (v) => (centreId.value = /^\d+$/.test(v) ? Number(v) : null) },
       orderby: sort.field,
     },
-    load,
+    () => attempt(load),
   );
 
   return { centreId, centres, centre, outcomes, rows, totals, series, days, asOf, loading, sort, loadOptions, load, historyLink };
