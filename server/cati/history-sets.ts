@@ -10,7 +10,7 @@ import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
 import { closeBreak, closeCall, closeSession } from './history-close.ts';
 import { ingestHistory, type HistoryKind } from './history-ingest.ts';
-import { callHistoryWithVariablesModel, readHistoryWithVariablesRequest, variablesAttacher } from './history-with-variables.ts';
+import { callHistoryWithVariablesModel, readHistoryWithVariablesRequest, variableExportColumns, variablesAttacher } from './history-with-variables.ts';
 
 function ingestRoute(ctx: AppContext, kind: HistoryKind): EntitySetDef['create'] {
   return { permissions: ['cati_integrate'], handler: (c) => ok.json({ value: ingestHistory(ctx.db, kind, c.body) }, 201) };
@@ -54,6 +54,7 @@ export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
         return c.query(callHistoryWithVariablesModel, {
           scope: { fromParams: request.fromParams },
           postProcess: variablesAttacher(db, request.variables),
+          exportColumns: variableExportColumns(request.variables),
         });
       },
     },

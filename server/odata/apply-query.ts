@@ -60,6 +60,12 @@ export function countStatement(plan: QueryPlan): SqlFragment {
   return sql`SELECT count(*) AS n FROM ${plan.stage.from}${whereOf(plan.stage)}`;
 }
 
+/** `SELECT 1 FROM ... LIMIT ? OFFSET ?` of a plan: the rows an export's limit check counts. */
+export function probeStatement(plan: QueryPlan, limit: number, offset: number): SqlFragment {
+  const tail: SqlFragment = { sql: ' LIMIT ? OFFSET ?', params: [limit, offset] };
+  return sql`SELECT 1 FROM ${plan.stage.from}${whereOf(plan.stage)}${tail}`;
+}
+
 function encodeOffset(offset: number): string {
   return Buffer.from(JSON.stringify({ apply: offset })).toString('base64url');
 }

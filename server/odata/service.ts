@@ -47,6 +47,7 @@ import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 import { queryApply } from './apply-query.ts';
+import { streamExport, type ExportColumns, type ExportSource } from './export-stream.ts';
 import { checkSelect, queryCollection, queryEntity, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';
 import { negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
@@ -75,8 +76,11 @@ export interface ODataCall {
   serviceRoot: string;
   /** The negotiated JSON format (metadata level, IEEE754Compatible). */
   format: JsonFormat;
-  /** Runs the generic collection query with this request's options (default model: the set's). */
-  query(model?: EntityModel, q?: CollectionQueryOptions): ODataResult;
+  /**
+   * Runs the generic collection query with this request's options (default model: the set's).
+   * `exportColumns`: columns an export adds (CONTRACT §8, e.g. one per requested variable).
+   */
+  query(model?: EntityModel, q?: CollectionQueryOptions & { exportColumns?: ExportColumns }): ODataResult;
   /** The current entity of the key via the generic query (with the set's scope/postProcess); 404 if absent. */
   entity(): Row;
   /** Throws 412 unless If-Match is absent, `*`, or matches this version. */
@@ -133,10 +137,9 @@ const DEFAULT_PERMISSIONS: Permission[] = ['cati_administrate'];
 
 /**
  * Export formats the dispatcher serves besides JSON (names of format-negotiation.ts EXPORT_MEDIA_TYPES).
- * HOOK (CONTRACT §8 exports): list 'csv' and 'xlsx' here once the export branch in the dispatcher
- * below streams them; until then `$format=csv|xlsx` answers 406.
+ * Collection routes stream them (export-stream.ts); other resources answer 406.
  */
-const EXPORT_FORMATS: readonly string[] = [];
+const EXPORT_FORMATS: readonly string[] = ['csv', 'xlsx'];
 
 const basicRefused = () =>
   unauthorized('Basic credentials are accepted only on side-effect-free reads under /cati/ (Excel, Power BI); use Authorization: Bearer <key>');
@@ -202,11 +205,10 @@ export function createODataService(ctx: AppContext): ODataService {
     }
     const args = path.operation && slot.def && !slot.def.action ? bindArguments(slot.def, path.operation) : {};
     const options = parseQueryOptions(req.query, allowedOptions(slot));
-    const negotiated = negotiate({ accept: req.get('accept'), format: options.format }, slot.kind === 'count' ? 'text' : 'json', EXPORT_FORMATS);
-    if (negotiated.kind === 'export') {
-      // HOOK (CONTRACT §8 exports): stream the collection of `slot` as negotiated.name (csv/xlsx) here.
-      throw notAcceptable(`$format=${negotiated.name} is not served yet`);
-    }
+    const exportable = slot.kind === 'list' || (slot.kind === 'operation' && !slot.def!.action && slot.def!.returnType.startsWith('Collection('));
+    const negotiated = negotiate({ accept: req.get('accept'), format: options.format }, slot.kind === 'count' ? 'text' : 'json', exportable ? EXPORT_FORMATS : []);
+    const exporting = negotiated.kind === 'export' ? negotiated.name : undefined;
+    let exportSource: ExportSource | undefined;
     const format: JsonFormat = negotiated.kind === 'json' ? negotiated : { kind: 'json', metadata: 'minimal', ieee754: false };
     const needsBody = slot.kind === 'write' || (slot.kind === 'operation' && slot.def!.action);
     if (needsBody && slot.route.bodyRequired !== false && (req.body === null || typeof req.body !== 'object')) {
@@ -228,6 +230,12 @@ export function createODataService(ctx: AppContext): ODataService {
       query: (model = set.model, q = {}) => {
         const own = model === set.model;
         const scope = q.scope ?? (own ? set.scope?.(call) : undefined);
+        if (exporting) {
+          // Exports (CONTRACT §8): the query is streamed after the handler returns, not run here.
+          exportSource = { model, scope, columns: q.exportColumns };
+          applied = true;
+          return ok.collection(model, []);
+        }
         if (options.apply) {
           // $apply (CONTRACT §8): the result rows have their own shape, named by its columns ($select included).
           applied = true;
@@ -251,6 +259,10 @@ export function createODataService(ctx: AppContext): ODataService {
     else if (slot.kind === 'list') result = call.query();
     else result = ok.entity(set.model, call.entity());
     if (options.apply && !applied) throw badRequest('$apply is not supported on this resource');
+    if (exporting) {
+      if (result.kind !== 'collection' || !result.model) throw notAcceptable(`$format=${exporting} is served on collections only`);
+      return streamExport(ctx, req, res, exportSource ?? { model: result.model, rows: result.page.rows }, options, exporting);
+    }
     if (result.kind === 'entity') checkSelect(result.model, options.select);
     const wire: WireOptions = { format, serviceRoot, links };
     writeResult(req, res, result, wire, options.select);
