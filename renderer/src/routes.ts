@@ -6,7 +6,9 @@ import GroupsView from './views/GroupsView.vue';
 import HistoryView from './views/HistoryView.vue';
 import InterviewersView from './views/InterviewersView.vue';
 import OptOutView from './views/OptOutView.vue';
+import ProductivityView from './views/ProductivityView.vue';
 import SettingsView from './views/SettingsView.vue';
+import SurveysTodayView from './views/SurveysTodayView.vue';
 import SurveysView from './views/SurveysView.vue';
 import WallboardView from './views/WallboardView.vue';
 
@@ -25,6 +27,8 @@ export const ROUTES: Route[] = [
   { path: 'groups', label: 'Groups', view: GroupsView },
   { path: 'surveys', label: 'Surveys', view: SurveysView },
   { path: 'history', label: 'History', view: HistoryView },
+  { path: 'surveys-today', label: 'Surveys today', view: SurveysTodayView },
+  { path: 'productivity', label: 'Productivity', view: ProductivityView },
   { path: 'settings', label: 'Settings', view: SettingsView },
 ];
 

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { screenshotCatiScreens } from './cati-screenshots.ts';
+import { screenshotReportScreens } from './report-screenshots.ts';
 import { startUi } from './ui-harness.ts';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
@@ -48,6 +49,7 @@ try {
   await page.screenshot({ path: join(OUT, 'interviewers.png') });
 
   await screenshotCatiScreens(ui, page, OUT);
+  await screenshotReportScreens(ui, page, OUT);
 
   await page.evaluate(() => (window.location.hash = '#/settings'));
   await page.getByRole('heading', { name: 'Unsubscribe pages' }).waitFor();
