@@ -28,6 +28,22 @@ export const POLL_MS = 12_000;
 /** Event kinds that change the floor (blacklist and assignment events do not). */
 const FLOOR_EVENTS = new Set(['session', 'call', 'break', 'interviewer', 'reset', OPEN_EVENT]);
 
+/**
+ * The new rows, with each row that did not change replaced by its old object (and the old array when nothing
+ * changed), so a reload after an event re-renders only the rows it changed.
+ */
+export function reuseUnchanged(old: FloorRow[], fresh: FloorRow[]): FloorRow[] {
+  const before = new Map(old.map((r) => [r.SessionId, r]));
+  let changed = old.length !== fresh.length;
+  const rows = fresh.map((r, i) => {
+    const o = before.get(r.SessionId);
+    const same = o !== undefined && (Object.keys(r) as (keyof FloorRow)[]).every((k) => o[k] === r[k]);
+    if (!same || old[i] !== o) changed = true;
+    return same ? o : r;
+  });
+  return changed ? rows : old;
+}
+
 export const useFloorStore = defineStore('floor', () => {
   const rows = ref<FloorRow[]>([]);
   const loading = ref(false);
@@ -74,7 +90,7 @@ export const useFloorStore = defineStore('floor', () => {
     loading.value = true;
     try {
       const page = await request<ODataCollection<FloorRow>>('GET', '/cati/floor', { query: { $top: 10000 } });
-      rows.value = page.value;
+      rows.value = reuseUnchanged(rows.value, page.value);
       lastUpdated.value = now.value = Date.now();
     } finally {
       loading.value = false;
