@@ -45,10 +45,23 @@ export function prepareCached(db: Db, text: string): Statement<unknown[]> {
   let stmt = cache.get(text);
   if (!stmt) {
     if (cache.size >= 500) cache.delete(cache.keys().next().value!);
-    stmt = db.prepare<unknown[]>(text);
+    stmt = prepareUserSql(db, text);
     cache.set(text, stmt);
   }
   return stmt;
+}
+
+/**
+ * Prepares SQL that holds a client's expression. SQLite refuses some valid-looking queries at prepare time
+ * (expression tree too large, too many terms): that is the client's query, so a 400, never a 500.
+ */
+function prepareUserSql(db: Db, text: string): Statement<unknown[]> {
+  try {
+    return db.prepare<unknown[]>(text);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'SQLITE_ERROR') throw badRequest('The query is too complex for the database; simplify $filter or $orderby');
+    throw err;
+  }
 }
 
 /** The SELECT list: every non-virtual property under its wire name, plus the ETag column. */

@@ -7,6 +7,7 @@ import { openDatabase, type Db } from '../../server/db/open.ts';
 import { ApiError } from '../../server/errors.ts';
 import { DEFAULT_IMPORT_LIMITS, ImportService } from '../../server/optout/import-service.ts';
 import { ensureList } from '../../server/optout/lists.ts';
+import { moduleClosure } from '../helpers/module-closure.ts';
 
 let dir: string;
 let db: Db;
@@ -68,5 +69,22 @@ describe('ImportService limits', () => {
         { newRows: 0, duplicatedRows: 50_000, invalidRows: 0, invalidItems: [] },
       ]),
     );
+  });
+});
+
+describe('the two import workers', () => {
+  const optout = join(import.meta.dirname, '..', '..', 'server', 'optout');
+  it('the parse worker (which runs the xlsx library on untrusted files) loads no database module', () => {
+    const { files, packages } = moduleClosure(join(optout, 'import-parse-worker.ts'));
+    expect(packages).toContain('xlsx');
+    expect(packages).not.toContain('better-sqlite3');
+    expect(files.filter((f) => /[\\/]db[\\/]/.test(f))).toEqual([]);
+  });
+
+  it('the write worker never loads the file readers', () => {
+    const { files, packages } = moduleClosure(join(optout, 'import-worker.ts'));
+    expect(packages).toContain('better-sqlite3');
+    expect(packages).not.toContain('xlsx');
+    expect(files.some((f) => f.endsWith('import-xlsx.ts') || f.endsWith('import-parse.ts'))).toBe(false);
   });
 });
