@@ -116,12 +116,15 @@ export function fetchElectronBinding(electron, out, env = process.env, timeoutMs
 }
 
 /**
- * Makes sure the desktop app can run: the Electron binary (downloaded when missing, unless
+ * Makes sure the desktop app can run: a display to open a window on (Linux), the Electron binary (downloaded when missing, unless
  * ELECTRON_SKIP_BINARY_DOWNLOAD is set) and an Electron-ABI better-sqlite3 (fetched when missing or of the wrong
  * ABI). Answers { ok: true, electron, binding } or { ok: false, missing } where `missing` says in a few words
  * which part could not be had and why. `log` receives progress lines (downloads and builds).
  */
-export function prepareDesktop(env = process.env, log = () => {}) {
+export function prepareDesktop(env = process.env, log = () => {}, platform = process.platform) {
+  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) {
+    return { ok: false, missing: 'there is no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set)' };
+  }
   const dir = electronPackageDir(env);
   if (!dir) return { ok: false, missing: 'the electron package is not installed (run npm install)' };
   let electron = electronInfo(dir, env);

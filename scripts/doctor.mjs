@@ -15,6 +15,10 @@ const row = (what, state) => rows.push([what, state]);
 const MB = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 row('Node', `${process.version} (ABI ${process.versions.modules})`);
+if (platform() === 'linux') {
+  const display = process.env.WAYLAND_DISPLAY ? `Wayland ${process.env.WAYLAND_DISPLAY}` : process.env.DISPLAY ? `X11 ${process.env.DISPLAY}` : null;
+  row('Display', display ?? 'none (neither DISPLAY nor WAYLAND_DISPLAY is set): npm start runs the headless server');
+}
 
 const dir = electronPackageDir();
 const electron = dir ? electronInfo(dir) : null;

@@ -82,9 +82,11 @@ class FakeBrowserWindow extends EventEmitter {
     state.windows.push(this);
     state.app.emit('web-contents-created', makeEvent(), this.webContents);
   }
+  /** Like Electron: records the URL, and the first page load makes the window ready to show. */
   loadURL(url: string) {
     this.loaded.push(url);
     this.webContents.url = url;
+    if (this.loaded.length === 1) queueMicrotask(() => this.emit('ready-to-show'));
     return Promise.resolve();
   }
   show() {

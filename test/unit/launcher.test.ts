@@ -68,7 +68,8 @@ function env(extra: Record<string, string> = {}) {
   const e: Record<string, string> = { ...(process.env as Record<string, string>) };
   delete e.ELECTRON_SKIP_BINARY_DOWNLOAD;
   delete e.ELECTRON_OVERRIDE_DIST_PATH;
-  return { ...e, CATI_ELECTRON_DIR: electronDir, CATI_NATIVE_DIR: nativeDir, CATI_SKIP_BUILD: '1', ...extra };
+  delete e.WAYLAND_DISPLAY;
+  return { ...e, DISPLAY: ':0', CATI_ELECTRON_DIR: electronDir, CATI_NATIVE_DIR: nativeDir, CATI_SKIP_BUILD: '1', ...extra };
 }
 
 /** Runs `node scripts/start.mjs --port 0 --data-dir D`; answers when Electron exited or the headless server printed its link. */
@@ -195,6 +196,16 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
     expect(readFileSync(join(nativeDir, 'better_sqlite3.node'))).toEqual(fakeBinding(ELECTRON_ABI));
   });
 
+  it.runIf(process.platform === 'linux')('falls back without downloading anything on a Linux machine without a display', async () => {
+    fakeElectronPackage({ binary: false, install: 'download' });
+    const r = await start({ DISPLAY: '' });
+    expect(r.outcome).toBe('headless');
+    expect(r.notice).toBe(
+      'Desktop app not available: there is no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set). Starting the headless server instead — open the link below in a browser.',
+    );
+    expect(existsSync(join(dir, 'install-ran'))).toBe(false);
+  });
+
   it('goes straight to the headless server with --headless', async () => {
     fakeElectronPackage({ binary: true, install: 'fail' });
     const child = spawnSync(process.execPath, [join(ROOT, 'scripts', 'start.mjs'), '--headless', '--port', '99999'], { cwd: ROOT, env: env(), encoding: 'utf8' });
@@ -211,6 +222,7 @@ describe('npm run doctor', () => {
     const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'doctor.mjs'), '--data-dir', join(dir, 'data'), '--port', '0'], { cwd: ROOT, env: env(), encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Electron\s+45\.4\.1 \(ABI 150\): binary missing; npm start downloads it$/m);
+    if (process.platform === 'linux') expect(r.stdout).toMatch(/^Display\s+X11 :0$/m);
     expect(r.stdout).toMatch(new RegExp(`^better-sqlite3 for Node\\s+.*better_sqlite3\\.node: ABI ${process.versions.modules}, matches this Node$`, 'm'));
     expect(r.stdout).toMatch(/^better-sqlite3 for Electron\s+.*native\/better_sqlite3\.node: ABI 115, does NOT match Electron \(ABI 150\)$/m);
     expect(r.stdout).toMatch(/^Data dir \(headless\)\s+.*data: no database yet; no server running on it$/m);

@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -106,6 +108,7 @@ describe('Client mode: the window works on another CATI Supervisor through the p
     const view = await call('getConnection');
     expect(view.recent).toEqual([{ url: remote.url, fingerprint: remoteFingerprint, lastUsedAt: expect.any(String), hasKey: true }]);
     await expect(call('forgetServer', remote.url)).rejects.toThrow(/switch to another server first/);
+    expect(view.problem).toBeNull();
 
     // Back home: the embedded server again, on this computer's data.
     const home = await call('useLocalServer');
@@ -152,6 +155,26 @@ describe('Client mode: the window works on another CATI Supervisor through the p
     expect(settingsOnDisk().recentServers ?? []).toEqual([]);
   });
 
+  it('sends no key to a server whose certificate the user has not accepted yet', async () => {
+    const seen: (string | undefined)[] = [];
+    const pair = await ensureSelfSigned(join(dir, 'listener'));
+    const listener = createHttpsServer({ cert: pair.cert, key: pair.key }, (req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `https://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+      expect((await call('connect', { url, key: TEST_API_KEY })).status).toBe('confirm-certificate');
+      expect((await call('connect', { url, key: TEST_API_KEY, acceptFingerprint: remoteFingerprint })).status).toBe('confirm-certificate');
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.every((h) => h === undefined)).toBe(true);
+    } finally {
+      listener.closeAllConnections();
+      await new Promise((resolve) => listener.close(resolve));
+    }
+  });
+
   it('asks before sending a key over plain HTTP', async () => {
     const plain = await startTestServer();
     try {
@@ -183,6 +206,18 @@ describe('Client mode: the window works on another CATI Supervisor through the p
     } finally {
       await proxy.close();
     }
+  });
+
+  it('tells the Connection screen when the server stops answering, without switching anywhere', async () => {
+    await connectToRemote();
+    const session = await call('getSession');
+    await remote.close();
+    remote = await startTestServer(); // something else, so afterEach has a server to close
+    const res = await fetch(`${session.baseUrl}/cati/blacklist`, { headers: { Authorization: `Bearer ${session.apiKey}` } });
+    expect(res.status).toBe(502);
+    const view = await call('getConnection');
+    expect(view.current.mode).toBe('remote');
+    expect(view.problem).toMatch(/^The server https:\/\/127\.0\.0\.1:\d+ cannot be reached: /);
   });
 
   it('at start, reconnects to the server it was left on; when that fails it asks, never switching silently', async () => {
