@@ -7,6 +7,7 @@ import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { entityRecord, entityRecords, publishChange, publishChanges } from '../events/publisher.ts';
+import { prepareCached } from '../odata/collection-query.ts';
 import { checkIfMatch } from '../odata/format.ts';
 import {
   blacklistModel,
@@ -60,7 +61,7 @@ const duplicate = (id: number) =>
   conflict(`This number is already blacklisted with the same Type (Id ${id})`, [{ code: 'ExistingId', target: 'Id', message: String(id) }]);
 
 function findId(db: Db, number: string, type: string): number | undefined {
-  return db.prepare('SELECT id FROM blacklist WHERE telephone_number = ? AND type = ?').pluck().get(number, type) as number | undefined;
+  return prepareCached(db, 'SELECT id FROM blacklist WHERE telephone_number = ? AND type = ?', 'pluck').get(number, type) as number | undefined;
 }
 
 /** Adds a number; 409 with the existing Id when the same number and type exist. Returns the new Id. */
@@ -211,11 +212,10 @@ export function checkNumber(db: Db, input: unknown, region: CountryCode | null =
   const equal = findId(db, number, 'Equal');
   if (equal !== undefined) return { value: true, MatchedId: equal };
   const prefixes = Array.from({ length: number.length }, (_, i) => number.slice(0, i + 1));
-  const id = db
-    .prepare(
-      "SELECT id FROM blacklist WHERE type = 'StartWith' AND telephone_number IN (SELECT value FROM json_each(?)) ORDER BY length(telephone_number) DESC, id LIMIT 1",
-    )
-    .pluck()
-    .get(JSON.stringify(prefixes)) as number | undefined;
+  const id = prepareCached(
+    db,
+    "SELECT id FROM blacklist WHERE type = 'StartWith' AND telephone_number IN (SELECT value FROM json_each(?)) ORDER BY length(telephone_number) DESC, id LIMIT 1",
+    'pluck',
+  ).get(JSON.stringify(prefixes)) as number | undefined;
   return { value: id !== undefined, MatchedId: id ?? null };
 }

@@ -2,6 +2,7 @@ import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optIdArray, optString, rejectUnknown, reqString } from './body-fields.ts';
+import { prepareCached } from '../odata/collection-query.ts';
 import { checkVersion } from './etag-check.ts';
 
 /** Group "CATI Interviewers": every interviewer without another group belongs to it; it cannot be deleted. */
@@ -37,8 +38,7 @@ function readInput(body: unknown, creating: boolean): GroupInput {
 export function parentGroupsOf(db: Db, groupIds: readonly number[]): Map<number, number[]> {
   const out = new Map<number, number[]>(groupIds.map((id) => [id, []]));
   if (groupIds.length === 0) return out;
-  const rows = db
-    .prepare(`SELECT group_id, parent_id FROM group_parents WHERE group_id IN (SELECT value FROM json_each(?)) ORDER BY group_id, parent_id`)
+  const rows = prepareCached(db, `SELECT group_id, parent_id FROM group_parents WHERE group_id IN (SELECT value FROM json_each(?)) ORDER BY group_id, parent_id`)
     .all(JSON.stringify(groupIds)) as { group_id: number; parent_id: number }[];
   for (const r of rows) out.get(r.group_id)?.push(r.parent_id);
   return out;
