@@ -6,6 +6,7 @@ import { floorParams } from '../../server/cati/floor-sets.ts';
 import { serverTimeZone, todayIn } from '../../server/cati/time-zones.ts';
 import { floorModel } from '../../server/cati/floor-models.ts';
 import { openDatabase } from '../../server/db/open.ts';
+import { seedCalls } from '../../server/demo/demo.ts';
 import { selectList } from '../../server/odata/collection-query.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cati-counts-'));
@@ -51,5 +52,12 @@ describe('call_counts (migration 011): the summary behind the floor\'s calls and
     expect(viaSummary).toEqual(viaCalls);
     expect(viaSummary.reduce((s, r) => s + r.CallsToday, 0)).toBeGreaterThan(50);
     expect(viaSummary.reduce((s, r) => s + r.CompletesToday, 0)).toBeGreaterThan(10);
+  });
+
+  it('is rebuilt after a bulk load (npm run seed drops the per-call trigger while it inserts), and the trigger is back', () => {
+    seedCalls(db, 3000, () => {});
+    expect(summary()).toEqual(recount());
+    db.prepare("INSERT INTO calls (time, survey_id, interviewer_id, telephone_number, call_center_id) VALUES (?, 'p1', 2, '0202', 1)").run(noon);
+    expect(summary()).toEqual(recount());
   });
 });
