@@ -1,6 +1,7 @@
 import type { ServerConfig } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import { createDemoLists, createDemoOrganisation, createDemoVariables, type DemoBase } from './demo-entities.ts';
+import { bulkInsertCalls } from '../db/call-counts.ts';
 import { insertCalls } from './demo-history.ts';
 import { DEMO_BREAK_LIMITS, insertDemoShifts } from './demo-shifts.ts';
 import { createRng } from './prng.ts';
@@ -40,7 +41,7 @@ export function loadDemoIfEmpty(db: Db, config: ServerConfig, log: (line: string
     const zone = db.prepare('UPDATE call_centers SET time_zone = ?, version = version + 1 WHERE id = ?');
     for (const c of base.callCenters) zone.run(DEMO_TIME_ZONE, c);
     createDemoVariables(db, rng, base, 1500);
-    const counts = insertDemoShifts(db, rng, base, now, () => DEMO_TIME_ZONE, 29, DEMO_CALLS);
+    const counts = bulkInsertCalls(db, () => insertDemoShifts(db, rng, base, now, () => DEMO_TIME_ZONE, 29, DEMO_CALLS));
     const limit = db.prepare('UPDATE break_types SET max_minutes = ? WHERE id = ?');
     for (const [id, minutes] of Object.entries(DEMO_BREAK_LIMITS)) limit.run(minutes, Number(id));
     createDemoLists(db, rng, base, config.companyId, now);
@@ -76,7 +77,7 @@ export function seedCalls(db: Db, count: number, log: (line: string) => void): v
   const started = performance.now();
   const base = baseFor(db);
   const rng = createRng(SEED + count);
-  db.transaction(() => insertCalls(db, rng, base, count, Date.now(), 30, (n) => log(`seed: ${n} calls…`))).immediate();
+  db.transaction(() => bulkInsertCalls(db, () => insertCalls(db, rng, base, count, Date.now(), 30, (n) => log(`seed: ${n} calls…`)))).immediate();
   const ms = Math.round(performance.now() - started);
   log(`seed: inserted ${count} calls in ${ms} ms (${Math.round(count / Math.max(ms / 1000, 0.001))} calls/s)`);
 }

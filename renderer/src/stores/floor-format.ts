@@ -63,10 +63,14 @@ export function formatClock(at: number | string, timeZone: string | null, withSe
   return f.format(typeof at === 'number' ? at : Date.parse(at));
 }
 
+/** The short name of a zone at a moment (`CET`, `GMT+9`). */
+export const zoneShort = (timeZone: string | null, at = Date.now()): string =>
+  new Intl.DateTimeFormat('en', { timeZone: timeZone ?? undefined, timeZoneName: 'short' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+
 /** The label of a zone: its IANA name and its short name now (`Europe/Amsterdam, CET`). */
 export function zoneLabel(timeZone: string | null, now = Date.now()): string {
   const name = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const short = new Intl.DateTimeFormat('en', { timeZone: name, timeZoneName: 'short' }).formatToParts(now).find((p) => p.type === 'timeZoneName')?.value;
+  const short = zoneShort(name, now);
   return short ? `${name}, ${short}` : name;
 }
 

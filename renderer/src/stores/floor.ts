@@ -66,6 +66,8 @@ export const useFloorStore = defineStore('floor', () => {
   /** The zone the screen's clock times are in: the chosen centre's, else the first centre's. */
   const displayZone = computed(() => (filters.value.centre ? zoneOf.value(Number(filters.value.centre)) : (centres.value[0]?.TimeZone ?? null)));
 
+  /** The centres are in more than one zone: each clock time then names its zone. */
+  const multiZone = computed(() => new Set(centres.value.map((c) => c.TimeZone)).size > 1);
   const surveys = computed(() => [...new Set(rows.value.map((r) => r.SurveyId).filter((s): s is string => !!s))].sort());
   const visible = computed(() => {
     const f = filters.value;
@@ -197,7 +199,7 @@ export const useFloorStore = defineStore('floor', () => {
   useAddressQuery('wallboard', filterFields, loadGroupMembers);
 
   return {
-    rows, visible, counts, loading, lastUpdated, now, centres, groups, breakTypes, filters, sort, surveys, limits, zoneOf, displayZone,
+    rows, visible, counts, loading, lastUpdated, now, centres, groups, breakTypes, filters, sort, surveys, limits, zoneOf, displayZone, multiZone,
     levelOf, secondsInState: (r: FloorRow) => secondsInState(r, now.value), load, schedule, loadLookups, setFilter, start, setLocked,
   };
 });
