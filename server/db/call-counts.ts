@@ -1,5 +1,5 @@
 /**
- * Bulk loads of calls (the demo, `npm run seed`) and the `call_counts` summary of migration 011: its insert
+ * Bulk loads of calls (the demo, `npm run seed`) and the `call_counts` summary of migration 015: its insert
  * trigger costs one upsert per call, so a bulk load drops it, inserts, rebuilds the summary with one GROUP BY and
  * puts the trigger back — all inside the caller's transaction, so no reader ever sees the summary out of step.
  */

@@ -12,7 +12,7 @@ import { selectList } from '../../server/odata/collection-query.ts';
 const dir = mkdtempSync(join(tmpdir(), 'cati-counts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('call_counts (migration 011): the summary behind the floor\'s calls and completes today', () => {
+describe('call_counts (migration 015): the summary behind the floor\'s calls and completes today', () => {
   const db = openDatabase(join(dir, 'cati.sqlite'));
   const NONE = -2147483649;
   // Noon today in the server's zone: the calls lie around it, so "today" holds them whatever the hour of the run.
