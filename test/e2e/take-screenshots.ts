@@ -6,8 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { screenshotCatiScreens } from './cati-screenshots.ts';
-import { screenshotReportScreens } from './report-screenshots.ts';
 import { startUi } from './ui-harness.ts';
+import { screenshotReportScreens } from './report-screenshots.ts';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
 
