@@ -6,8 +6,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { screenshotCatiScreens } from './cati-screenshots.ts';
-import { startUi } from './ui-harness.ts';
 import { screenshotReportScreens } from './report-screenshots.ts';
+import { screenshotFloor } from './floor-screenshots.ts';
+import { startUi } from './ui-harness.ts';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
 
@@ -55,6 +56,7 @@ try {
   await page.getByRole('heading', { name: 'Unsubscribe pages' }).waitFor();
   await page.getByLabel('Company name').fill('Acme Research');
   await page.screenshot({ path: join(OUT, 'settings.png'), fullPage: true });
+  await screenshotFloor(OUT);
   console.log(`screenshots written to ${OUT}`);
 } finally {
   await ui.close();
