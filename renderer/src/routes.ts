@@ -21,14 +21,14 @@ export interface Route {
 /** The screens linked in the navigation (a screen is listed only when it works end to end). */
 export const ROUTES: Route[] = [
   { path: 'floor', label: 'Floor', view: FloorView },
-  { path: 'blacklist', label: 'Blacklist', view: BlacklistView },
-  { path: 'optout', label: 'Opt-out lists', view: OptOutView },
+  { path: 'surveys-today', label: 'Surveys today', view: SurveysTodayView },
+  { path: 'productivity', label: 'Productivity', view: ProductivityView },
+  { path: 'history', label: 'History', view: HistoryView },
   { path: 'interviewers', label: 'Interviewers', view: InterviewersView },
   { path: 'groups', label: 'Groups', view: GroupsView },
   { path: 'surveys', label: 'Surveys', view: SurveysView },
-  { path: 'history', label: 'History', view: HistoryView },
-  { path: 'surveys-today', label: 'Surveys today', view: SurveysTodayView },
-  { path: 'productivity', label: 'Productivity', view: ProductivityView },
+  { path: 'blacklist', label: 'Blacklist', view: BlacklistView },
+  { path: 'optout', label: 'Opt-out lists', view: OptOutView },
   { path: 'settings', label: 'Settings', view: SettingsView },
 ];
 

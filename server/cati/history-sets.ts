@@ -52,7 +52,7 @@ export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
     list: {
       handler: (c) => {
         const request = readHistoryWithVariablesRequest(db, c.options.params);
-        if (cheapPathApplies(c.options)) {
+        if (!c.exporting && cheapPathApplies(c.options)) {
           checkSelect(callHistoryWithVariablesModel, c.options.select);
           const page = historyWithVariablesPage(db, request, c.options);
           return ok.collection(callHistoryWithVariablesModel, { ...page, rows: page.rows.length ? variablesAttacher(db, request.variables)(page.rows) : [] });

@@ -77,6 +77,8 @@ export interface ODataCall {
   serviceRoot: string;
   /** The negotiated JSON format (metadata level, IEEE754Compatible). */
   format: JsonFormat;
+  /** The export format (`csv`/`xlsx`) when this collection request is an export (CONTRACT §8), else undefined. */
+  exporting: string | undefined;
   /**
    * Runs the generic collection query with this request's options (default model: the set's).
    * `exportColumns`: columns an export adds (CONTRACT §8, e.g. one per requested variable).
@@ -229,6 +231,7 @@ export function createODataService(ctx: AppContext): ODataService {
       options,
       serviceRoot,
       format,
+      exporting,
       query: (model = set.model, q = {}) => {
         const own = model === set.model;
         const scope = q.scope ?? (own ? set.scope?.(call) : undefined);
