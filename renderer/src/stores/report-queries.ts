@@ -2,20 +2,20 @@
 import { request, type RequestOptions } from '../api/client.ts';
 import type { ODataCollection } from '../api/odata.ts';
 
-/** Pages followed at most (each up to the server's page size), so a runaway answer cannot loop for ever. */
-const MAX_PAGES = 100;
+/** Rows asked for at once (the contract's largest `$top`): an aggregation is computed once per page. */
+const PAGE = 10_000;
+/** Pages read at most, so a runaway answer cannot loop for ever. */
+const MAX_PAGES = 20;
 
-/** Every row of a collection query, following `@odata.nextLink`. */
+/** Every row of a collection query, in pages of `$top=10000` (`$skip` on; usually one request). */
 export async function fetchEvery<T>(path: string, query: RequestOptions['query']): Promise<T[]> {
   const rows: T[] = [];
-  let page = await request<ODataCollection<T>>('GET', path, { query });
-  for (let n = 1; ; n++) {
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const page = await request<ODataCollection<T>>('GET', path, { query: { ...query, $top: PAGE, $skip: n ? n * PAGE : undefined } });
     rows.push(...page.value);
-    const next = page['@odata.nextLink'];
-    if (!next || n >= MAX_PAGES) return rows;
-    const url = new URL(next, window.location.origin);
-    page = await request<ODataCollection<T>>('GET', `${url.pathname}${url.search}`);
+    if (page.value.length < PAGE) break;
   }
+  return rows;
 }
 
 /** The rows of `$apply` over an entity set (`/cati/callhistory`, …): the server groups, the browser only reads. */

@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { request } from '../api/client.ts';
-import type { ODataCollection } from '../api/odata.ts';
+import { odataString, type ODataCollection } from '../api/odata.ts';
 import { screenHref, useAddressQuery } from '../composables/address-query.ts';
 import { sortRows, useTableSort } from '../composables/table-sort.ts';
 import { OPTIONS_LIMIT } from './groups.ts';
@@ -71,22 +71,26 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
   let latest = 0;
 
   /**
-   * Today and yesterday in the centre's zone, then aggregations: outcomes per survey and each day's hours; completes
-   * so far (every call ever, so the slowest) arrive on their own and never hold up the rest.
+   * Completes ever of the surveys with a sample size on the screen: by survey id, so only their calls are read (the
+   * survey index), never the whole history; they arrive on their own and never hold up today's figures.
    */
+  async function countSoFar(ticket: number, ids: string[]) {
+    const soFar = ids.length
+      ? await aggregate<{ SurveyId: string; Completes: number }>(
+          '/cati/callhistory',
+          `filter(SurveyId in (${ids.map(odataString).join(',')}) and ${categoryFilter(outcomes.value, 'Complete')})/groupby((SurveyId),aggregate($count as Completes))`,
+        )
+      : [];
+    if (ticket === latest) completesSoFar.value = new Map(soFar.map((r) => [r.SurveyId, Number(r.Completes)]));
+  }
+
+  /** Today and yesterday in the centre's zone, then aggregations: outcomes per survey, each day's hours; then progress. */
   async function load() {
     if (!centres.value.length) await loadOptions();
     const c = centre.value;
     if (!c) return;
     const ticket = ++latest;
     loading.value = true;
-    void attempt(async () => {
-      const soFar = await aggregate<{ SurveyId: string; Completes: number }>(
-        '/cati/callhistory',
-        `filter(${categoryFilter(outcomes.value, 'Complete')})/groupby((SurveyId),aggregate($count as Completes))`,
-      );
-      if (ticket === latest) completesSoFar.value = new Map(soFar.map((r) => [r.SurveyId, Number(r.Completes)]));
-    });
     try {
       const now = Date.now();
       const d = zoneDays(c.TimeZone, now);
@@ -102,6 +106,8 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
       series.value = hourlySeries({ today: hoursToday, yesterday: hoursYesterday }, c.TimeZone, d);
       days.value = d;
       asOf.value = now;
+      const sampled = rows.value.filter((r) => r.SampleSize && r.SurveyId !== null).map((r) => r.SurveyId!);
+      void attempt(() => countSoFar(ticket, sampled));
     } finally {
       if (ticket === latest) loading.value = false;
     }
