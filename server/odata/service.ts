@@ -58,6 +58,8 @@ import { bindArguments, parseResourcePath, typedKey } from './parse-path.ts';
 import { PLAIN_OPTIONS, parseQueryOptions, type QueryOptions } from './query-options.ts';
 import { ok, writeResult, type ODataResult } from './respond.ts';
 import { allowedOptions, checkPatchBody, describeSet, isSideEffectFreeRead, resolveSlot, type Slot } from './route-resolve.ts';
+import { DEFAULT_PERMISSIONS, DOCUMENT_PERMISSIONS, odataRouteTable } from './route-permissions.ts';
+import type { PermissionTagged } from '../route-table.ts';
 
 export { ok, type ODataResult } from './respond.ts';
 
@@ -136,7 +138,6 @@ export interface ODataService {
   registerType(model: EntityModel): void;
 }
 
-const DEFAULT_PERMISSIONS: Permission[] = ['cati_administrate'];
 
 /**
  * Export formats the dispatcher serves besides JSON (names of format-negotiation.ts EXPORT_MEDIA_TYPES).
@@ -174,7 +175,7 @@ export function createODataService(ctx: AppContext): ODataService {
       if (req.authScheme === 'basic') throw basicRefused();
       throw new ApiError('MethodNotAllowed', `${req.method} is not allowed here; allowed: GET, HEAD`, undefined, { Allow: 'GET, HEAD' });
     }
-    if (!hasPermission(req.principal, 'cati_administrate', 'cati_integrate')) throw forbidden();
+    if (!hasPermission(req.principal, ...DOCUMENT_PERMISSIONS)) throw forbidden();
     const options = parseQueryOptions(req.query, PLAIN_OPTIONS);
     const format = negotiate({ accept: req.get('accept'), format: options.format }, kind === 'service' ? 'json' : 'xml');
     res.setHeader('OData-Version', '4.0');
@@ -273,6 +274,7 @@ export function createODataService(ctx: AppContext): ODataService {
     await writeResult(req, res, result, wire, options.select);
   });
 
+  (router as PermissionTagged).routeTable = () => odataRouteTable([...sets.values()]);
   return {
     router,
     registerSet(set) {

@@ -4,9 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = ['--import', 'tsx', join(ROOT, 'server', 'cli.ts')];
+import { CLI, ROOT, serveProcess } from '../helpers/cli-server.ts';
 let dataDir: string;
 
 /** Runs `cli.ts keys …` to completion. */
@@ -15,31 +13,8 @@ function keys(...args: string[]) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, lastLine: r.stdout.trim().split('\n').at(-1) ?? '' };
 }
 
-/** Starts `cli.ts serve`; stdout lines are buffered from the start so none is missed between awaits. */
-function serve(extra: string[] = [], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...extra], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
-  const buffered: string[] = [];
-  const waiting: ((line: string) => void)[] = [];
-  /** Everything the server wrote, stdout and stderr. */
-  const output = { text: '' };
-  child.stdout.on('data', (d) => (output.text += d));
-  child.stderr.on('data', (d) => (output.text += d));
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const w = waiting.shift();
-    if (w) w(line);
-    else buffered.push(line);
-  });
-  let exited: ((reason: Error) => void) | undefined;
-  const exit = new Promise<never>((_, reject) => (exited = reject));
-  exit.catch(() => {});
-  child.once('exit', (code) => exited?.(new Error(`serve exited ${code}`)));
-  const nextLine = () =>
-    Promise.race([buffered.length ? Promise.resolve(buffered.shift()!) : new Promise<string>((r) => waiting.push(r)), exit]);
-  return { child, first: nextLine(), nextLine, output };
-}
+/** Starts `cli.ts serve` on this file's data dir. */
+const serve = (extra: string[] = [], env: Record<string, string> = {}) => serveProcess(dataDir, extra, env);
 
 const exitCode = (child: ChildProcessWithoutNullStreams) =>
   new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
