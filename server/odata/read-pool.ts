@@ -33,7 +33,7 @@ function poolOf(dbFile: string): Pool {
   const worker = startModuleWorker(siblingModule('read-worker', import.meta.url), { workerData: { dbFile } });
   const pool: Pool = { worker, waiting: new Map() };
   const fail = (err: Error) => {
-    pools.delete(dbFile);
+    if (pools.get(dbFile) === pool) pools.delete(dbFile);
     for (const w of pool.waiting.values()) w.reject(err);
     pool.waiting.clear();
   };
@@ -43,7 +43,7 @@ function poolOf(dbFile: string): Pool {
     if (pool.waiting.size === 0) {
       worker.unref();
       pool.idle = setTimeout(() => {
-        pools.delete(dbFile);
+        if (pools.get(dbFile) === pool) pools.delete(dbFile);
         void worker.terminate();
       }, IDLE_MS).unref();
     }
