@@ -60,10 +60,22 @@ export function countStatement(plan: QueryPlan): SqlFragment {
   return sql`SELECT count(*) AS n FROM ${plan.stage.from}${whereOf(plan.stage)}`;
 }
 
-/** `SELECT 1 FROM ... LIMIT ? OFFSET ?` of a plan: the rows an export's limit check counts. */
-export function probeStatement(plan: QueryPlan, limit: number, offset: number): SqlFragment {
-  const tail: SqlFragment = { sql: ' LIMIT ? OFFSET ?', params: [limit, offset] };
-  return sql`SELECT 1 FROM ${plan.stage.from}${whereOf(plan.stage)}${tail}`;
+/**
+ * One slice of an export's row count: `{n, last}` = how many of the next `limit` rows there are and the
+ * last one's position. With a single non-null key the slice seeks past the previous `last` (each slice
+ * costs its own rows); otherwise `last` is an offset the slice skips.
+ */
+export function countSliceStatement(plan: QueryPlan, after: number | string | undefined, limit: number): SqlFragment {
+  const { stage } = plan;
+  const key = stage.keys.length === 1 && !stage.keys[0]!.nullable ? stage.keys[0]! : undefined;
+  if (!key) {
+    const tail: SqlFragment = { sql: ' LIMIT ? OFFSET ?', params: [limit, after ?? 0] };
+    const inner = sql`SELECT 1 FROM ${stage.from}${whereOf(stage)}${tail}`;
+    return sql`SELECT count(*) AS n, ${{ sql: '?', params: [after ?? 0] }} + count(*) AS last FROM (${inner})`;
+  }
+  const seek: SqlFragment = after === undefined ? { sql: '', params: [] } : { sql: `${stage.where.length ? ' AND' : ' WHERE'} ${key.column} > ?`, params: [after] };
+  const tail: SqlFragment = { sql: ` ORDER BY ${key.column} LIMIT ?`, params: [limit] };
+  return sql`SELECT count(*) AS n, max(k) AS last FROM (SELECT ${{ sql: key.column!, params: [] }} AS k FROM ${stage.from}${whereOf(stage)}${seek}${tail})`;
 }
 
 function encodeOffset(offset: number): string {

@@ -14,6 +14,7 @@ export interface ReadRequest {
   count?: SqlFragment;
 }
 
+/** The worker's answer: the rows (and count) of a request, or the SQL error's message. */
 export type ReadReply = { id: number; rows: Record<string, unknown>[]; count?: number } | { id: number; error: string };
 
 const IDLE_MS = 30_000;

@@ -158,6 +158,11 @@ describe('export limits and clients that go away', () => {
     expect((await res.json()).error.message).toMatch(/more than 1,000,000 rows/);
     const top = await big.request('GET', '/cati/callhistory?$format=csv&$top=5&$select=Id');
     expect(await bytesOf(top)).toBe('\uFEFFId\r\n1\r\n2\r\n3\r\n4\r\n5\r\n');
+    const tail = await big.request('GET', '/cati/callhistory?$format=csv&$skip=999998&$select=Id');
+    expect(tail.status).toBe(200);
+    expect(await bytesOf(tail)).toBe('\uFEFFId\r\n999999\r\n1000000\r\n1000001\r\n');
+    const grouped = await big.request('GET', `/cati/callhistory?$format=csv&$apply=${q('groupby((Id),aggregate($count as N))')}`);
+    expect(grouped.status).toBe(400); // one group per call: over the limit too
   }, 60_000);
 
   it('a client that aborts mid-export leaves the server healthy', async () => {
