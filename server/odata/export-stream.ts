@@ -30,7 +30,7 @@ const SLICE_MS = 10;
 /** Rows counted by one statement of the limit check. */
 const COUNT_SLICE = 100_000;
 /** Rows between two checks of the clock and the response's buffer. */
-const CHECK_EVERY = 256;
+const CHECK_EVERY = 64;
 
 /** One column of an export: its header and the EDM type that decides how values are written. */
 export interface ExportColumn {
