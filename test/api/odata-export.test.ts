@@ -161,6 +161,9 @@ describe('export limits and clients that go away', () => {
     const tail = await big.request('GET', '/cati/callhistory?$format=csv&$skip=999998&$select=Id');
     expect(tail.status).toBe(200);
     expect(await bytesOf(tail)).toBe('\uFEFFId\r\n999999\r\n1000000\r\n1000001\r\n');
+    const many = await big.request('GET', '/cati/callhistory?$format=csv&$top=20000&$select=Id');
+    expect((await bytesOf(many)).split('\r\n')).toHaveLength(20002); // header, 20,000 rows, the empty tail
+    expect((await big.json('GET', '/cati/callhistory?$top=20000')).status).toBe(400); // JSON pages stay ≤ 10,000
     const grouped = await big.request('GET', `/cati/callhistory?$format=csv&$apply=${q('groupby((Id),aggregate($count as N))')}`);
     expect(grouped.status).toBe(400); // one group per call: over the limit too
   }, 60_000);
