@@ -102,6 +102,13 @@ describe('CSV exports', () => {
     expect((await t.json('GET', '/cati/blacklist?$count=true')).body['@odata.count']).toBe(0);
   });
 
+  it('HEAD answers the export headers without a body', async () => {
+    const res = await t.request('HEAD', '/cati/callhistory?$format=csv');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="callhistory-/);
+    expect(await res.text()).toBe('');
+  });
+
   it('bad options → 400 before anything is streamed', async () => {
     const bad = await t.json('GET', `/cati/callhistory?$format=csv&$apply=${q('groupby((Nope))')}`);
     expect(bad.status).toBe(400);
