@@ -7,6 +7,7 @@ import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
 import { databaseFile, type ServerConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/open.ts';
+import { resetUploadDir } from './optout/upload-dir.ts';
 import { removeRunLock, writeRunLock } from './run-lock.ts';
 import { EventHub } from './events/event-hub.ts';
 import { attachEventSink } from './events/publisher.ts';
@@ -29,6 +30,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const tls = config.tlsCert && config.tlsKey ? loadTlsPair(config.tlsCert, config.tlsKey) : null;
   const dbFile = databaseFile(config.dataDir);
   const db = openDatabase(dbFile);
+  resetUploadDir(config.dataDir);
   fillCallCenterTimeZones(db);
   const keys = new ApiKeyStore(db);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');

@@ -7,6 +7,7 @@ import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { entityRecord, entityRecords, publishChange, publishChanges } from '../events/publisher.ts';
+import { prepareCached } from '../odata/collection-query.ts';
 import { checkIfMatch } from '../odata/format.ts';
 import {
   blacklistModel,
@@ -60,7 +61,7 @@ const duplicate = (id: number) =>
   conflict(`This number is already blacklisted with the same Type (Id ${id})`, [{ code: 'ExistingId', target: 'Id', message: String(id) }]);
 
 function findId(db: Db, number: string, type: string): number | undefined {
-  return db.prepare('SELECT id FROM blacklist WHERE telephone_number = ? AND type = ?').pluck().get(number, type) as number | undefined;
+  return prepareCached(db, 'SELECT id FROM blacklist WHERE telephone_number = ? AND type = ?', 'pluck').get(number, type) as number | undefined;
 }
 
 /** Adds a number; 409 with the existing Id when the same number and type exist. Returns the new Id. */
@@ -72,7 +73,9 @@ export function createItem(db: Db, fields: Fields, region: CountryCode | null = 
     const r = db
       .prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?)')
       .run(number, fields.Type, fields.Comment ?? null, now);
-    return Number(r.lastInsertRowid);
+    const newId = Number(r.lastInsertRowid);
+    recordAudit(db, { action: 'created', entity: 'blacklist', entityId: newId, changes: { TelephoneNumber: number, Type: fields.Type, Comment: fields.Comment ?? null } });
+    return newId;
   }).immediate();
   publishChange(db, { type: 'blacklist', action: 'created', id, record: entityRecord(db, blacklistModel, id) });
   return id;
@@ -107,7 +110,7 @@ export function updateItem(db: Db, id: number, fields: Fields, ifMatch: string |
     const comment = fields.Comment === undefined ? row.comment : fields.Comment;
     db.prepare('UPDATE blacklist SET telephone_number = ?, type = ?, comment = ?, version = version + 1 WHERE id = ?').run(number, type, comment, id);
     const before = { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment };
-    recordAudit(db, { action: 'update', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
+    recordAudit(db, { action: 'updated', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
   }).immediate();
   publishChange(db, { type: 'blacklist', action: 'updated', id, record: entityRecord(db, blacklistModel, id) });
 }
@@ -115,9 +118,11 @@ export function updateItem(db: Db, id: number, fields: Fields, ifMatch: string |
 /** Deletes an item; 404 if absent, 412 on a stale If-Match. */
 export function deleteItem(db: Db, id: number, ifMatch: string | undefined): void {
   const record = db.transaction(() => {
-    checkIfMatch(ifMatch, current(db, id).version);
+    const row = current(db, id);
+    checkIfMatch(ifMatch, row.version);
     const last = entityRecord(db, blacklistModel, id);
     db.prepare('DELETE FROM blacklist WHERE id = ?').run(id);
+    recordAudit(db, { action: 'deleted', entity: 'blacklist', entityId: id, changes: { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment } });
     return last;
   }).immediate();
   publishChange(db, { type: 'blacklist', action: 'deleted', id, record });
@@ -190,6 +195,7 @@ export function importItems(db: Db, items: unknown[], region: CountryCode | null
       if (r.changes === 1) added.push(Number(r.lastInsertRowid));
       else result.Duplicates++;
     });
+    recordAudit(db, { action: 'imported', entity: 'blacklist', entityId: null, changes: { Added: added.length, Duplicates: result.Duplicates, Invalid: result.Invalid } });
   }).immediate();
   result.Added = added.length;
   publishChanges(db, entityRecords(db, blacklistModel, added).map((record) => ({ type: 'blacklist', action: 'created', id: record.Id as number, record })));
@@ -206,11 +212,10 @@ export function checkNumber(db: Db, input: unknown, region: CountryCode | null =
   const equal = findId(db, number, 'Equal');
   if (equal !== undefined) return { value: true, MatchedId: equal };
   const prefixes = Array.from({ length: number.length }, (_, i) => number.slice(0, i + 1));
-  const id = db
-    .prepare(
-      "SELECT id FROM blacklist WHERE type = 'StartWith' AND telephone_number IN (SELECT value FROM json_each(?)) ORDER BY length(telephone_number) DESC, id LIMIT 1",
-    )
-    .pluck()
-    .get(JSON.stringify(prefixes)) as number | undefined;
+  const id = prepareCached(
+    db,
+    "SELECT id FROM blacklist WHERE type = 'StartWith' AND telephone_number IN (SELECT value FROM json_each(?)) ORDER BY length(telephone_number) DESC, id LIMIT 1",
+    'pluck',
+  ).get(JSON.stringify(prefixes)) as number | undefined;
   return { value: id !== undefined, MatchedId: id ?? null };
 }

@@ -141,6 +141,7 @@ export const callHistoryModel: EntityModel = {
   from: 'calls',
   properties: callFields,
   etagColumn: OPEN_OR_CLOSED,
+  keyRangesByTime: { property: 'Time', table: 'call_id_ranges', bucketMs: 3_600_000, unindexedFrom: 'calls NOT INDEXED' },
 };
 
 export const sessionHistoryModel: EntityModel = {

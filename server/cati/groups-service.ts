@@ -2,6 +2,7 @@ import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optIdArray, optString, rejectUnknown, reqString } from './body-fields.ts';
+import { prepareCached } from '../odata/collection-query.ts';
 import { checkVersion } from './etag-check.ts';
 
 /** Group "CATI Interviewers": every interviewer without another group belongs to it; it cannot be deleted. */
@@ -37,8 +38,7 @@ function readInput(body: unknown, creating: boolean): GroupInput {
 export function parentGroupsOf(db: Db, groupIds: readonly number[]): Map<number, number[]> {
   const out = new Map<number, number[]>(groupIds.map((id) => [id, []]));
   if (groupIds.length === 0) return out;
-  const rows = db
-    .prepare(`SELECT group_id, parent_id FROM group_parents WHERE group_id IN (SELECT value FROM json_each(?)) ORDER BY group_id, parent_id`)
+  const rows = prepareCached(db, `SELECT group_id, parent_id FROM group_parents WHERE group_id IN (SELECT value FROM json_each(?)) ORDER BY group_id, parent_id`)
     .all(JSON.stringify(groupIds)) as { group_id: number; parent_id: number }[];
   for (const r of rows) out.get(r.group_id)?.push(r.parent_id);
   return out;
@@ -89,6 +89,7 @@ export function createGroup(db: Db, body: unknown): number {
     assertParents(db, null, parents);
     const id = Number(db.prepare('INSERT INTO groups (name, description) VALUES (?, ?)').run(input.name!, input.description ?? null).lastInsertRowid);
     setParents(db, id, parents);
+    recordAudit(db, { action: 'created', entity: 'groups', entityId: id, changes: { Name: input.name!, Description: input.description ?? null, ParentGroups: parents } });
     return id;
   }).immediate();
 }
@@ -113,7 +114,7 @@ export function updateGroup(db: Db, id: number, body: unknown, ifMatch?: string)
     };
     db.prepare('UPDATE groups SET name = ?, description = ?, version = version + 1 WHERE id = ?').run(after.Name, after.Description, id);
     const before = { Name: current.Name, Description: current.Description, ParentGroups: current.ParentGroups };
-    recordAudit(db, { action: 'update', entity: 'groups', entityId: id, changes: diffChanges(before, after) });
+    recordAudit(db, { action: 'updated', entity: 'groups', entityId: id, changes: diffChanges(before, after) });
   }).immediate();
 }
 
@@ -131,6 +132,8 @@ export function deleteGroup(db: Db, id: number, ifMatch?: string): void {
     const orphanToRoot = db.prepare(`INSERT INTO interviewer_groups (interviewer_id, group_id)
       SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM interviewer_groups WHERE interviewer_id = ?)`);
     for (const m of members) orphanToRoot.run(m, ROOT_GROUP_ID, m);
+    const { version: _version, GroupId: _id, ...old } = current;
+    recordAudit(db, { action: 'deleted', entity: 'groups', entityId: id, changes: { ...old, Members: members } });
   }).immediate();
 }
 

@@ -21,9 +21,12 @@ const surveyId = { name: 'surveyId', type: 'Edm.String' } as const;
 const callCenterId = { name: 'callCenterId', type: 'Edm.Int32' } as const;
 const interviewId = { name: 'interviewId', type: 'Edm.Int32' } as const;
 
-/** Adds ParentGroups to group rows (one query per row; groups are few). */
+/** Adds ParentGroups to a page of group rows (one query per page). */
 export function withParents(ctx: AppContext) {
-  return (row: Row): Row => ({ ...row, ParentGroups: parentGroupsOf(ctx.db, [row.GroupId as number]).get(row.GroupId as number) ?? [] });
+  return (rows: Row[]): Row[] => {
+    const parents = parentGroupsOf(ctx.db, rows.map((r) => r.GroupId as number));
+    return rows.map((row) => ({ ...row, ParentGroups: parents.get(row.GroupId as number) ?? [] }));
+  };
 }
 
 /** The groups entity set. */

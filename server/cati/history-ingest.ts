@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.ts';
 import { badRequest } from '../errors.ts';
 import { publishChanges, wireRecord, type Change } from '../events/publisher.ts';
-import type { Row } from '../odata/collection-query.ts';
+import { prepareCached, type Row } from '../odata/collection-query.ts';
 import type { EntityModel } from '../odata/model.ts';
 import { bodyObject, optBool, optInt, optString, rejectUnknown, reqString, SURVEY_ID } from './body-fields.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
@@ -155,8 +155,8 @@ export function ingestHistory(db: Db, kind: HistoryKind, body: unknown): number[
   const surveyOk = cachedCheck(db, 'SELECT 1 FROM surveys WHERE id = ?');
   const interviewerOk = cachedCheck(db, 'SELECT 1 FROM interviewers WHERE id = ?');
   const callCenterOk = cachedCheck(db, 'SELECT 1 FROM call_centers WHERE id = ?');
-  const insert = db.prepare(spec.insert);
-  const setVar = db.prepare('INSERT OR REPLACE INTO interview_variables (survey_id, interview_id, name, value) VALUES (?, ?, ?, ?)');
+  const insert = prepareCached(db, spec.insert);
+  const setVar = prepareCached(db, 'INSERT OR REPLACE INTO interview_variables (survey_id, interview_id, name, value) VALUES (?, ?, ?, ?)');
   const changes: Change[] = [];
   const ids = db.transaction(() => {
     const out: number[] = [];
@@ -185,7 +185,7 @@ export function ingestHistory(db: Db, kind: HistoryKind, body: unknown): number[
 }
 
 function cachedCheck(db: Db, sql: string): (key: string | number) => boolean {
-  const stmt = db.prepare(sql).pluck();
+  const stmt = prepareCached(db, sql, 'pluck');
   const cache = new Map<string | number, boolean>();
   return (key) => {
     let ok = cache.get(key);

@@ -4,13 +4,14 @@
  * break or session).
  */
 import type { AppContext } from '../context.ts';
-import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { checkSelect, queryEntity, type Row } from '../odata/collection-query.ts';
 import type { EntityModel } from '../odata/model.ts';
 import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
 import { closeBreak, closeCall, closeSession } from './history-close.ts';
 import { ingestHistory, type HistoryKind } from './history-ingest.ts';
 import { callHistoryWithVariablesModel, readHistoryWithVariablesRequest, variableExportColumns, variablesAttacher } from './history-with-variables.ts';
+import { cheapPathApplies, historyWithVariablesPage } from './history-with-variables-page.ts';
 
 function ingestRoute(ctx: AppContext, kind: HistoryKind): EntitySetDef['create'] {
   return { permissions: ['cati_integrate'], handler: (c) => ok.json({ value: ingestHistory(ctx.db, kind, c.body) }, 201) };
@@ -51,6 +52,11 @@ export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
     list: {
       handler: (c) => {
         const request = readHistoryWithVariablesRequest(db, c.options.params);
+        if (!c.exporting && cheapPathApplies(c.options)) {
+          checkSelect(callHistoryWithVariablesModel, c.options.select);
+          const page = historyWithVariablesPage(db, request, c.options);
+          return ok.collection(callHistoryWithVariablesModel, { ...page, rows: page.rows.length ? variablesAttacher(db, request.variables)(page.rows) : [] });
+        }
         return c.query(callHistoryWithVariablesModel, {
           scope: { fromParams: request.fromParams },
           postProcess: variablesAttacher(db, request.variables),

@@ -1,6 +1,7 @@
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optBool, optEnum, optInt, optString, rejectUnknown, reqString, SURVEY_ID } from './body-fields.ts';
+import { prepareCached } from '../odata/collection-query.ts';
 import { checkVersion } from './etag-check.ts';
 
 export const SURVEY_STATES = ['Closed', 'Open', 'SoftDeleted'] as const;
@@ -113,7 +114,10 @@ export function updateSurvey(db: Db, surveyId: string, body: unknown, ifMatch?: 
 }
 
 /** Variables of a survey, in name order. */
-export function surveyVariables(db: Db, surveyId: string): { Name: string; AvailableAsCatiFilter: boolean }[] {
-  const rows = db.prepare('SELECT name, available_as_cati_filter f FROM survey_variables WHERE survey_id = ? ORDER BY name').all(surveyId) as { name: string; f: number }[];
-  return rows.map((r) => ({ Name: r.name, AvailableAsCatiFilter: r.f === 1 }));
+export function surveyVariables(db: Db, surveyIds: readonly string[]): Map<string, { Name: string; AvailableAsCatiFilter: boolean }[]> {
+  const out = new Map(surveyIds.map((id) => [id, [] as { Name: string; AvailableAsCatiFilter: boolean }[]]));
+  const rows = prepareCached(db, `SELECT survey_id s, name, available_as_cati_filter f FROM survey_variables
+    WHERE survey_id IN (SELECT value FROM json_each(?)) ORDER BY survey_id, name`).all(JSON.stringify(surveyIds)) as { s: string; name: string; f: number }[];
+  for (const r of rows) out.get(r.s)?.push({ Name: r.name, AvailableAsCatiFilter: r.f === 1 });
+  return out;
 }

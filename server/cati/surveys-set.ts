@@ -13,7 +13,10 @@ import { createSurvey, getBasicProperties, surveyVariables, updateSurvey } from 
 /** The surveys entity set. */
 export function surveysSet(ctx: AppContext): EntitySetDef {
   const { db } = ctx;
-  const postProcess = (row: Row): Row => ({ ...row, Variables: surveyVariables(db, row.SurveyId as string) });
+  const postProcess = (rows: Row[]): Row[] => {
+    const variables = surveyVariables(db, rows.map((r) => r.SurveyId as string));
+    return rows.map((row) => ({ ...row, Variables: variables.get(row.SurveyId as string) ?? [] }));
+  };
   // The ingest client sees its own write even when the survey is SoftDeleted.
   const byId = (id: string) => queryEntity(db, surveyModel, id, { postProcess }) as Row;
   return {

@@ -6,7 +6,8 @@
 import { badRequest } from '../errors.ts';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.ts';
-import { compileFilter, compileOrderby, resolveProperty, type OrderKey, type SqlFragment } from './compile-sql.ts';
+import { compileFilter, compileFilterCached, compileOrderby, resolveProperty, type OrderKey, type SqlFragment } from './compile-sql.ts';
+import { keyRangeScan } from './key-ranges.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
 import { QUERY_LIMITS, type QueryOptions } from './query-options.ts';
 
@@ -30,32 +31,60 @@ export interface CollectionPage {
 
 export interface CollectionQueryOptions {
   scope?: CollectionScope;
-  /** Adds virtual properties (or rewrites values) of each row after the query. */
-  postProcess?: (row: Row) => Row;
+  /** Adds virtual properties (or rewrites values) of a whole page after the query: one query per page, never per row. */
+  postProcess?: (rows: Row[]) => Row[];
   pageSize?: number;
   now?: number;
 }
 
 const statements = new WeakMap<Db, Map<string, Statement<unknown[]>>>();
 
-/** A prepared statement cached per database and SQL text (the text holds only whitelisted columns). */
-export function prepareCached(db: Db, text: string): Statement<unknown[]> {
+/**
+ * The statement registry: a prepared statement cached per database, SQL text and mode (`pluck`: the first
+ * column only), so a module prepares each of its statements once (the text holds only whitelisted columns;
+ * at most 1000 per database, oldest dropped first).
+ */
+export function prepareCached(db: Db, text: string, mode?: 'pluck'): Statement<unknown[]> {
   let cache = statements.get(db);
   if (!cache) statements.set(db, (cache = new Map()));
-  let stmt = cache.get(text);
+  const key = mode ? `${mode}\u0000${text}` : text;
+  let stmt = cache.get(key);
   if (!stmt) {
-    if (cache.size >= 500) cache.delete(cache.keys().next().value!);
-    stmt = db.prepare<unknown[]>(text);
-    cache.set(text, stmt);
+    if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
+    stmt = prepareUserSql(db, text);
+    if (mode === 'pluck') stmt.pluck();
+    cache.set(key, stmt);
   }
   return stmt;
 }
 
-/** The SELECT list: every non-virtual property under its wire name, plus the ETag column. */
-export function selectList(model: EntityModel): string {
-  const cols = model.properties.filter((p) => p.column && !p.virtual).map((p) => `${p.column} AS "${p.name}"`);
+/**
+ * Prepares SQL that holds a client's expression. SQLite refuses some valid-looking queries at prepare time
+ * (expression tree too large, too many terms): that is the client's query, so a 400, never a 500.
+ */
+function prepareUserSql(db: Db, text: string): Statement<unknown[]> {
+  try {
+    return db.prepare<unknown[]>(text);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'SQLITE_ERROR') throw badRequest('The query is too complex for the database; simplify $filter or $orderby');
+    throw err;
+  }
+}
+
+/**
+ * The SELECT list: every non-virtual property under its wire name (or only those in `names`), plus the
+ * ETag column.
+ */
+export function selectList(model: EntityModel, names?: ReadonlySet<string>): string {
+  const cols = model.properties.filter((p) => p.column && !p.virtual && (!names || names.has(p.name))).map((p) => `${p.column} AS "${p.name}"`);
   if (model.etagColumn) cols.push(`${model.etagColumn} AS "@etag"`);
   return cols.join(', ');
+}
+
+/** What the page query must read under `$select`: the selected, key and order columns (all when a hook reads the rows). */
+function selectedColumns(model: EntityModel, select: string[] | undefined, keys: OrderKey[], hook: boolean): Set<string> | undefined {
+  if (!select || hook) return undefined;
+  return new Set([...select, ...model.key, ...keys.map((k) => k.prop.name)]);
 }
 
 function keyProps(model: EntityModel): PropertyDef[] {
@@ -146,7 +175,8 @@ export function queryCollection(db: Db, model: EntityModel, options: QueryOption
     params.push(...(q.scope.params ?? []));
   }
   if (options.filter) {
-    const f = compileFilter(options.filter, model, q.now ?? Date.now());
+    const now = q.now ?? Date.now();
+    const f = options.filterText !== undefined ? compileFilterCached(options.filterText, options.filter, model, now) : compileFilter(options.filter, model, now);
     where.push(f.sql);
     params.push(...f.params);
   }
@@ -157,6 +187,15 @@ export function queryCollection(db: Db, model: EntityModel, options: QueryOption
     : undefined;
   const pageWhere = [...where];
   const pageParams = [...params];
+  let from = model.from;
+  // The default key order under a time range: read from the primary key, no temporary B-tree.
+  const keyOrder = keys.length === 1 && !keys[0]!.desc && model.key[0] === keys[0]!.prop.name;
+  const scan = keyOrder && !q.scope?.fromParams ? keyRangeScan(model, options.filter) : undefined;
+  if (scan) {
+    from = scan.from;
+    pageWhere.push(scan.where.sql);
+    pageParams.push(...scan.where.params);
+  }
   if (options.skiptoken !== undefined) {
     const s = seek(keys, decodeToken(options.skiptoken, keys));
     pageWhere.push(s.sql);
@@ -164,9 +203,10 @@ export function queryCollection(db: Db, model: EntityModel, options: QueryOption
   }
   const pageSize = q.pageSize ?? QUERY_LIMITS.pageSize;
   const limit = options.top ?? pageSize + 1;
+  if (limit === 0) return { rows: [], count };
   const order = keys.map((k) => `(${k.prop.column}) ${k.desc ? 'DESC' : 'ASC'}`).join(', ');
   const text =
-    `SELECT ${selectList(model)} FROM ${model.from}` +
+    `SELECT ${selectList(model, selectedColumns(model, options.select, keys, !!q.postProcess))} FROM ${from}` +
     (pageWhere.length ? ` WHERE ${pageWhere.join(' AND ')}` : '') +
     ` ORDER BY ${order} LIMIT ? OFFSET ?`;
   let rows = prepareCached(db, text).all(...pageParams, limit, options.skip ?? 0) as Row[];
@@ -175,7 +215,7 @@ export function queryCollection(db: Db, model: EntityModel, options: QueryOption
     rows = rows.slice(0, pageSize);
     nextSkiptoken = encodeToken(keys, rows[rows.length - 1]!);
   }
-  if (q.postProcess) rows = rows.map(q.postProcess);
+  if (q.postProcess && rows.length > 0) rows = q.postProcess(rows);
   return { rows, count, nextSkiptoken };
 }
 
@@ -191,5 +231,5 @@ export function queryEntity(db: Db, model: EntityModel, key: unknown, q: Collect
     params.push(...(q.scope.params ?? []));
   }
   const row = prepareCached(db, `SELECT ${selectList(model)} FROM ${model.from} WHERE ${where.join(' AND ')}`).get(...params) as Row | undefined;
-  return row && q.postProcess ? q.postProcess(row) : row;
+  return row && q.postProcess ? q.postProcess([row])[0] : row;
 }

@@ -243,13 +243,45 @@ function compile(node: FilterNode, ctx: Context): Typed {
   }
 }
 
+/** A compiled condition; `volatile` when it read the clock (`now()`), so it must not be reused later. */
+export interface CompiledFilter extends SqlFragment {
+  volatile: boolean;
+}
+
 /** Compiles a parsed $filter to a two-valued SQL condition; 400 with position on a name or type error. */
-export function compileFilter(ast: FilterNode, model: EntityModel, now = Date.now(), option = '$filter'): SqlFragment {
-  const ctx: Context = { model, option, now };
+export function compileFilter(ast: FilterNode, model: EntityModel, now = Date.now(), option = '$filter'): CompiledFilter {
+  let volatile = false;
+  const ctx: Context = {
+    model,
+    option,
+    get now() {
+      volatile = true;
+      return now;
+    },
+  };
   const t = compile(ast, ctx);
   if (t.type !== 'boolean') throw fail(ctx, `${option} must be a boolean expression, not ${typeName(t)}`, 0);
   const cond = asCondition(t, ctx);
-  return { sql: cond.sql, params: cond.params };
+  return { sql: cond.sql, params: cond.params, volatile };
+}
+
+const compiledFilters = new WeakMap<EntityModel, Map<string, CompiledFilter>>();
+
+/**
+ * compileFilter cached per model and `$filter` text (at most 500 per model, oldest dropped first); a filter
+ * that reads `now()` is compiled afresh every time, so it is never served stale.
+ */
+export function compileFilterCached(text: string, ast: FilterNode, model: EntityModel, now = Date.now()): CompiledFilter {
+  let cache = compiledFilters.get(model);
+  if (!cache) compiledFilters.set(model, (cache = new Map()));
+  const hit = cache.get(text);
+  if (hit) return hit;
+  const f = compileFilter(ast, model, now);
+  if (!f.volatile) {
+    if (cache.size >= 500) cache.delete(cache.keys().next().value!);
+    cache.set(text, f);
+  }
+  return f;
 }
 
 /**

@@ -61,6 +61,12 @@ export interface EntityModel {
   properties: PropertyDef[];
   /** SQL expression of the row version; present → entities carry `@odata.etag`. */
   etagColumn?: string;
+  /**
+   * Per-bucket bounds of the (integer, single) key by a time property (a table `bucket → min_id, max_id`,
+   * kept by triggers): a `$filter` bounding that time is then read in key order from the primary key
+   * (`from` replaced by `unindexedFrom`), not sorted in a temporary B-tree over the whole range.
+   */
+  keyRangesByTime?: { property: string; table: string; bucketMs: number; unindexedFrom: string };
 }
 
 /** An OData bound function declared in $metadata (namespace Controller). */

@@ -19,6 +19,8 @@ export interface QueryOptions {
   /** `$apply` transformations in order (apply-compile.ts runs them before the options below). */
   apply?: Transformation[];
   filter?: FilterNode;
+  /** The `$filter` text as given (the key of the compiled-filter cache). */
+  filterText?: string;
   orderby: OrderbyItem[];
   /** Property names from $select; undefined = all (also for `*`). */
   select?: string[];
@@ -67,6 +69,7 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
         break;
       case '$filter':
         out.filter = parseFilter(value);
+        out.filterText = value;
         break;
       case '$orderby':
         out.orderby = parseOrderby(value);

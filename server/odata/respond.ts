@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import type { CollectionPage, Row } from './collection-query.ts';
 import { collectionFragment, contextUrl, entityFragment, entityPath, formatEntity, weakEtag, type WireOptions } from './format.ts';
 import { jsonContentType } from './format-negotiation.ts';
+import { entityWriter } from './wire-json.ts';
 import type { EntityModel } from './model.ts';
 
 export type ODataResult =
@@ -58,25 +59,43 @@ export function nextLink(req: Request, serviceRoot: string, token: string): stri
   return `${serviceRoot}${url.pathname.replace(/^\/cati/, '')}${url.search}`;
 }
 
+/** Rows written per chunk of a large collection; the event loop turns between chunks. */
+const CHUNK_ROWS = 1000;
+
+/** Writes a collection of more than CHUNK_ROWS rows in chunks (chunked transfer), yielding between them. */
+async function streamCollection(res: Response, head: string, rows: Row[], write: (r: Row) => string, tail: string): Promise<void> {
+  res.write(`${head}[`);
+  for (let i = 0; i < rows.length && !res.destroyed; i += CHUNK_ROWS) {
+    if (i > 0) await new Promise((ok) => setImmediate(ok));
+    res.write(`${i > 0 ? ',' : ''}${rows.slice(i, i + CHUNK_ROWS).map(write).join(',')}`);
+  }
+  res.end(`]${tail}}`);
+}
+
 /** Writes a handler result as OData JSON in the negotiated format (metadata level, IEEE754Compatible). */
-export function writeResult(req: Request, res: Response, result: ODataResult, wire: WireOptions, select?: string[]): void {
+export function writeResult(req: Request, res: Response, result: ODataResult, wire: WireOptions, select?: string[]): void | Promise<void> {
   const { format, serviceRoot } = wire;
   const none = format.metadata === 'none';
   res.setHeader('OData-Version', '4.0');
-  const json = (status: number, body: unknown) => {
-    // A Buffer, so Express keeps the parameters as written (it would lower-case IEEE754Compatible).
-    res.status(status).setHeader('Content-Type', `${jsonContentType(format)}; charset=utf-8`);
-    res.send(Buffer.from(JSON.stringify(body)));
+  const type = () => res.setHeader('Content-Type', `${jsonContentType(format)}; charset=utf-8`);
+  // A Buffer, so Express keeps the parameters as written (it would lower-case IEEE754Compatible).
+  const text = (status: number, body: string): void => {
+    type();
+    res.status(status).send(Buffer.from(body));
   };
+  const json = (status: number, body: unknown) => text(status, JSON.stringify(body));
   const context = (fragment: string) => (none ? {} : { '@odata.context': contextUrl(serviceRoot, fragment) });
+  const contextText = (fragment: string) => (none ? '' : `"@odata.context":${JSON.stringify(contextUrl(serviceRoot, fragment))},`);
   switch (result.kind) {
     case 'collection': {
       const { model, page } = result;
-      const body: Record<string, unknown> = context(collectionFragment(model, select));
-      if (page.count !== undefined) body['@odata.count'] = format.ieee754 ? String(page.count) : page.count;
-      body.value = model ? page.rows.map((r) => formatEntity(model, r, select, wire)) : page.rows;
-      if (page.nextSkiptoken) body['@odata.nextLink'] = nextLink(req, serviceRoot, page.nextSkiptoken);
-      return json(200, body);
+      const write = model ? (entityWriter(model, select, format) ?? ((r: Row) => JSON.stringify(formatEntity(model, r, select, wire)))) : (r: Row) => JSON.stringify(r);
+      let head = `{${contextText(collectionFragment(model, select))}`;
+      if (page.count !== undefined) head += `"@odata.count":${format.ieee754 ? JSON.stringify(String(page.count)) : page.count},`;
+      head += '"value":';
+      const tail = page.nextSkiptoken ? `,"@odata.nextLink":${JSON.stringify(nextLink(req, serviceRoot, page.nextSkiptoken))}` : '';
+      if (page.rows.length > CHUNK_ROWS) return (type(), res.status(200), streamCollection(res, head, page.rows, write, tail));
+      return void text(200, `${head}[${page.rows.map(write).join(',')}]${tail}}`);
     }
     case 'entity': {
       const { model, row } = result;
@@ -84,7 +103,12 @@ export function writeResult(req: Request, res: Response, result: ODataResult, wi
       if (model.etagColumn && version !== undefined && version !== null) res.setHeader('ETag', weakEtag(version));
       const path = entityPath(model, row);
       if (result.created && path) res.setHeader('Location', `${serviceRoot}/${path}`);
-      return json(result.created ? 201 : 200, { ...context(entityFragment(model, select)), ...formatEntity(model, row, select, wire) });
+      const status = result.created ? 201 : 200;
+      const writer = entityWriter(model, select, format);
+      if (!writer) return json(status, { ...context(entityFragment(model, select)), ...formatEntity(model, row, select, wire) });
+      const entity = writer(row);
+      const ctx = contextText(entityFragment(model, select));
+      return void text(status, entity === '{}' ? (ctx ? `{${ctx.slice(0, -1)}}` : '{}') : `{${ctx}${entity.slice(1)}`);
     }
     case 'value':
       return json(200, { ...context(result.type), value: result.value });

@@ -12,7 +12,7 @@
  *   // permissions: ['cati_administrate'],                 // default for every route of the set
  *   // list / get are generic by default (SELECT over model.from); scope/postProcess customise both:
  *   scope: (call) => ({ where: 'g.deleted = 0' }),
- *   postProcess: (row) => ({ ...row, ParentGroups: parentsOf(row.GroupId) }),   // virtual properties
+ *   postProcess: (rows) => withParentsOf(rows),            // virtual properties, one query per page
  *   create: { handler: (call) => ok.created(groupModel, insertGroup(db, call.body)) },
  *   update: { handler: (call) => { call.checkIfMatch(call.entity()['@etag']); ...; return ok.entity(groupModel, row); } },
  *   remove: { handler: (call) => { call.checkIfMatch(call.entity()['@etag']); ...; return ok.noContent(); } },
@@ -40,6 +40,7 @@
  * (format-negotiation.ts: metadata levels, IEEE754Compatible, 406); links on the public URL or the
  * request's (allowed) Host (CONTRACT §8).
  */
+import { readJsonBody } from '../http/json-body.ts';
 import { Router, type Request, type Response } from 'express';
 import type { Permission } from '../auth/api-keys.ts';
 import { hasPermission } from '../auth/middleware.ts';
@@ -76,6 +77,8 @@ export interface ODataCall {
   serviceRoot: string;
   /** The negotiated JSON format (metadata level, IEEE754Compatible). */
   format: JsonFormat;
+  /** The export format (`csv`/`xlsx`) when this collection request is an export (CONTRACT §8), else undefined. */
+  exporting: string | undefined;
   /**
    * Runs the generic collection query with this request's options (default model: the set's).
    * `exportColumns`: columns an export adds (CONTRACT §8, e.g. one per requested variable).
@@ -108,8 +111,8 @@ export interface EntitySetDef {
   permissions?: Permission[];
   /** Limits the generic list/get (e.g. hides soft-deleted rows). */
   scope?: (call: ODataCall) => CollectionScope | undefined;
-  /** Adds virtual properties to rows of the generic list/get. */
-  postProcess?: (row: Row) => Row;
+  /** Adds virtual properties to a page of rows of the generic list/get (one query per page, never per row). */
+  postProcess?: (rows: Row[]) => Row[];
   /** Collection GET: generic unless a handler is given; `false` disables it. */
   list?: Partial<Route> | false;
   /** GET by key: generic unless a handler is given; `false` disables it. */
@@ -199,6 +202,7 @@ export function createODataService(ctx: AppContext): ODataService {
     if (req.authScheme === 'basic' && !isSideEffectFreeRead(slot, req.method)) throw basicRefused();
     const permissions = slot.route.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS;
     if (!hasPermission(req.principal, ...permissions)) throw forbidden(`This operation needs the permission ${permissions.join(' or ')}`);
+    await readJsonBody(req, res); // only now: a key without the permission never makes us parse its body
     const key = path.key ? typedKey(set.model, path.key) : undefined;
     if (slot.def?.action && path.operation!.args.length > 0) {
       throw badRequest(`Action ${slot.def.name} takes its parameters in the JSON body, not in the path`);
@@ -228,6 +232,7 @@ export function createODataService(ctx: AppContext): ODataService {
       options,
       serviceRoot,
       format,
+      exporting,
       query: (model = set.model, q = {}) => {
         const own = model === set.model;
         const scope = q.scope ?? (own ? set.scope?.(call) : undefined);
@@ -271,7 +276,7 @@ export function createODataService(ctx: AppContext): ODataService {
     }
     if (result.kind === 'entity') checkSelect(result.model, options.select);
     const wire: WireOptions = { format, serviceRoot, links };
-    writeResult(req, res, result, wire, options.select);
+    await writeResult(req, res, result, wire, options.select);
   });
 
   return {

@@ -23,6 +23,10 @@ function serve(extra: string[] = [], env: Record<string, string> = {}) {
   });
   const buffered: string[] = [];
   const waiting: ((line: string) => void)[] = [];
+  /** Everything the server wrote, stdout and stderr. */
+  const output = { text: '' };
+  child.stdout.on('data', (d) => (output.text += d));
+  child.stderr.on('data', (d) => (output.text += d));
   createInterface({ input: child.stdout }).on('line', (line) => {
     const w = waiting.shift();
     if (w) w(line);
@@ -34,7 +38,7 @@ function serve(extra: string[] = [], env: Record<string, string> = {}) {
   child.once('exit', (code) => exited?.(new Error(`serve exited ${code}`)));
   const nextLine = () =>
     Promise.race([buffered.length ? Promise.resolve(buffered.shift()!) : new Promise<string>((r) => waiting.push(r)), exit]);
-  return { child, first: nextLine(), nextLine };
+  return { child, first: nextLine(), nextLine, output };
 }
 
 const exitCode = (child: ChildProcessWithoutNullStreams) =>
@@ -60,7 +64,7 @@ describe('npm run serve', () => {
 
   it('accepts CATI_API_KEY for this run and prints a UI link whose token works once, and only for a session key', async () => {
     const key = 'ci-key-abcdefghijklmnop';
-    const { child, first, nextLine } = serve([], { CATI_API_KEY: key });
+    const { child, first, nextLine, output } = serve([], { CATI_API_KEY: key });
     const url = (await first).slice('listening on '.length);
     const link = await nextLine();
     expect(link).toMatch(new RegExp(`^open the UI: ${url.replace(/\./g, '\\.')}/#token=uit_[A-Za-z0-9_-]{43}$`));
@@ -78,8 +82,13 @@ describe('npm run serve', () => {
     }
     const anon = await fetch(`${url}/cati/nowhere`);
     expect(anon.status).toBe(401);
+    const wrong = await fetch(`${url}/cati/`, { headers: { authorization: `Bearer ${sessionKey}x` } });
+    expect(wrong.status).toBe(401);
     child.kill('SIGINT');
     expect(await exitCode(child)).toBe(0);
+    // No key is ever printed in reusable form: only the used-up token appears in the server's output.
+    for (const secret of [key, sessionKey, `${sessionKey}x`]) expect(output.text).not.toContain(secret);
+    expect(output.text).toContain(token);
   });
 
   it('`keys ui-link` prints a fresh link for the running server, and says so when none runs', async () => {

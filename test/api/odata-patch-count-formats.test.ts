@@ -30,8 +30,9 @@ describe('PATCH (merge) on every entity that accepts PUT', () => {
     expect(r.headers.get('etag')).toBe('W/"2"');
     expect((await t.json('PATCH', `/cati/blacklist(${item.Id})`, { body: { Comment: null } })).body.Comment).toBeNull(); // no If-Match: allowed
     expect(auditOf('blacklist', item.Id).map((a) => [a.action, JSON.parse(a.changes)])).toEqual([
-      ['update', { Comment: ['first', 'second'] }],
-      ['update', { Comment: ['second', null] }],
+      ['created', { TelephoneNumber: '0201234567', Type: 'StartWith', Comment: 'first' }],
+      ['updated', { Comment: ['first', 'second'] }],
+      ['updated', { Comment: ['second', null] }],
     ]);
   });
 

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import XLSX from 'xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { sharedData } from '../helpers/shared-data.ts';
 
 let t: TestServer;
 let seq = 1000;
@@ -59,18 +60,18 @@ describe('import formats and encodings', () => {
     expect(await stored(list)).toEqual(['a@x.com', 'b@x.com']);
   });
 
-  const NFIELD = '/work/shared/testdata/email/nfield-blacklist.csv';
-  it.skipIf(!existsSync(NFIELD))('the real Nfield import file (UTF-16LE BOM, CRLF, header EmailAddress)', async () => {
+  const NFIELD = sharedData('email/nfield-blacklist.csv');
+  it.skipIf(!NFIELD)('the real Nfield import file (UTF-16LE BOM, CRLF, header EmailAddress)', async () => {
     const list = await freshList();
-    const r = await upload(list, 'emails', readFileSync(NFIELD), 'blacklist.csv');
+    const r = await upload(list, 'emails', readFileSync(NFIELD!), 'blacklist.csv');
     expect(r.body).toEqual({ newRows: 1, duplicatedRows: 0, invalidRows: 0 });
     expect(await stored(list)).toEqual(['addedfromapi2@gmail.com']);
   });
 
-  const EMAIL_DATA = '/work/shared/testdata/email';
-  it.skipIf(!existsSync(`${EMAIL_DATA}/emails-invalid.txt`))('the shared address lists: one row per non-blank line, judged like single adds', async () => {
+  const EMAIL_FILES = { 'emails-valid.txt': sharedData('email/emails-valid.txt'), 'emails-invalid.txt': sharedData('email/emails-invalid.txt') };
+  it.skipIf(!EMAIL_FILES['emails-valid.txt'] || !EMAIL_FILES['emails-invalid.txt'])('the shared address lists: one row per non-blank line, judged like single adds', async () => {
     for (const [name, valid] of [['emails-valid.txt', true], ['emails-invalid.txt', false]] as const) {
-      const content = readFileSync(`${EMAIL_DATA}/${name}`);
+      const content = readFileSync(EMAIL_FILES[name]!);
       const lines = content.toString('utf8').split(/\r?\n/).filter((l) => l.trim() !== '');
       const r = await upload(await freshList(), 'emails', content, name);
       expect(r.status).toBe(200);

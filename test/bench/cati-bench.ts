@@ -1,73 +1,162 @@
 /**
- * CATI history benchmark (`npm run bench -- cati`): seeds a temp data dir with 1,000,000 calls, starts a
- * real server on 127.0.0.1:0 and times a one-day `$filter` on /cati/callhistory, a deep `$skiptoken`
- * page and a one-day /callhistorywithvariables. Prints its figures; bounded in runs and time.
+ * CATI history benchmark (`npm run bench -- cati`). Seeds a temp data dir with 1,000,000 calls (or uses
+ * CATI_BENCH_DIR as is; CATI_BENCH_CALLS sets the count), then measures each figure of issue 13 against a
+ * bare baseline in the same run, servers in worker threads so the client has its own core:
+ * - one-day 100-row page latency (p50) vs bare better-sqlite3 SELECT + an empty bare-http round trip;
+ * - its throughput vs a bare Node http server running the same prepared SELECT + JSON.stringify;
+ * - the worst event-loop delay of any single probe request (perf_hooks.monitorEventLoopDelay in the server);
+ * - deep keyset page p95 and $count of a day, each vs the bare SELECT; ingest of 10,000-call batches over
+ *   HTTP vs bare inserts; the database size. Every loop is bounded in runs and time.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { databaseFile, defaultConfig } from '../../server/config.ts';
+import Database from 'better-sqlite3';
+import { databaseFile } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/open.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
-import { startServer } from '../../server/server.ts';
+import { call, quantile, report, sample, startWorker, throughput } from './bench-tools.ts';
 
 const CALLS = Number(process.env.CATI_BENCH_CALLS ?? 1_000_000);
-const RUNS = 30;
 const KEY = 'bench-key-0123456789abcdef';
+const AUTH = { authorization: `Bearer ${KEY}` };
 const DAY = 86_400_000;
+const COLUMNS = 'id, time, survey_id, interview_id, interviewer_id, telephone_number, extended_status, duration, waiting_time, call_center_id';
+// The SELECT the API runs for the page, written by hand: the time range read in key order from the primary
+// key (bounded by call_id_ranges, migration 010).
+const PAGE_SQL = `SELECT ${COLUMNS} FROM calls NOT INDEXED WHERE time >= @a AND time < @b
+  AND id BETWEEN (SELECT ifnull(min(min_id), 1) FROM call_id_ranges WHERE hour BETWEEN @a / 3600000 AND @b / 3600000)
+  AND (SELECT ifnull(max(max_id), 0) FROM call_id_ranges WHERE hour BETWEEN @a / 3600000 AND @b / 3600000) ORDER BY id LIMIT 100`;
 
-const dir = mkdtempSync(join(tmpdir(), 'cati-bench-'));
-const stats = (ms: number[]) => {
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
-  return `median ${at(0.5).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms, min ${s[0]!.toFixed(1)} ms (${s.length} runs)`;
-};
+const reuse = process.env.CATI_BENCH_DIR;
+const dir = reuse ?? mkdtempSync(join(tmpdir(), 'cati-bench-'));
+
+/** Times a bare statement `runs` times (bounded by 20 s); returns the times in ms. */
+function bareTimes(run: () => unknown, runs: number): number[] {
+  const ms: number[] = [];
+  const deadline = Date.now() + 20_000;
+  for (let i = 0; i < runs && Date.now() < deadline; i++) {
+    const t = performance.now();
+    run();
+    ms.push(performance.now() - t);
+  }
+  return ms;
+}
 
 try {
-  const db = openDatabase(databaseFile(dir));
-  const seedStart = performance.now();
-  seedCalls(db, CALLS, () => {});
-  console.log(`seed: ${CALLS} calls in ${((performance.now() - seedStart) / 1000).toFixed(2)} s`);
-  db.close();
-
-  const server = await startServer(defaultConfig({ port: 0, host: '127.0.0.1', dataDir: dir, apiKey: KEY }));
-  const get = async (path: string) => {
-    const started = performance.now();
-    const res = await fetch(path.startsWith('http') ? path : server.url + path, { headers: { authorization: `Bearer ${KEY}` } });
-    const body = (await res.json()) as { value: unknown[]; '@odata.nextLink'?: string };
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-    return { ms: performance.now() - started, body };
-  };
-  const time = async (label: string, path: string) => {
-    const ms: number[] = [];
-    let rows = 0;
-    const deadline = Date.now() + 60_000;
-    for (let i = 0; i < RUNS && Date.now() < deadline; i++) {
-      const r = await get(path);
-      ms.push(r.ms);
-      rows = r.body.value.length;
-    }
-    console.log(`${label}: ${stats(ms)}, ${rows} rows`);
-  };
-  try {
-    const day = new Date(Math.floor(Date.now() / DAY) * DAY - 15 * DAY);
-    const d = day.toISOString();
-    const d1 = new Date(day.getTime() + DAY).toISOString();
-    await get(`/cati/callhistory?$top=1`); // warm up
-    await time(`GET /cati/callhistory?$filter=Time ge ${d} and Time lt ${d1}&$top=100`, `/cati/callhistory?$filter=Time ge ${d} and Time lt ${d1}&$top=100`);
-    await time('same, $orderby=Time desc', `/cati/callhistory?$filter=Time ge ${d} and Time lt ${d1}&$orderby=Time desc&$top=100`);
-    const skipStart = performance.now();
-    const deep = await get(`/cati/callhistory?$skip=${Math.max(0, CALLS - 100_000)}`);
-    console.log(`one $skip=${Math.max(0, CALLS - 100_000)} page (OFFSET, for comparison): ${(performance.now() - skipStart).toFixed(1)} ms`);
-    const next = deep.body['@odata.nextLink'];
-    if (next) await time(`deep $skiptoken page (after row ${Math.max(0, CALLS - 100_000) + 1000}, 1000 rows)`, next);
-    await time(
-      `GET /cati/callhistorywithvariables one day, breaks + logins, $top=100`,
-      `/cati/callhistorywithvariables?startTime=${d}&endTime=${d1}&includeBreakTimes=true&includeLoginLogoutInfo=true&$top=100`,
-    );
-  } finally {
-    await server.close();
+  if (!reuse) {
+    const db = openDatabase(databaseFile(dir));
+    const seedStart = performance.now();
+    seedCalls(db, CALLS, () => {});
+    console.log(`seed: ${CALLS.toLocaleString('en-US')} calls in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+    db.close();
   }
+  const app = await startWorker({ mode: 'app', dataDir: dir, key: KEY }); // migrates the database
+  const bare = new Database(databaseFile(dir), { readonly: true });
+  const total = bare.prepare('SELECT count(*) FROM calls').pluck().get() as number;
+  const maxTime = bare.prepare('SELECT max(time) FROM calls').pluck().get() as number;
+  const maxId = bare.prepare('SELECT max(id) FROM calls').pluck().get() as number;
+  const day = Math.floor(maxTime / DAY) * DAY - 15 * DAY;
+  const [d, d1] = [new Date(day).toISOString(), new Date(day + DAY).toISOString()];
+  const onePage = `/cati/callhistory?$filter=Time ge ${d} and Time lt ${d1}&$top=100`;
+  const plan = bare.prepare(`EXPLAIN QUERY PLAN ${PAGE_SQL}`).all({ a: day, b: day + DAY }) as { detail: string }[];
+  console.log(`calls: ${total.toLocaleString('en-US')}; day ${d.slice(0, 10)}; plan: ${plan.map((r) => r.detail).join('; ')}`);
+  const empty = await startWorker({ mode: 'empty', dataDir: dir, key: KEY });
+  const select = await startWorker({ mode: 'select', dataDir: dir, key: KEY, sql: PAGE_SQL });
+  try {
+    await sample(app.url + encodeURI(onePage), 20, 10_000, AUTH); // warm up
+    await sample(`${select.url}/?a=${day}&b=${day + DAY}`, 20);
+    await sample(empty.url, 20);
+
+    // Latency: the API vs bare SELECT + empty round trip.
+    const pageStmt = bare.prepare(PAGE_SQL);
+    const apiMs = quantile(await sample(app.url + encodeURI(onePage), 300, 20_000, AUTH), 0.5);
+    const selectMs = quantile(bareTimes(() => pageStmt.all({ a: day, b: day + DAY }), 300), 0.5);
+    const emptyMs = quantile(await sample(empty.url, 300, 20_000), 0.5);
+    report('one-day 100-row page p50', apiMs, 'ms', selectMs + emptyMs, '≤ 1.3', apiMs / (selectMs + emptyMs) <= 1.3);
+    console.log(`  (bare SELECT p50 ${selectMs.toFixed(3)} ms + empty round trip p50 ${emptyMs.toFixed(3)} ms)`);
+
+    // Throughput: the API vs bare http + the same prepared SELECT + JSON.stringify.
+    const apiRps = await throughput(app.url + encodeURI(onePage), 5, 4, AUTH);
+    const bareRps = await throughput(`${select.url}/?a=${day}&b=${day + DAY}`, 5, 4);
+    report('one-day page throughput', apiRps, 'req/s', bareRps, '≥ 0.80', apiRps / bareRps >= 0.8);
+
+    // Deep keyset page and $count of a day.
+    const deepSkip = Math.max(0, total - 100_000);
+    const first = JSON.parse((await call(`${app.url}/cati/callhistory?$skip=${deepSkip}&$top=1&$select=Id`, { headers: AUTH })).body.toString()) as { value: { Id: number }[] };
+    const after = first.value[0]?.Id ?? 0;
+    const token = Buffer.from(JSON.stringify({ o: 'Id+', v: [after] })).toString('base64url');
+    const deepMs = quantile(await sample(`${app.url}/cati/callhistory?$skiptoken=${token}`, 50, 20_000, AUTH), 0.95);
+    const deepStmt = bare.prepare(`SELECT ${COLUMNS} FROM calls WHERE id > ? ORDER BY id LIMIT 1001`);
+    const deepBare = quantile(bareTimes(() => deepStmt.all(after), 50), 0.95) + emptyMs;
+    report(`deep keyset page (1000 rows after row ${deepSkip.toLocaleString('en-US')}) p95`, deepMs, 'ms', deepBare, '(figure)', null);
+    const countUrl = `${app.url}${encodeURI(`/cati/callhistory/$count?$filter=Time ge ${d} and Time lt ${d1}`)}`;
+    const countMs = quantile(await sample(countUrl, 50, 20_000, AUTH), 0.95);
+    const countStmt = bare.prepare('SELECT count(*) FROM calls WHERE time >= ? AND time < ?').pluck();
+    const countBare = quantile(bareTimes(() => countStmt.get(day, day + DAY), 50), 0.95) + emptyMs;
+    report('$count of a day p95', countMs, 'ms', countBare, '(figure)', null);
+
+    // The worst event-loop delay of one request, over probes of the expensive shapes.
+    const probes = [
+      onePage,
+      `/cati/callhistory?$filter=Time ge ${d} and Time lt ${d1}&$count=true&$top=100`,
+      `/cati/callhistory?$skiptoken=${token}`,
+      `/cati/callhistory?$skip=${deepSkip}&$top=100`,
+      `/cati/callhistory/$count`,
+      `/cati/callhistory?$top=10000`,
+      `/cati/callhistory?$filter=Time ge ${d} and Time lt ${d1}&$orderby=Time desc&$top=10000`,
+      `/cati/callhistorywithvariables?startTime=${d}&endTime=${d1}&includeBreakTimes=true&includeLoginLogoutInfo=true&$top=100`,
+      `/cati/callhistorywithvariables?startTime=${d}&endTime=${d1}&$top=1000&$skip=20000`,
+      `/cati/callhistorywithvariables?$top=100`,
+    ];
+    let worst = { ms: 0, path: '' };
+    for (const path of probes) {
+      for (let i = 0; i < 3; i++) {
+        await app.eldReset();
+        const r = await call(app.url + encodeURI(path), { headers: AUTH });
+        if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.body.toString().slice(0, 300)}`);
+        const ms = await app.eldMax();
+        if (ms > worst.ms) worst = { ms, path };
+      }
+    }
+    report('worst event-loop delay of one request', worst.ms, 'ms', null, '≤ 50 ms', worst.ms <= 50);
+    console.log(`  (worst: ${worst.path})`);
+
+    // Ingest: 10 batches of 10,000 calls over HTTP vs the same rows inserted bare.
+    const survey = bare.prepare(`SELECT id FROM surveys WHERE state <> 'SoftDeleted' ORDER BY id LIMIT 1`).pluck().get() as string;
+    const interviewer = bare.prepare('SELECT id, call_center_id AS cc FROM interviewers ORDER BY id LIMIT 1').get() as { id: number; cc: number };
+    const batch = (b: number) =>
+      Array.from({ length: 10_000 }, (_, i) => ({
+        Time: new Date(maxTime + b * 10_000 + i).toISOString(), SurveyId: survey, InterviewId: i + 1, InterviewerId: interviewer.id,
+        TelephoneNumber: `3120${String(b * 10_000 + i).padStart(7, '0')}`, ExtendedStatus: 1, Duration: 60, WaitingTime: 3, CallCenterId: interviewer.cc,
+      }));
+    const bodies = Array.from({ length: 10 }, (_, b) => JSON.stringify({ value: batch(b) }));
+    const ingestStart = performance.now();
+    for (const body of bodies) {
+      const r = await call(`${app.url}/cati/callhistory`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body });
+      if (r.status !== 201) throw new Error(`ingest: ${r.status} ${r.body.toString().slice(0, 300)}`);
+    }
+    const ingestRate = 100_000 / ((performance.now() - ingestStart) / 1000);
+    await app.close();
+    const writer = new Database(databaseFile(dir));
+    const insert = writer.prepare(`INSERT INTO calls (${COLUMNS.slice(4)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const bareStart = performance.now();
+    for (let b = 0; b < 10; b++) {
+      const rows = JSON.parse(bodies[b]!).value as Record<string, string | number>[];
+      writer.transaction(() => {
+        for (const r of rows) insert.run(Date.parse(r.Time as string), r.SurveyId, r.InterviewId, r.InterviewerId, r.TelephoneNumber, r.ExtendedStatus, r.Duration, r.WaitingTime, r.CallCenterId);
+      })();
+    }
+    const bareRate = 100_000 / ((performance.now() - bareStart) / 1000);
+    writer.prepare('DELETE FROM calls WHERE id > ?').run(maxId); // leave a reused data dir as it was
+    writer.close();
+    report('ingest, 10 batches of 10,000 calls over HTTP', ingestRate, 'calls/s', bareRate, '≥ 50,000 calls/s', ingestRate >= 50_000);
+  } finally {
+    await Promise.allSettled([app.close(), empty.close(), select.close()]);
+    bare.close();
+  }
+  const size = statSync(databaseFile(dir)).size;
+  console.log(`database size: ${(size / 1024 / 1024).toFixed(0)} MB (${Math.round(size / total)} bytes per call)`);
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  if (!reuse) rmSync(dir, { recursive: true, force: true });
 }

@@ -1,0 +1,116 @@
+/**
+ * The cheap path of `/callhistorywithvariables` (issue 13): in time order without `$filter`/`$orderby`,
+ * a page is merged from the four sources (calls, breaks, logins, logouts), each read in (time, id) order
+ * from its time index after a cursor, so a page costs what it holds, never a numbering of the whole union.
+ * NumberInOrder continues from the cursor kept in our `$skiptoken` (which still reads as the generic
+ * `NumberInOrder` token). Other shapes fall back to the generic query over the union.
+ */
+import type { Db } from '../db/open.ts';
+import { badRequest } from '../errors.ts';
+import { prepareCached, type CollectionPage, type Row } from '../odata/collection-query.ts';
+import { QUERY_LIMITS, type QueryOptions } from '../odata/query-options.ts';
+import type { HistoryWithVariablesRequest } from './history-with-variables.ts';
+
+/** One source of the union: its order rank, table, time column, SELECT list and extra condition. */
+interface Source {
+  ord: number;
+  from: string;
+  id: string;
+  time: string;
+  select: string;
+  where: string;
+  enabled: (r: HistoryWithVariablesRequest) => boolean;
+}
+
+const SURVEYS = (col: string) => `(@surveys IS NULL OR ${col} IN (SELECT value FROM json_each(@surveys)))`;
+const SOURCES: Source[] = [
+  { ord: 0, from: 'calls c', id: 'c.id', time: 'c.time', where: SURVEYS('c.survey_id'), enabled: () => true,
+    select: `'Call', 0, c.id, c.time, c.survey_id, c.interview_id, c.interviewer_id, c.telephone_number, c.extended_status, c.duration, c.waiting_time, c.call_center_id` },
+  { ord: 1, from: 'breaks b', id: 'b.id', time: 'b.time', where: SURVEYS('b.survey_id'), enabled: (r) => r.breaks,
+    select: `'Break', 1, b.id, b.time, b.survey_id, NULL, b.interviewer_id, NULL, NULL, b.duration, NULL, b.call_center_id` },
+  { ord: 2, from: 'sessions x', id: 'x.id', time: 'x.login_time', where: '1', enabled: (r) => r.logins,
+    select: `'Login', 2, x.id, x.login_time, NULL, NULL, x.interviewer_id, NULL, NULL, NULL, NULL, x.call_center_id` },
+  { ord: 3, from: 'sessions x', id: 'x.id', time: 'x.logout_time', where: '1', enabled: (r) => r.logins,
+    select: `'Logout', 3, x.id, x.logout_time, NULL, NULL, x.interviewer_id, NULL, NULL, (x.logout_time - x.login_time) / 1000, NULL, x.call_center_id` },
+];
+
+type Cursor = [time: number, ord: number, id: number];
+interface Token {
+  o: string;
+  v: [number];
+  c?: Cursor;
+}
+
+function readToken(text: string): Token | undefined {
+  try {
+    const t = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Token;
+    const c = t.c;
+    if (t.o !== 'NumberInOrder+' || !Array.isArray(t.v) || !Number.isSafeInteger(t.v[0])) return undefined;
+    return Array.isArray(c) && c.length === 3 && c.every((x) => Number.isSafeInteger(x)) ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The condition "after the cursor" for one source (rows order by time, then source rank, then id). */
+function after(s: Source, c: Cursor | undefined): string {
+  if (!c) return '1';
+  if (s.ord > c[1]) return `${s.time} >= @t`;
+  if (s.ord < c[1]) return `${s.time} > @t`;
+  return `${s.time} >= @t AND (${s.time} > @t OR ${s.id} > @i)`;
+}
+
+/** Whether the request can take the cheap path: time order, no $filter, and a token of ours if any. */
+export function cheapPathApplies(options: QueryOptions): boolean {
+  if (options.filter || options.apply) return false;
+  const o = options.orderby;
+  const ordered = o.length === 0 || (o.length === 1 && !o[0]!.desc && o[0]!.expr.kind === 'property' && o[0]!.expr.path.join('/') === 'NumberInOrder');
+  return ordered && (options.skiptoken === undefined || readToken(options.skiptoken) !== undefined);
+}
+
+/** Reads one page (with $count when asked) along the cheap path; rows keyed by property name. */
+export function historyWithVariablesPage(db: Db, request: HistoryWithVariablesRequest, options: QueryOptions, pageSize = QUERY_LIMITS.pageSize): CollectionPage {
+  const sources = SOURCES.filter((s) => s.enabled(request));
+  const bind = { start: request.start, end: request.end, surveys: request.surveysJson };
+  const window = (s: Source) => `${s.time} >= @start AND ${s.time} < @end AND ${s.where}`;
+  const count = options.count
+    ? sources.reduce((n, s) => n + (prepareCached(db, `SELECT count(*) FROM ${s.from} WHERE ${window(s)}`, 'pluck').get(bind) as number), 0)
+    : undefined;
+  const token = options.skiptoken === undefined ? undefined : readToken(options.skiptoken);
+  if (options.skiptoken !== undefined && !token) throw badRequest('Invalid $skiptoken: use the @odata.nextLink of the previous page');
+  const skip = token ? 0 : (options.skip ?? 0);
+  const take = options.top ?? pageSize + 1;
+  if (take === 0) return { rows: [], count };
+  const cursor = token?.c;
+  const params = { ...bind, t: cursor?.[0] ?? 0, i: cursor?.[2] ?? 0, n: skip + take };
+  const merged = sources
+    .flatMap((s) => prepareCached(db, `SELECT ${s.select} FROM ${s.from} WHERE ${window(s)} AND ${after(s, cursor)} ORDER BY ${s.time}, ${s.id} LIMIT @n`).raw(true).all(params) as unknown[][])
+    .sort((a, b) => (a[3] as number) - (b[3] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number))
+    .slice(skip, skip + take);
+  const first = token ? token.v[0] + 1 : skip;
+  let rows = merged.map((r, n): Row => ({
+    NumberInOrder: first + n, EventType: r[0], Id: r[2], Time: r[3], SurveyId: r[4], InterviewId: r[5], InterviewerId: r[6],
+    TelephoneNumber: r[7], ExtendedStatus: r[8], Duration: r[9], WaitingTime: r[10], CallCenterId: r[11],
+  }));
+  let nextSkiptoken: string | undefined;
+  if (options.top === undefined && rows.length > pageSize) {
+    rows = rows.slice(0, pageSize);
+    const last = merged[pageSize - 1]!;
+    const next: Token = { o: 'NumberInOrder+', v: [first + pageSize - 1], c: [last[3] as number, last[1] as number, last[2] as number] };
+    nextSkiptoken = Buffer.from(JSON.stringify(next)).toString('base64url');
+  }
+  addNames(db, rows);
+  return { rows, count, nextSkiptoken };
+}
+
+/** SurveyName and InterviewerName of a page, one query each. */
+function addNames(db: Db, rows: Row[]): void {
+  const names = (table: string, ids: unknown[]) =>
+    new Map((prepareCached(db, `SELECT id, name FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`).raw(true).all(JSON.stringify([...new Set(ids)])) as [unknown, string][]));
+  const surveys = names('surveys', rows.map((r) => r.SurveyId).filter((x) => x !== null));
+  const interviewers = names('interviewers', rows.map((r) => r.InterviewerId).filter((x) => x !== null));
+  for (const r of rows) {
+    r.SurveyName = surveys.get(r.SurveyId) ?? null;
+    r.InterviewerName = interviewers.get(r.InterviewerId) ?? null;
+  }
+}

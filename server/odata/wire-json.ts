@@ -1,0 +1,72 @@
+/**
+ * The per-model serializer (issue 13): a function compiled once per model, `$select` and JSON format that
+ * writes an entity's wire JSON straight from a raw row (property name → SQL value), byte-identical to
+ * `JSON.stringify(formatEntity(...))` for minimal and no metadata; full metadata keeps the generic path.
+ */
+import type { Row } from './collection-query.ts';
+import type { JsonFormat } from './format-negotiation.ts';
+import type { EntityModel, PropertyDef } from './model.ts';
+
+/** Writes one row as the JSON text of the entity (an object literal). */
+export type EntityWriter = (row: Row) => string;
+
+type ValueWriter = (value: unknown) => string;
+
+const json = (v: unknown) => JSON.stringify(v) ?? 'null';
+
+function dateTime(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  const d = new Date(Number(value));
+  return Number.isNaN(d.getTime()) ? 'null' : `"${d.toISOString()}"`;
+}
+
+/** The writer of one property's value, as format.ts formatValue then JSON.stringify would write it. */
+function valueWriter(p: PropertyDef, ieee754: boolean): ValueWriter {
+  let write: ValueWriter = json;
+  if (!p.virtual && !p.collection) {
+    if (p.type === 'Edm.Boolean') write = (v) => (typeof v === 'boolean' ? String(v) : Number(v) !== 0 ? 'true' : 'false');
+    else if (p.type === 'Edm.DateTimeOffset') write = dateTime;
+    else if (ieee754 && (p.type === 'Edm.Int64' || p.type === 'Edm.Decimal')) write = (v) => JSON.stringify(String(v));
+  }
+  return (v) => (v === null || v === undefined ? 'null' : write(v));
+}
+
+function compile(model: EntityModel, select: string[] | undefined, format: JsonFormat): EntityWriter {
+  const parts = model.properties
+    .filter((p) => !p.writeOnly && (!select || select.includes(p.name)))
+    .map((p) => ({ name: p.name, key: `${JSON.stringify(p.name)}:`, optional: !!p.virtual, write: valueWriter(p, format.ieee754) }));
+  const etag = format.metadata !== 'none' && !!model.etagColumn;
+  return (row) => {
+    let out = '{';
+    let sep = '';
+    if (etag) {
+      const v = row['@etag'];
+      if (v !== undefined && v !== null) {
+        out += `"@odata.etag":${JSON.stringify(`W/"${String(v)}"`)}`;
+        sep = ',';
+      }
+    }
+    for (const part of parts) {
+      if (part.optional && !(part.name in row)) continue;
+      out += sep + part.key + part.write(row[part.name]);
+      sep = ',';
+    }
+    return `${out}}`;
+  };
+}
+
+const writers = new WeakMap<EntityModel, Map<string, EntityWriter>>();
+
+/** The cached writer of a model for a `$select` and format; undefined for full metadata (generic path). */
+export function entityWriter(model: EntityModel, select: string[] | undefined, format: JsonFormat): EntityWriter | undefined {
+  if (format.metadata === 'full') return undefined;
+  let byShape = writers.get(model);
+  if (!byShape) writers.set(model, (byShape = new Map()));
+  const shape = `${format.metadata}|${format.ieee754 ? 1 : 0}|${select?.join(',') ?? '*'}`;
+  let writer = byShape.get(shape);
+  if (!writer) {
+    if (byShape.size >= 200) byShape.delete(byShape.keys().next().value!);
+    byShape.set(shape, (writer = compile(model, select, format)));
+  }
+  return writer;
+}

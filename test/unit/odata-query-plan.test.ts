@@ -1,0 +1,92 @@
+/**
+ * Issue 13 at the SQL level, over the real migrated schema: the default key order of /callhistory under a
+ * time filter is served by the primary key (no `USE TEMP B-TREE FOR ORDER BY`), keeps key order and pages
+ * stably with $skiptoken even when ids are not in time order; `$select` narrows the SELECT list; a cached
+ * filter with `now()` is never served stale.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callHistoryModel } from '../../server/cati/cati-models.ts';
+import { openDatabase, type Db } from '../../server/db/open.ts';
+import { queryCollection } from '../../server/odata/collection-query.ts';
+import { parseQueryOptions } from '../../server/odata/query-options.ts';
+
+const HOUR = 3_600_000;
+const T0 = Date.parse('2026-11-02T00:00:00Z');
+let db: Db;
+const statements: { text: string; params: unknown[] }[] = [];
+
+beforeAll(() => {
+  db = openDatabase(':memory:');
+  db.exec(`INSERT INTO surveys (id, name) VALUES ('p1', 'One')`);
+  const ins = db.prepare(`INSERT INTO calls (time, survey_id, telephone_number, duration, call_center_id) VALUES (?, 'p1', '3120', 5, 1)`);
+  // 3 days of calls every 10 minutes, then late arrivals (higher ids) for the first day.
+  for (let t = T0; t < T0 + 72 * HOUR; t += HOUR / 6) ins.run(t);
+  for (let t = T0 + 5 * 60_000; t < T0 + 24 * HOUR; t += 2 * HOUR) ins.run(t);
+  db.exec(`UPDATE calls SET time = time + ${48 * HOUR} WHERE id = 3`); // a time moved later
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((text: string) => {
+    const stmt = prepare(text);
+    const all = stmt.all.bind(stmt);
+    stmt.all = ((...params: unknown[]) => (statements.push({ text, params }), all(...params))) as typeof stmt.all;
+    return stmt;
+  }) as typeof db.prepare;
+});
+afterAll(() => db.close());
+
+const run = (q: Record<string, string>, now?: number, pageSize?: number) => queryCollection(db, callHistoryModel, parseQueryOptions(q), { now, pageSize });
+const iso = (ms: number) => new Date(ms).toISOString();
+const lastPlan = () => {
+  const s = statements.findLast((x) => x.text.startsWith('SELECT'))!;
+  return (db.prepare(`EXPLAIN QUERY PLAN ${s.text}`).all(...s.params) as { detail: string }[]).map((r) => r.detail).join('; ');
+};
+const truth = (lo: number, hi: number) =>
+  db.prepare('SELECT id FROM calls WHERE time >= ? AND time < ? ORDER BY id').pluck().all(lo, hi) as number[];
+
+describe('key order under a time filter', () => {
+  it('is read from the primary key, without a temporary B-tree, and matches a plain sort', () => {
+    for (const [lo, hi] of [[T0, T0 + 24 * HOUR], [T0 + 30 * HOUR, T0 + 50 * HOUR + 1], [T0 + 48 * HOUR, T0 + 49 * HOUR]]) {
+      const page = run({ $filter: `Time ge ${iso(lo!)} and Time lt ${iso(hi!)}`, $top: '10000' });
+      const plan = lastPlan();
+      expect(plan).not.toMatch(/TEMP B-TREE/);
+      expect(plan).toMatch(/INTEGER PRIMARY KEY/);
+      expect(page.rows.map((r) => r.Id)).toEqual(truth(lo!, hi!));
+    }
+  });
+
+  it('pages stably in key order with $skiptoken, late arrivals and moved times included', () => {
+    const [lo, hi] = [T0, T0 + 50 * HOUR];
+    const seen: unknown[] = [];
+    let token: string | undefined;
+    for (let i = 0; i < 100; i++) {
+      const page = run({ $filter: `Time ge ${iso(lo)} and ${iso(hi)} gt Time`, ...(token ? { $skiptoken: token } : {}) }, undefined, 25);
+      expect(lastPlan()).not.toMatch(/TEMP B-TREE/);
+      seen.push(...page.rows.map((r) => r.Id));
+      token = page.nextSkiptoken;
+      if (!token) break;
+    }
+    expect(seen).toEqual(truth(lo, hi));
+  });
+
+  it('a time filter under `or` keeps the general plan and the same answer', () => {
+    const page = run({ $filter: `Time lt ${iso(T0 + HOUR)} or Duration eq 7`, $top: '10000' });
+    expect(page.rows.map((r) => r.Id)).toEqual(truth(-Infinity, T0 + HOUR));
+  });
+});
+
+describe('$select and cached filters', () => {
+  it('$select narrows the SELECT list to the selected, key and order columns', () => {
+    run({ $select: 'Duration', $orderby: 'Time desc', $top: '1' });
+    const select = statements.at(-1)!.text;
+    expect(select).toMatch(/duration AS "Duration"/);
+    expect(select).toMatch(/time AS "Time"/);
+    expect(select).toMatch(/id AS "Id"/);
+    expect(select).not.toMatch(/telephone_number/);
+  });
+
+  it('a filter with now() is compiled against each request’s clock, never served from the cache', () => {
+    const q = { $filter: 'Time lt now()', $count: 'true', $top: '0' };
+    expect(run(q, T0).count).toBe(0);
+    expect(run(q, T0 + HOUR + 1).count).toBe(7);
+    expect(run(q, T0).count).toBe(0);
+  });
+});
