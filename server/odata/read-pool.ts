@@ -55,6 +55,15 @@ function poolOf(dbFile: string): Pool {
   return pool;
 }
 
+/** Stops the read worker of `dbFile` (the server is closing; its connection must not outlive the server's). */
+export async function closeReadPool(dbFile: string): Promise<void> {
+  const pool = pools.get(dbFile);
+  if (!pool) return;
+  pools.delete(dbFile);
+  clearTimeout(pool.idle);
+  await pool.worker.terminate();
+}
+
 /** Runs a rows statement (and a count) on the read worker of `dbFile`; SQL errors reject. */
 export function runRead(dbFile: string, rows: SqlFragment, count?: SqlFragment): Promise<{ rows: Record<string, unknown>[]; count?: number }> {
   const pool = poolOf(dbFile);
