@@ -12,6 +12,7 @@ import { removeRunLock, writeRunLock } from './run-lock.ts';
 import { EventHub } from './events/event-hub.ts';
 import { attachEventSink } from './events/publisher.ts';
 import { loadTlsPair, type TlsPair } from './tls.ts';
+import { closeReadPool } from './odata/read-pool.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT` as listening (the port resolved when 0 was asked). */
@@ -81,7 +82,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         server.close(() => {
           db.close();
           removeRunLock(config.dataDir, url);
-          resolve();
+          void closeReadPool(dbFile).then(resolve); // $apply's read connection (server/odata/read-pool.ts) goes too
         });
         server.closeIdleConnections();
       });

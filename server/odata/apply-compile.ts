@@ -150,10 +150,9 @@ function groupingProperty(stage: Stage, name: string, pos: number): PropertyDef 
 }
 
 function groupby(stage: Stage, properties: PropertyDef[], items: AggregateItem[], now: number): Stage {
-  const taken = new Set(properties.map((p) => p.name));
+  const taken = new Set<string>();
   const aggregates = items.map((item) => {
-    if (taken.has(item.alias)) throw badRequest(`The alias '${item.alias}' is already a property name in ${OPTION} at position ${item.pos}`);
-    taken.add(item.alias);
+    checkAlias(stage, taken, item.alias, item.pos);
     return aggregateColumn(stage, item, now);
   });
   const group = properties.length ? { sql: ` GROUP BY ${properties.map((p) => p.column).join(', ')}`, params: [] } : EMPTY;

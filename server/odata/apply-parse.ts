@@ -7,6 +7,7 @@
 import { syntaxError, tokenize, type Token } from './filter-lexer.ts';
 import { describe, FILTER_LIMITS, Parser, type FilterNode, type OrderbyItem } from './parse-filter.ts';
 
+/** The standard aggregation methods served (no custom aggregates). */
 export type AggregateMethod = 'sum' | 'min' | 'max' | 'average' | 'countdistinct';
 
 /** One aggregate: `$count as Alias` (expr undefined) or `expr with method as Alias`. */
@@ -23,6 +24,7 @@ export interface GroupingProperty {
   pos: number;
 }
 
+/** One step of a `$apply` pipeline, with the position of its name. */
 export type Transformation =
   | { kind: 'aggregate'; items: AggregateItem[]; pos: number }
   | { kind: 'groupby'; properties: GroupingProperty[]; aggregate?: AggregateItem[]; pos: number }

@@ -8,14 +8,14 @@
  * `@odata.nextLink` with a `$skiptoken` of ours holding the offset (aggregated rows have no key to seek on;
  * each page re-runs the aggregation).
  */
-import type { Db } from '../db/open.ts';
 import { badRequest } from '../errors.ts';
 import { applyTransformations, baseStage, columnsOf, orderOf, selectOf, whereOf, type Stage } from './apply-compile.ts';
-import { prepareCached, type CollectionPage, type CollectionScope, type Row } from './collection-query.ts';
+import type { CollectionPage, CollectionScope, Row } from './collection-query.ts';
 import { compileFilter, compileOrderby, resolveProperty } from './compile-sql.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
 import { NAMESPACE } from './model.ts';
 import { QUERY_LIMITS, type QueryOptions } from './query-options.ts';
+import { runRead } from './read-pool.ts';
 import { sql, type SqlFragment } from './sql-fragment.ts';
 
 /** What a query means once compiled: the rows' stage, the columns in output order, the context fragment. */
@@ -60,10 +60,22 @@ export function countStatement(plan: QueryPlan): SqlFragment {
   return sql`SELECT count(*) AS n FROM ${plan.stage.from}${whereOf(plan.stage)}`;
 }
 
-/** `SELECT 1 FROM ... LIMIT ? OFFSET ?` of a plan: the rows an export's limit check counts. */
-export function probeStatement(plan: QueryPlan, limit: number, offset: number): SqlFragment {
-  const tail: SqlFragment = { sql: ' LIMIT ? OFFSET ?', params: [limit, offset] };
-  return sql`SELECT 1 FROM ${plan.stage.from}${whereOf(plan.stage)}${tail}`;
+/**
+ * One slice of an export's row count: `{n, last}` = how many of the next `limit` rows there are and the
+ * last one's position. With a single non-null key the slice seeks past the previous `last` (each slice
+ * costs its own rows); otherwise `last` is an offset the slice skips.
+ */
+export function countSliceStatement(plan: QueryPlan, after: number | string | undefined, limit: number): SqlFragment {
+  const { stage } = plan;
+  const key = stage.keys.length === 1 && !stage.keys[0]!.nullable ? stage.keys[0]! : undefined;
+  if (!key) {
+    const tail: SqlFragment = { sql: ' LIMIT ? OFFSET ?', params: [limit, after ?? 0] };
+    const inner = sql`SELECT 1 FROM ${stage.from}${whereOf(stage)}${tail}`;
+    return sql`SELECT count(*) AS n, ${{ sql: '?', params: [after ?? 0] }} + count(*) AS last FROM (${inner})`;
+  }
+  const seek: SqlFragment = after === undefined ? { sql: '', params: [] } : { sql: `${stage.where.length ? ' AND' : ' WHERE'} ${key.column} > ?`, params: [after] };
+  const tail: SqlFragment = { sql: ` ORDER BY ${key.column} LIMIT ?`, params: [limit] };
+  return sql`SELECT count(*) AS n, max(k) AS last FROM (SELECT ${{ sql: key.column!, params: [] }} AS k FROM ${stage.from}${whereOf(stage)}${seek}${tail})`;
 }
 
 function encodeOffset(offset: number): string {
@@ -89,23 +101,22 @@ export function resultModel(model: EntityModel, plan: QueryPlan): EntityModel {
   return { typeName: model.typeName, setName: plan.fragment, key: [], properties: plan.columns };
 }
 
-/** Runs a `$apply` query as one page (CONTRACT §8), with `@odata.count` and a next link like other sets. */
-export function queryApply(db: Db, model: EntityModel, options: QueryOptions, scope?: CollectionScope): { model: EntityModel; page: CollectionPage } {
+/**
+ * Runs a `$apply` query as one page (CONTRACT §8), with `@odata.count` and a next link like other sets.
+ * Compiled here (400s come before any work), run on the read worker of `dbFile` (read-pool.ts), so the
+ * aggregation never holds the event loop.
+ */
+export async function queryApply(dbFile: string, model: EntityModel, options: QueryOptions, scope?: CollectionScope): Promise<{ model: EntityModel; page: CollectionPage }> {
   const plan = planQuery(model, options, scope);
   const offset = options.skiptoken !== undefined ? decodeOffset(options.skiptoken) : (options.skip ?? 0);
   const pageSize = QUERY_LIMITS.pageSize;
   const limit = options.top ?? pageSize + 1;
-  const count = options.count ? (run(db, countStatement(plan), 'get') as { n: number }).n : undefined;
-  let rows = run(db, rowsStatement(plan, limit, offset), 'all') as Row[];
+  const got = await runRead(dbFile, rowsStatement(plan, limit, offset), options.count ? countStatement(plan) : undefined);
+  let rows: Row[] = got.rows;
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && rows.length > pageSize) {
     rows = rows.slice(0, pageSize);
     nextSkiptoken = encodeOffset(offset + pageSize);
   }
-  return { model: resultModel(model, plan), page: { rows, count, nextSkiptoken } };
-}
-
-function run(db: Db, statement: SqlFragment, how: 'get' | 'all'): unknown {
-  const stmt = prepareCached(db, statement.sql);
-  return how === 'get' ? stmt.get(...statement.params) : stmt.all(...statement.params);
+  return { model: resultModel(model, plan), page: { rows, count: got.count, nextSkiptoken } };
 }

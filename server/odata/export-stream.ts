@@ -12,14 +12,14 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { AppContext } from '../context.ts';
 import { openDatabase, type Db } from '../db/open.ts';
 import { badRequest } from '../errors.ts';
-import { planQuery, probeStatement, rowsStatement } from './apply-query.ts';
+import { countSliceStatement, planQuery, rowsStatement } from './apply-query.ts';
 import type { CollectionScope, Row } from './collection-query.ts';
 import { csvWriter } from './export-csv.ts';
 import { xlsxWriter } from './export-xlsx.ts';
 import { EXPORT_MEDIA_TYPES } from './format-negotiation.ts';
 import type { EdmType, EntityModel } from './model.ts';
 import type { QueryOptions } from './query-options.ts';
-import { sql, type SqlFragment } from './sql-fragment.ts';
+import type { SqlFragment } from './sql-fragment.ts';
 import type { Statement } from 'better-sqlite3';
 
 /** CONTRACT §13: rows per export (an XLSX sheet holds 1,048,576 rows, one of them the header). */
@@ -30,7 +30,7 @@ const SLICE_MS = 10;
 /** Rows counted by one statement of the limit check. */
 const COUNT_SLICE = 100_000;
 /** Rows between two checks of the clock and the response's buffer. */
-const CHECK_EVERY = 256;
+const CHECK_EVERY = 64;
 
 /** One column of an export: its header and the EDM type that decides how values are written. */
 export interface ExportColumn {
@@ -127,20 +127,23 @@ function fromQuery(db: Db, source: ExportSource, options: QueryOptions): Prepare
     columns,
     rows: () => db.prepare(statement.sql).raw().iterate(...statement.params) as Iterable<unknown[]>,
     async count(max, tick) {
-      // count(*) over slices of COUNT_SLICE rows: SQLite counts without handing rows to JS, and the loop
-      // yields between slices (a later slice skips the earlier rows again, still far cheaper than iterating).
+      // count(*) over slices of COUNT_SLICE rows (seeking on the key where there is one): SQLite counts
+      // without handing rows to JS, and the loop yields between slices. $skip/$top apply to the total.
       const limit = options.top === undefined ? max + 1 : Math.min(options.top, max + 1);
       let total = 0;
-      let stmt: Statement | undefined;
-      while (total < limit) {
-        const want = Math.min(COUNT_SLICE, limit - total);
-        const probe = sql`SELECT count(*) FROM (${probeStatement(plan, want, skip + total)})`;
-        stmt ??= db.prepare(probe.sql).pluck();
-        const n = stmt.get(...probe.params) as number;
-        total += n;
-        if (n < want || !(await tick())) break;
+      let last: number | string | undefined;
+      const statements = new Map<string, Statement>();
+      while (total < skip + limit) {
+        const want = Math.min(COUNT_SLICE, skip + limit - total);
+        const slice = countSliceStatement(plan, last, want);
+        let stmt = statements.get(slice.sql);
+        if (!stmt) statements.set(slice.sql, (stmt = db.prepare(slice.sql)));
+        const got = stmt.get(...slice.params) as { n: number; last: number | string };
+        total += got.n;
+        last = got.last;
+        if (got.n < want || !(await tick())) break;
       }
-      return total;
+      return Math.min(limit, Math.max(0, total - skip));
     },
   };
 }

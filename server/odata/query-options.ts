@@ -6,8 +6,14 @@ import { badRequest } from '../errors.ts';
 import { parseApply, type Transformation } from './apply-parse.ts';
 import { parseFilter, parseOrderby, type FilterNode, type OrderbyItem } from './parse-filter.ts';
 
-/** CONTRACT §7: `$top` at most 10000; without `$top` a page holds at most 1000 rows. */
-export const QUERY_LIMITS = { maxTop: 10000, pageSize: 1000 };
+/**
+ * CONTRACT §7: `$top` at most 10000; without `$top` a page holds at most 1000 rows. With `$format=csv|xlsx`
+ * (an export, CONTRACT §8/§13) `$top` may go up to the export's row limit.
+ */
+export const QUERY_LIMITS = { maxTop: 10000, pageSize: 1000, maxExportTop: 1_048_575 };
+
+/** `$format` values that ask for an export (format-negotiation.ts EXPORT_MEDIA_TYPES, by name or media type). */
+const EXPORT_FORMAT = /^\s*(csv|xlsx|text\/csv|application\/vnd\.openxmlformats-officedocument\.spreadsheetml\.sheet)\s*(;|$)/i;
 
 export interface QueryOptions {
   /** `$apply` transformations in order (apply-compile.ts runs them before the options below). */
@@ -45,6 +51,7 @@ function nonNegativeInt(name: string, value: string, max?: number): number {
  */
 export function parseQueryOptions(query: Record<string, unknown>, allowed: ReadonlySet<string> = KNOWN): QueryOptions {
   const out: QueryOptions = { orderby: [], count: false, params: {} };
+  let top: string | undefined;
   for (const [rawName, rawValue] of Object.entries(query)) {
     if (Array.isArray(rawValue) && rawName.startsWith('$')) throw badRequest(`Query option ${rawName} is given more than once`);
     const value = Array.isArray(rawValue) ? String(rawValue[rawValue.length - 1]) : String(rawValue ?? '');
@@ -74,7 +81,7 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
         break;
       }
       case '$top':
-        out.top = nonNegativeInt('$top', value, QUERY_LIMITS.maxTop);
+        top = value;
         break;
       case '$skip':
         out.skip = nonNegativeInt('$skip', value);
@@ -92,6 +99,10 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
         out.skiptoken = value;
         break;
     }
+  }
+  if (top !== undefined) {
+    const exporting = out.format !== undefined && EXPORT_FORMAT.test(out.format);
+    out.top = nonNegativeInt('$top', top, exporting ? QUERY_LIMITS.maxExportTop : QUERY_LIMITS.maxTop);
   }
   return out;
 }

@@ -222,6 +222,7 @@ export function createODataService(ctx: AppContext): ODataService {
     if (slot.mergePatch) checkPatchBody(set, req.body, key);
     const serviceRoot = serviceRootOf(req);
     let applied = false;
+    let pendingApply: { model: EntityModel; scope?: CollectionScope } | undefined;
     const call: ODataCall = {
       req,
       res,
@@ -243,11 +244,10 @@ export function createODataService(ctx: AppContext): ODataService {
           return ok.collection(model, []);
         }
         if (options.apply) {
-          // $apply (CONTRACT §8): the result rows have their own shape, named by its columns ($select included).
+          // $apply (CONTRACT §8): run on the read worker after the handler returns (below).
           applied = true;
-          const aggregated = queryApply(ctx.db, model, options, scope);
-          options.select = undefined;
-          return ok.collection(aggregated.model, aggregated.page);
+          pendingApply = { model, scope };
+          return ok.collection(model, []);
         }
         const page = queryCollection(ctx.db, model, options, { ...q, scope, postProcess: q.postProcess ?? (own ? set.postProcess : undefined) });
         return ok.collection(model, page);
@@ -265,6 +265,12 @@ export function createODataService(ctx: AppContext): ODataService {
     else if (slot.kind === 'list') result = call.query();
     else result = ok.entity(set.model, call.entity());
     if (options.apply && !applied) throw badRequest('$apply is not supported on this resource');
+    if (pendingApply) {
+      // The result rows have their own shape, named by its columns ($select included).
+      const aggregated = await queryApply(ctx.dbFile, pendingApply.model, options, pendingApply.scope);
+      options.select = undefined;
+      result = ok.collection(aggregated.model, aggregated.page);
+    }
     if (exporting) {
       if (result.kind !== 'collection' || !result.model) throw notAcceptable(`$format=${exporting} is served on collections only`);
       return streamExport(ctx, req, res, exportSource ?? { model: result.model, rows: result.page.rows }, options, exporting);

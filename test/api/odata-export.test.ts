@@ -102,6 +102,13 @@ describe('CSV exports', () => {
     expect((await t.json('GET', '/cati/blacklist?$count=true')).body['@odata.count']).toBe(0);
   });
 
+  it('HEAD answers the export headers without a body', async () => {
+    const res = await t.request('HEAD', '/cati/callhistory?$format=csv');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="callhistory-/);
+    expect(await res.text()).toBe('');
+  });
+
   it('bad options → 400 before anything is streamed', async () => {
     const bad = await t.json('GET', `/cati/callhistory?$format=csv&$apply=${q('groupby((Nope))')}`);
     expect(bad.status).toBe(400);
@@ -158,6 +165,14 @@ describe('export limits and clients that go away', () => {
     expect((await res.json()).error.message).toMatch(/more than 1,000,000 rows/);
     const top = await big.request('GET', '/cati/callhistory?$format=csv&$top=5&$select=Id');
     expect(await bytesOf(top)).toBe('\uFEFFId\r\n1\r\n2\r\n3\r\n4\r\n5\r\n');
+    const tail = await big.request('GET', '/cati/callhistory?$format=csv&$skip=999998&$select=Id');
+    expect(tail.status).toBe(200);
+    expect(await bytesOf(tail)).toBe('\uFEFFId\r\n999999\r\n1000000\r\n1000001\r\n');
+    const many = await big.request('GET', '/cati/callhistory?$format=csv&$top=20000&$select=Id');
+    expect((await bytesOf(many)).split('\r\n')).toHaveLength(20002); // header, 20,000 rows, the empty tail
+    expect((await big.json('GET', '/cati/callhistory?$top=20000')).status).toBe(400); // JSON pages stay ≤ 10,000
+    const grouped = await big.request('GET', `/cati/callhistory?$format=csv&$apply=${q('groupby((Id),aggregate($count as N))')}`);
+    expect(grouped.status).toBe(400); // one group per call: over the limit too
   }, 60_000);
 
   it('a client that aborts mid-export leaves the server healthy', async () => {
