@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts';
 import { checkPhoneRegion } from './cati/phone-region.ts';
-import { databaseFile, defaultConfig, DEFAULT_PORT } from './config.ts';
+import { databaseFile, defaultConfig, DEFAULT_PORT, type RateLimit, type UnsubscribeRateLimits } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { localBrowserUrl, runningServer } from './run-lock.ts';
 import { startServer } from './server.ts';
@@ -38,6 +38,22 @@ function phoneRegionOption(value: string | undefined): string | null {
   return region;
 }
 
+/** The unsubscribe-page limits (CONTRACT §6, configurable): each a whole number of requests ≥ 1 per its fixed window. */
+function rateLimitsOption(values: Record<string, string | boolean | undefined>): UnsubscribeRateLimits {
+  const base = defaultConfig().rateLimits;
+  const limit = (name: string, rule: RateLimit): RateLimit => {
+    const value = values[name] as string | undefined;
+    const n = intOption(name, value, rule.limit, 1_000_000_000);
+    if (n < 1) fail(`--${name} must be at least 1`);
+    return { ...rule, limit: n };
+  };
+  return {
+    pages: limit('unsubscribe-rate-limit', base.pages),
+    invalidKeys: limit('unsubscribe-invalid-key-limit', base.invalidKeys),
+    keyPosts: limit('unsubscribe-key-post-limit', base.keyPosts),
+  };
+}
+
 async function serve(args: string[]) {
   const { values } = parseArgs({
     args,
@@ -55,6 +71,9 @@ async function serve(args: string[]) {
       'tls-key': { type: 'string' },
       'stale-session-hours': { type: 'string' },
       'demo-live': { type: 'boolean' },
+      'unsubscribe-rate-limit': { type: 'string' },
+      'unsubscribe-invalid-key-limit': { type: 'string' },
+      'unsubscribe-key-post-limit': { type: 'string' },
     },
   });
   if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) fail('--tls-cert and --tls-key go together');
@@ -80,6 +99,7 @@ async function serve(args: string[]) {
     staticDir: join(ROOT, 'dist', 'renderer'),
     staleSessionHours: staleHours === undefined ? 12 : Number(staleHours),
     demoLive: values['demo-live'] ?? false,
+    rateLimits: rateLimitsOption(values),
   });
   if (config.publicUrl !== null && !/^https?:\/\/[^\s]+$/i.test(config.publicUrl)) fail('--public-url must be an http(s) URL');
 

@@ -43,7 +43,7 @@ export const extendedStatusModel: EntityModel = {
  * One row per open session whose last activity is recent enough (CONTRACT §9 "Precisely"). Parameters, in
  * order: now (epoch ms), the staleness cutoff (epoch ms), and a JSON array of `[callCenterId, todayStart,
  * todayEnd, whole]` per call centre (`whole`: both ends are whole 15-minute buckets, so today's counts come from
- * the `call_counts` summary of migration 011; else the calls are counted). The calls and breaks of a session are its interviewer's from its LoginTime on
+ * the `call_counts` summary of migration 015; else the calls are counted). The calls and breaks of a session are its interviewer's from its LoginTime on
  * (an interviewer has at most one open session); "last" means the latest Time.
  */
 const FLOOR_SQL = `(SELECT

@@ -11,7 +11,7 @@ import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati
 import { closeBreak, closeCall, closeSession } from './history-close.ts';
 import { ingestHistory, type HistoryKind } from './history-ingest.ts';
 import { callHistoryWithVariablesModel, readHistoryWithVariablesRequest, variableExportColumns, variablesAttacher } from './history-with-variables.ts';
-import { cheapPathApplies, historyWithVariablesPage } from './history-with-variables-page.ts';
+import { cheapPathApplies, historyWithVariablesPage, skipInSteps } from './history-with-variables-page.ts';
 
 function ingestRoute(ctx: AppContext, kind: HistoryKind): EntitySetDef['create'] {
   return { permissions: ['cati_integrate'], handler: (c) => ok.json({ value: ingestHistory(ctx.db, kind, c.body) }, 201) };
@@ -50,9 +50,10 @@ export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
     model: callHistoryWithVariablesModel,
     get: false,
     list: {
-      handler: (c) => {
+      handler: async (c) => {
         const request = readHistoryWithVariablesRequest(db, c.options.params);
         if (!c.exporting && cheapPathApplies(c.options)) {
+          await skipInSteps(db, request, c.options);
           checkSelect(callHistoryWithVariablesModel, c.options.select);
           const page = historyWithVariablesPage(db, request, c.options);
           return ok.collection(callHistoryWithVariablesModel, { ...page, rows: page.rows.length ? variablesAttacher(db, request.variables)(page.rows) : [] });

@@ -78,7 +78,7 @@ export function historyWithVariablesPage(db: Db, request: HistoryWithVariablesRe
     : undefined;
   const token = options.skiptoken === undefined ? undefined : readToken(options.skiptoken);
   if (options.skiptoken !== undefined && !token) throw badRequest('Invalid $skiptoken: use the @odata.nextLink of the previous page');
-  const skip = token ? 0 : (options.skip ?? 0);
+  const skip = options.skip ?? 0;
   const take = options.top ?? pageSize + 1;
   if (take === 0) return { rows: [], count };
   const cursor = token?.c;
@@ -87,7 +87,7 @@ export function historyWithVariablesPage(db: Db, request: HistoryWithVariablesRe
     .flatMap((s) => prepareCached(db, `SELECT ${s.select} FROM ${s.from} WHERE ${window(s)} AND ${after(s, cursor)} ORDER BY ${s.time}, ${s.id} LIMIT @n`).raw(true).all(params) as unknown[][])
     .sort((a, b) => (a[3] as number) - (b[3] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number))
     .slice(skip, skip + take);
-  const first = token ? token.v[0] + 1 : skip;
+  const first = (token ? token.v[0] + 1 : 0) + skip;
   let rows = merged.map((r, n): Row => ({
     NumberInOrder: first + n, EventType: r[0], Id: r[2], Time: r[3], SurveyId: r[4], InterviewId: r[5], InterviewerId: r[6],
     TelephoneNumber: r[7], ExtendedStatus: r[8], Duration: r[9], WaitingTime: r[10], CallCenterId: r[11],
@@ -101,6 +101,23 @@ export function historyWithVariablesPage(db: Db, request: HistoryWithVariablesRe
   }
   addNames(db, rows);
   return { rows, count, nextSkiptoken };
+}
+
+/** Rows a large `$skip` moves over per turn of the event loop. */
+const SKIP_STEP = 2000;
+
+/**
+ * Turns a large `$skip` into our `$skiptoken` SKIP_STEP rows at a time, yielding between steps, so the
+ * page itself merges only a small remainder (CONTRACT §13). Mutates `options`.
+ */
+export async function skipInSteps(db: Db, request: HistoryWithVariablesRequest, options: QueryOptions): Promise<void> {
+  for (let i = 0; (options.skip ?? 0) > SKIP_STEP && i < 1_000_000; i++) {
+    const step = historyWithVariablesPage(db, request, { ...options, skip: 0, top: undefined, count: false }, SKIP_STEP);
+    if (!step.nextSkiptoken) return; // fewer rows remain than one step: the page merges them
+    options.skiptoken = step.nextSkiptoken;
+    options.skip = options.skip! - SKIP_STEP;
+    await new Promise((ok) => setImmediate(ok));
+  }
 }
 
 /** SurveyName and InterviewerName of a page, one query each. */

@@ -12,10 +12,15 @@ export function bulkInsertCalls<T>(db: Db, insert: () => T): T {
   if (!trigger) return insert();
   db.exec('DROP TRIGGER calls_count_insert');
   const result = insert();
+  rebuildCallCounts(db);
+  db.exec(trigger);
+  return result;
+}
+
+/** Recomputes the whole `call_counts` summary from the calls (after a bulk load without its trigger). */
+export function rebuildCallCounts(db: Db): void {
   db.exec(`DELETE FROM call_counts;
     INSERT INTO call_counts (interviewer_id, bucket, extended_status, n)
       SELECT interviewer_id, time / 900000, COALESCE(extended_status, -2147483649), COUNT(*)
       FROM calls WHERE interviewer_id IS NOT NULL GROUP BY 1, 2, 3;`);
-  db.exec(trigger);
-  return result;
 }

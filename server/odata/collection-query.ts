@@ -24,6 +24,8 @@ export interface CollectionScope {
 
 export interface CollectionPage {
   rows: Row[];
+  /** A large `$top`: the next rows after `rows` (at most STREAM_CHUNK per call, [] when done), for streaming. */
+  more?: () => Row[];
   count?: number;
   /** Set when more rows follow: the value of `$skiptoken` for the next page. */
   nextSkiptoken?: string;
@@ -35,6 +37,8 @@ export interface CollectionQueryOptions {
   postProcess?: (rows: Row[]) => Row[];
   pageSize?: number;
   now?: number;
+  /** A `$top` above STREAM_CHUNK answers `more` (rows read chunk by chunk) instead of every row at once. */
+  stream?: boolean;
 }
 
 const statements = new WeakMap<Db, Map<string, Statement<unknown[]>>>();
@@ -164,8 +168,18 @@ export function checkSelect(model: EntityModel, select: string[] | undefined): v
   for (const name of select ?? []) resolveProperty(model, name, 0, '$select');
 }
 
-/** Runs the collection query of a model with the request's options; SQL never sees a raw value. */
-export function queryCollection(db: Db, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): CollectionPage {
+/** The SQL of a collection request: its condition (for $count) and its page condition, FROM and order. */
+interface CollectionPlan {
+  where: string[];
+  params: unknown[];
+  from: string;
+  pageWhere: string[];
+  pageParams: unknown[];
+  keys: OrderKey[];
+  order: string;
+}
+
+function plan(model: EntityModel, options: QueryOptions, q: CollectionQueryOptions): CollectionPlan {
   if (!model.from) throw new Error(`Entity type ${model.typeName} has no SQL source`);
   checkSelect(model, options.select);
   const where: string[] = [];
@@ -181,10 +195,6 @@ export function queryCollection(db: Db, model: EntityModel, options: QueryOption
     params.push(...f.params);
   }
   const keys = orderKeys(model, options);
-  const countWhere = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-  const count = options.count
-    ? ((prepareCached(db, `SELECT count(*) AS n FROM ${model.from}${countWhere}`).get(...params) as { n: number }).n)
-    : undefined;
   const pageWhere = [...where];
   const pageParams = [...params];
   let from = model.from;
@@ -201,19 +211,78 @@ export function queryCollection(db: Db, model: EntityModel, options: QueryOption
     pageWhere.push(s.sql);
     pageParams.push(...s.params);
   }
+  const order = keys.map((k) => `(${k.prop.column}) ${k.desc ? 'DESC' : 'ASC'}`).join(', ');
+  return { where, params, from, pageWhere, pageParams, keys, order };
+}
+
+const whereText = (conditions: string[]) => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
+
+/** Rows a large `$skip` steps over per turn of the event loop. */
+const SKIP_STEP = 20_000;
+
+/**
+ * Turns a large `$skip` into our `$skiptoken` SKIP_STEP rows at a time, yielding between steps, so no
+ * request holds the event loop for a whole deep OFFSET walk (CONTRACT §13). Mutates `options`; the page
+ * query then starts after the token with the remaining (small) `$skip`.
+ */
+export async function skipInSteps(db: Db, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): Promise<void> {
+  for (let i = 0; (options.skip ?? 0) > SKIP_STEP && i < 1_000_000; i++) {
+    const p = plan(model, options, q);
+    const cols = p.keys.map((k) => `${k.prop.column} AS "${k.prop.name}"`).join(', ');
+    const row = prepareCached(db, `SELECT ${cols} FROM ${p.from}${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT 1 OFFSET ?`).get(...p.pageParams, SKIP_STEP - 1) as Row | undefined;
+    if (!row) return; // fewer rows remain than one step: the page query walks them
+    options.skiptoken = encodeToken(p.keys, row);
+    options.skip = options.skip! - SKIP_STEP;
+    await new Promise((ok) => setImmediate(ok));
+  }
+}
+
+/** Rows a streamed answer reads per turn of the event loop. */
+export const STREAM_CHUNK = 1000;
+
+/**
+ * The rows of a large `$top` in chunks of STREAM_CHUNK, each chunk a seek after the last row read (the first
+ * one with the request's OFFSET), so no single call reads them all at once.
+ */
+function chunks(db: Db, p: CollectionPlan, text: string, top: number, skip: number): () => Row[] {
+  let left = top;
+  let last: Row | undefined;
+  return () => {
+    if (left <= 0) return [];
+    let rows: Row[];
+    if (!last) {
+      rows = prepareCached(db, text).all(...p.pageParams, Math.min(STREAM_CHUNK, left), skip) as Row[];
+    } else {
+      const after = seek(p.keys, p.keys.map((k) => last![k.prop.name] ?? null));
+      const next = text.replace(' ORDER BY ', `${p.pageWhere.length ? ' AND ' : ' WHERE '}${after.sql} ORDER BY `);
+      rows = prepareCached(db, next).all(...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0) as Row[];
+    }
+    left = rows.length < STREAM_CHUNK ? 0 : left - rows.length;
+    last = rows.at(-1);
+    return rows;
+  };
+}
+
+/** Runs the collection query of a model with the request's options; SQL never sees a raw value. */
+export function queryCollection(db: Db, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): CollectionPage {
+  const p = plan(model, options, q);
+  const count = options.count
+    ? ((prepareCached(db, `SELECT count(*) AS n FROM ${model.from}${whereText(p.where)}`).get(...p.params) as { n: number }).n)
+    : undefined;
   const pageSize = q.pageSize ?? QUERY_LIMITS.pageSize;
   const limit = options.top ?? pageSize + 1;
   if (limit === 0) return { rows: [], count };
-  const order = keys.map((k) => `(${k.prop.column}) ${k.desc ? 'DESC' : 'ASC'}`).join(', ');
   const text =
-    `SELECT ${selectList(model, selectedColumns(model, options.select, keys, !!q.postProcess))} FROM ${from}` +
-    (pageWhere.length ? ` WHERE ${pageWhere.join(' AND ')}` : '') +
-    ` ORDER BY ${order} LIMIT ? OFFSET ?`;
-  let rows = prepareCached(db, text).all(...pageParams, limit, options.skip ?? 0) as Row[];
+    `SELECT ${selectList(model, selectedColumns(model, options.select, p.keys, !!q.postProcess))} FROM ${p.from}` +
+    `${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT ? OFFSET ?`;
+  if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK && !q.postProcess) {
+    return { rows: [], count, more: chunks(db, p, text, options.top, options.skip ?? 0) };
+  }
+  let rows = prepareCached(db, text).all(...p.pageParams, limit, options.skip ?? 0) as Row[];
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && rows.length > pageSize) {
     rows = rows.slice(0, pageSize);
-    nextSkiptoken = encodeToken(keys, rows[rows.length - 1]!);
+    nextSkiptoken = encodeToken(p.keys, rows[rows.length - 1]!);
   }
   if (q.postProcess && rows.length > 0) rows = q.postProcess(rows);
   return { rows, count, nextSkiptoken };

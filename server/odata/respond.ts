@@ -2,7 +2,7 @@
  * What an OData handler returns (`ODataResult`, built with `ok.*`) and how the dispatcher writes it.
  */
 import type { Request, Response } from 'express';
-import type { CollectionPage, Row } from './collection-query.ts';
+import { STREAM_CHUNK, type CollectionPage, type Row } from './collection-query.ts';
 import { collectionFragment, contextUrl, entityFragment, entityPath, formatEntity, weakEtag, type WireOptions } from './format.ts';
 import { jsonContentType } from './format-negotiation.ts';
 import { entityWriter } from './wire-json.ts';
@@ -60,14 +60,27 @@ export function nextLink(req: Request, serviceRoot: string, token: string): stri
 }
 
 /** Rows written per chunk of a large collection; the event loop turns between chunks. */
-const CHUNK_ROWS = 1000;
+const CHUNK_ROWS = STREAM_CHUNK;
 
-/** Writes a collection of more than CHUNK_ROWS rows in chunks (chunked transfer), yielding between them. */
-async function streamCollection(res: Response, head: string, rows: Row[], write: (r: Row) => string, tail: string): Promise<void> {
+/**
+ * Writes a large collection in chunks (chunked transfer), yielding between them: the rows at hand, then
+ * what `more` reads chunk by chunk (a streamed `$top`).
+ */
+async function streamCollection(res: Response, head: string, page: CollectionPage, write: (r: Row) => string, tail: string): Promise<void> {
   res.write(`${head}[`);
-  for (let i = 0; i < rows.length && !res.destroyed; i += CHUNK_ROWS) {
+  let sep = '';
+  const send = (rows: Row[]) => {
+    if (rows.length === 0) return;
+    res.write(sep + rows.map(write).join(','));
+    sep = ',';
+  };
+  for (let i = 0; i < page.rows.length && !res.destroyed; i += CHUNK_ROWS) {
     if (i > 0) await new Promise((ok) => setImmediate(ok));
-    res.write(`${i > 0 ? ',' : ''}${rows.slice(i, i + CHUNK_ROWS).map(write).join(',')}`);
+    send(page.rows.slice(i, i + CHUNK_ROWS));
+  }
+  for (let rows = page.more?.() ?? []; rows.length > 0 && !res.destroyed; rows = page.more!()) {
+    send(rows);
+    await new Promise((ok) => setImmediate(ok));
   }
   res.end(`]${tail}}`);
 }
@@ -94,7 +107,7 @@ export function writeResult(req: Request, res: Response, result: ODataResult, wi
       if (page.count !== undefined) head += `"@odata.count":${format.ieee754 ? JSON.stringify(String(page.count)) : page.count},`;
       head += '"value":';
       const tail = page.nextSkiptoken ? `,"@odata.nextLink":${JSON.stringify(nextLink(req, serviceRoot, page.nextSkiptoken))}` : '';
-      if (page.rows.length > CHUNK_ROWS) return (type(), res.status(200), streamCollection(res, head, page.rows, write, tail));
+      if (page.rows.length > CHUNK_ROWS || page.more) return (type(), res.status(200), streamCollection(res, head, page, write, tail));
       return void text(200, `${head}[${page.rows.map(write).join(',')}]${tail}}`);
     }
     case 'entity': {

@@ -49,7 +49,7 @@ import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../erro
 import { linkOrigin } from '../http/host-rules.ts';
 import { queryApply } from './apply-query.ts';
 import { streamExport, type ExportColumns, type ExportSource } from './export-stream.ts';
-import { checkSelect, queryCollection, queryEntity, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
+import { checkSelect, queryCollection, queryEntity, skipInSteps, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';
 import { negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
 import { metadataXml, serviceDocument } from './metadata.ts';
@@ -249,7 +249,7 @@ export function createODataService(ctx: AppContext): ODataService {
           pendingApply = { model, scope };
           return ok.collection(model, []);
         }
-        const page = queryCollection(ctx.db, model, options, { ...q, scope, postProcess: q.postProcess ?? (own ? set.postProcess : undefined) });
+        const page = queryCollection(ctx.db, model, options, { stream: true, ...q, scope, postProcess: q.postProcess ?? (own ? set.postProcess : undefined) });
         return ok.collection(model, page);
       },
       entity: () => {
@@ -262,7 +262,10 @@ export function createODataService(ctx: AppContext): ODataService {
     let result: ODataResult;
     if (slot.kind === 'count') result = await countOf(call, slot);
     else if (slot.route.handler) result = await slot.route.handler(call);
-    else if (slot.kind === 'list') result = call.query();
+    else if (slot.kind === 'list') {
+      if (!exporting && !options.apply) await skipInSteps(ctx.db, set.model, options, { scope: set.scope?.(call) });
+      result = call.query();
+    }
     else result = ok.entity(set.model, call.entity());
     if (options.apply && !applied) throw badRequest('$apply is not supported on this resource');
     if (pendingApply) {

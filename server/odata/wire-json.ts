@@ -12,12 +12,51 @@ export type EntityWriter = (row: Row) => string;
 
 type ValueWriter = (value: unknown) => string;
 
-const json = (v: unknown) => JSON.stringify(v) ?? 'null';
+// Characters JSON.stringify would escape (controls, quote, backslash, lone surrogates).
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/** JSON text of any value; plain strings and finite numbers without the generic call. */
+function json(v: unknown): string {
+  if (typeof v === 'string') return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return JSON.stringify(v) ?? 'null';
+}
+
+const DAY_MS = 86_400_000;
+const PAD = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+let cachedDay = NaN;
+let cachedPrefix = '';
+
+/**
+ * `Date.prototype.toISOString` of whole epoch milliseconds, with the `YYYY-MM-DDT` of the last day seen
+ * kept (rows of a page mostly share a day); other years and fractions take toISOString itself.
+ */
+function isoString(ms: number): string {
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== cachedDay) {
+    const full = new Date(ms).toISOString();
+    if (full.length !== 24 || !Number.isInteger(ms)) return full;
+    cachedDay = day;
+    cachedPrefix = full.slice(0, 11);
+  }
+  let rest = ms - day * DAY_MS;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const sec = Math.floor(rest / 1000);
+  return `${cachedPrefix}${PAD[h]!.slice(1)}:${PAD[m]!.slice(1)}:${PAD[sec]!.slice(1)}.${PAD[rest - sec * 1000]}Z`;
+}
 
 function dateTime(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  const d = new Date(Number(value));
-  return Number.isNaN(d.getTime()) ? 'null' : `"${d.toISOString()}"`;
+  if (typeof value === 'string') return json(value);
+  const ms = Number(value);
+  if (!Number.isInteger(ms)) {
+    const d = new Date(ms);
+    return Number.isNaN(d.getTime()) ? 'null' : `"${d.toISOString()}"`;
+  }
+  return Math.abs(ms) > 8.64e15 ? 'null' : `"${isoString(ms)}"`;
 }
 
 /** The writer of one property's value, as format.ts formatValue then JSON.stringify would write it. */
@@ -26,7 +65,7 @@ function valueWriter(p: PropertyDef, ieee754: boolean): ValueWriter {
   if (!p.virtual && !p.collection) {
     if (p.type === 'Edm.Boolean') write = (v) => (typeof v === 'boolean' ? String(v) : Number(v) !== 0 ? 'true' : 'false');
     else if (p.type === 'Edm.DateTimeOffset') write = dateTime;
-    else if (ieee754 && (p.type === 'Edm.Int64' || p.type === 'Edm.Decimal')) write = (v) => JSON.stringify(String(v));
+    else if (ieee754 && (p.type === 'Edm.Int64' || p.type === 'Edm.Decimal')) write = (v) => json(String(v));
   }
   return (v) => (v === null || v === undefined ? 'null' : write(v));
 }

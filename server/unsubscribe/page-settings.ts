@@ -1,4 +1,5 @@
 import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import { prepareCached } from '../odata/collection-query.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest } from '../errors.ts';
 
@@ -36,8 +37,7 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /** The effective settings: stored values over the defaults. */
 export function readPageSettings(db: Db): PageSettings {
-  const rows = db
-    .prepare(`SELECT key, value FROM settings WHERE key IN (${NAMES.map(() => '?').join(', ')})`)
+  const rows = prepareCached(db, `SELECT key, value FROM settings WHERE key IN (${NAMES.map(() => '?').join(', ')})`)
     .all(...NAMES.map((n) => FIELDS[n].key)) as { key: string; value: string }[];
   const stored = new Map(rows.map((r) => [r.key, r.value]));
   const settings = { ...DEFAULT_PAGE_SETTINGS };

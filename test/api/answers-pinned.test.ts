@@ -54,3 +54,18 @@ describe('answers pinned byte for byte', () => {
     });
   }
 });
+
+describe('a large $top is streamed in chunks', () => {
+  it('answers the same rows as the pages it is made of, in order, with $count', async () => {
+    const body = { value: Array.from({ length: 2500 }, (_, i) => ({ Time: new Date(Date.UTC(2026, 10, 4) + (i % 700) * 1000).toISOString(), SurveyId: 'p1', TelephoneNumber: `3120${i}`, Duration: i % 9, WaitingTime: 1 })) };
+    expect((await t.json('POST', '/cati/callhistory', { body })).status).toBe(201);
+    for (const q of ['$top=2300&$skip=3', '$top=2100&$orderby=Duration desc,Time&$count=true', '$top=1500&$filter=Time ge 2026-11-04T00:00:00Z&$select=Id,Time']) {
+      const big = await t.json('GET', `/cati/callhistory?${q}`);
+      expect(big.status).toBe(200);
+      const pages = await Promise.all([0, 1, 2, 3].map((n) => t.json('GET', `/cati/callhistory?${q.replace(/\$top=\d+/, '$top=600')}&$skip=${n * 600 + (q.includes('$skip=3') ? 3 : 0)}`.replace('&$skip=3&', '&'))));
+      const expected = pages.flatMap((p) => p.body.value).slice(0, Number(/\$top=(\d+)/.exec(q)![1]));
+      expect(big.body.value).toEqual(expected);
+      expect(big.body['@odata.count']).toEqual(pages[0]!.body['@odata.count']);
+    }
+  });
+});

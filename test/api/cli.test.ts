@@ -109,6 +109,21 @@ describe('npm run serve', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('at least 16 characters');
   });
+
+  it('--unsubscribe-rate-limit sets the page limit per address (429 past it); malformed limits exit 2', async () => {
+    const { child, first } = serve(['--unsubscribe-rate-limit', '2', '--unsubscribe-invalid-key-limit', '5', '--unsubscribe-key-post-limit', '7']);
+    const url = (await first).slice('listening on '.length);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${url}/unsubscribe`)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    child.kill('SIGTERM');
+    expect(await exitCode(child)).toBe(0);
+    for (const bad of [['--unsubscribe-rate-limit', '0'], ['--unsubscribe-key-post-limit', 'many'], ['--unsubscribe-invalid-key-limit', '-1']]) {
+      const r = spawnSync(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...bad], { cwd: ROOT, encoding: 'utf8' });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(bad[0]);
+    }
+  });
 });
 
 describe('npm run keys', () => {

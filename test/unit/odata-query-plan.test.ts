@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callHistoryModel } from '../../server/cati/cati-models.ts';
 import { openDatabase, type Db } from '../../server/db/open.ts';
-import { queryCollection } from '../../server/odata/collection-query.ts';
+import { queryCollection, skipInSteps } from '../../server/odata/collection-query.ts';
 import { parseQueryOptions } from '../../server/odata/query-options.ts';
 
 const HOUR = 3_600_000;
@@ -88,5 +88,26 @@ describe('$select and cached filters', () => {
     expect(run(q, T0).count).toBe(0);
     expect(run(q, T0 + HOUR + 1).count).toBe(7);
     expect(run(q, T0).count).toBe(0);
+  });
+});
+
+describe('a deep $skip in steps', () => {
+  it('answers what one OFFSET answers, with and without a filter and order', async () => {
+    const big = openDatabase(':memory:');
+    big.exec(`INSERT INTO surveys (id, name) VALUES ('p1', 'One')`);
+    const ins = big.prepare(`INSERT INTO calls (time, survey_id, telephone_number, duration, call_center_id) VALUES (?, 'p1', '3120', ?, 1)`);
+    big.transaction(() => {
+      for (let i = 0; i < 50_000; i++) ins.run(T0 + ((i * 7919) % 50_000) * 1000, i % 13);
+    })();
+    for (const q of [{ $skip: '45000', $top: '7' }, { $skip: '41000', $orderby: 'Duration desc,Time', $top: '5' }, { $skip: '30001', $filter: 'Duration gt 3' }, { $skip: '60000' }]) {
+      const once = queryCollection(big, callHistoryModel, parseQueryOptions(q));
+      const options = parseQueryOptions(q);
+      await skipInSteps(big, callHistoryModel, options);
+      expect(options.skip).toBeLessThanOrEqual(20_000);
+      const stepped = queryCollection(big, callHistoryModel, options);
+      expect(stepped.rows).toEqual(once.rows);
+      expect(stepped.nextSkiptoken).toEqual(once.nextSkiptoken);
+    }
+    big.close();
   });
 });
