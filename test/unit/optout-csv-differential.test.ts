@@ -10,28 +10,19 @@
  */
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { createRng } from '../../server/demo/prng.ts';
 import { columnValues, detectDelimiter, readTextValues } from '../../server/optout/import-parse.ts';
 
 const MAX_ROWS = 1_000_000;
 const CASES = 2000;
 const MALFORMED_CASES = 500;
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const PIECES = ['a', 'jane.doe', '@', 'example.com', ' ', 'é', '中', '"', ',', ';', '\t', '\n', '\r\n', "'", '=', '-', 'email', 'x'];
 
 function generator(seed: number) {
-  const rand = prng(seed);
-  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const rng = createRng(seed);
+  const rand = rng.next;
+  const pick = rng.pick;
   const cellText = () => Array.from({ length: Math.floor(rand() * 5) }, () => pick(PIECES)).join('');
   /** A well-formed file: quoted when the content needs it (or at random), quotes doubled inside. */
   const file = () => {
