@@ -79,6 +79,8 @@ export interface RecentServer {
 export interface ConnectionView {
   current: ServerIdentity;
   recent: RecentServer[];
+  /** In client mode: the last failure to reach the server since connecting (unreachable, certificate changed), else null. */
+  problem: string | null;
 }
 
 /** What the user asks for to connect to another server. */

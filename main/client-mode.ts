@@ -13,7 +13,7 @@ import { checkRemoteServer, normaliseServerUrl } from './remote-server.ts';
 
 /** The connection section's state. */
 export function connectionView(desktop: DesktopApp): ConnectionView {
-  return { current: desktop.identity(), recent: recentView(desktop.settings.recentServers) };
+  return { current: desktop.identity(), recent: recentView(desktop.settings.recentServers), problem: desktop.remoteProblem };
 }
 
 /** Checks the server, then switches the window to it and remembers it; otherwise answers why and changes nothing. */

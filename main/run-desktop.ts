@@ -45,7 +45,8 @@ export async function runDesktop(options: DesktopOptions = {}): Promise<DesktopA
     app.quit();
     return desktop;
   }
-  // The first automatic backup check soon after start, then hourly (DesktopApp's timer).
-  setTimeout(() => void desktop.onTick?.(), 60_000).unref();
+  // The first automatic backup check soon after start, then hourly (DesktopApp's timer); none when checks are off.
+  const every = options.autoBackupCheckMs ?? 60 * 60_000;
+  if (every > 0) setTimeout(() => void desktop.onTick?.(), Math.min(every, 60_000)).unref();
   return desktop;
 }

@@ -91,6 +91,7 @@ export function hardenWebContents(contents: WebContents, isAppUrl: AppUrlCheck):
     openExternalIfSafe(target);
   };
   contents.on('will-navigate', guard);
+  contents.on('will-frame-navigate', guard); // frames too (will-navigate is the main frame's only)
   contents.on('will-redirect', guard);
   contents.on('will-attach-webview', (event) => event.preventDefault());
 }

@@ -3,7 +3,7 @@
 // points `new URL('./x.ts', import.meta.url)` (worker entries, which tsc's import rewriting does not touch)
 // at the compiled `./x.js`.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,8 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /** Runs tsc for main/ and copies server assets; returns tsc's exit status. */
 export function buildMain() {
+  // A fresh output: a file removed or renamed in the sources (a migration, above all) must not linger in dist/.
+  for (const dir of ['main', 'server']) rmSync(join(root, 'dist', dir), { recursive: true, force: true });
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'main', 'tsconfig.json')], { stdio: 'inherit', cwd: root });
   copyAssets(join(root, 'server'), join(root, 'dist', 'server'));
   rewriteModuleUrls(join(root, 'dist'));

@@ -4,7 +4,7 @@
 // rebuilt or replaced). Paths can be redirected for tests and unusual set-ups: CATI_ELECTRON_DIR (the electron
 // package), CATI_NATIVE_DIR (where the Electron build lives), CATI_FETCH_ELECTRON_SQLITE (the fetch script).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,10 +82,23 @@ function lastLine(text) {
   return lines.at(-1) ?? '';
 }
 
-/** Runs `node script args` with the given environment; answers { ok, reason } (reason: its last stderr line). */
+/** Where the launcher keeps the full output of its downloads and builds (the terminal gets one line). */
+export function launcherLog(env = process.env) {
+  return join(dirname(electronBindingFile(env)), 'launcher.log');
+}
+
+/**
+ * Runs `node script args` with the given environment, its output appended to launcherLog() rather than shown;
+ * answers { ok, reason } (reason: the last line of its stderr that is not a stack frame).
+ */
 function runNode(script, args, env, timeoutMs, cwd = root) {
-  const result = spawnSync(process.execPath, [script, ...args], { cwd, env, encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'inherit', 'pipe'] });
-  if (result.stderr) process.stderr.write(result.stderr);
+  const result = spawnSync(process.execPath, [script, ...args], { cwd, env, encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    mkdirSync(dirname(launcherLog(env)), { recursive: true });
+    appendFileSync(launcherLog(env), `\n[${new Date().toISOString()}] node ${script} ${args.join(' ')}\n${result.stdout ?? ''}${result.stderr ?? ''}`);
+  } catch {
+    // the log is a convenience; the reason below is what counts
+  }
   if (result.error) return { ok: false, reason: result.error.code === 'ETIMEDOUT' ? `timed out after ${timeoutMs / 1000} s` : result.error.message };
   if (result.status !== 0) return { ok: false, reason: lastLine(result.stderr) || `exit status ${result.status}` };
   return { ok: true, reason: '' };
@@ -103,12 +116,15 @@ export function fetchElectronBinding(electron, out, env = process.env, timeoutMs
 }
 
 /**
- * Makes sure the desktop app can run: the Electron binary (downloaded when missing, unless
+ * Makes sure the desktop app can run: a display to open a window on (Linux), the Electron binary (downloaded when missing, unless
  * ELECTRON_SKIP_BINARY_DOWNLOAD is set) and an Electron-ABI better-sqlite3 (fetched when missing or of the wrong
  * ABI). Answers { ok: true, electron, binding } or { ok: false, missing } where `missing` says in a few words
- * which part could not be had and why. `log` receives progress lines.
+ * which part could not be had and why. `log` receives progress lines (downloads and builds).
  */
-export function prepareDesktop(env = process.env, log = (line) => console.log(line)) {
+export function prepareDesktop(env = process.env, log = () => {}, platform = process.platform) {
+  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) {
+    return { ok: false, missing: 'there is no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set)' };
+  }
   const dir = electronPackageDir(env);
   if (!dir) return { ok: false, missing: 'the electron package is not installed (run npm install)' };
   let electron = electronInfo(dir, env);

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { homedir, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bindingAbi, electronBindingFile, electronInfo, electronPackageDir, nodeBindingFile, root } from './desktop-runtime.mjs';
+import { bindingAbi, electronBindingFile, electronInfo, electronPackageDir, launcherLog, nodeBindingFile, root } from './desktop-runtime.mjs';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, port: { type: 'string' } } });
 const port = Number(values.port ?? 4100);
@@ -15,6 +15,10 @@ const row = (what, state) => rows.push([what, state]);
 const MB = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 row('Node', `${process.version} (ABI ${process.versions.modules})`);
+if (platform() === 'linux') {
+  const display = process.env.WAYLAND_DISPLAY ? `Wayland ${process.env.WAYLAND_DISPLAY}` : process.env.DISPLAY ? `X11 ${process.env.DISPLAY}` : null;
+  row('Display', display ?? 'none (neither DISPLAY nor WAYLAND_DISPLAY is set): npm start runs the headless server');
+}
 
 const dir = electronPackageDir();
 const electron = dir ? electronInfo(dir) : null;
@@ -37,6 +41,8 @@ if (existsSync(bindingInfo)) {
   const info = JSON.parse(readFileSync(bindingInfo, 'utf8'));
   row('  fetched', `better-sqlite3 ${info.betterSqlite3} for Electron ${info.electron} ${info.platform}-${info.arch}: ${info.source}`);
 }
+
+if (existsSync(launcherLog())) row('  launcher log', `${launcherLog()} (output of the last downloads and builds)`);
 
 /** Electron's userData for this app (productName) on this platform. */
 function desktopDataDir() {
@@ -67,12 +73,20 @@ function describeDataDir(dataDir) {
 row('Data dir (headless)', describeDataDir(resolve(values['data-dir'] ?? './data')));
 row('Data dir (desktop)', describeDataDir(desktopDataDir()));
 
-const portState = await new Promise((done) => {
-  const probe = createServer();
-  probe.once('error', (err) => done(err.code === 'EADDRINUSE' ? 'in use' : err.code));
-  probe.listen(port, '127.0.0.1', () => probe.close(() => done('free')));
-});
-row(`Port ${port} on 127.0.0.1`, portState);
-
+/** Whether `p` is free on 127.0.0.1. */
+const portState = (p) =>
+  new Promise((done) => {
+    const probe = createServer();
+    probe.once('error', (err) => done(err.code === 'EADDRINUSE' ? 'in use' : err.code));
+    probe.listen(p, '127.0.0.1', () => probe.close(() => done('free')));
+  });
+row(`Port ${port} on 127.0.0.1`, `${await portState(port)} (headless server${values.port ? '' : ', default'})`);
+let desktopPort = 4100;
+try {
+  desktopPort = JSON.parse(readFileSync(join(desktopDataDir(), 'settings.json'), 'utf8')).port ?? 4100;
+} catch {
+  // no desktop settings yet: the default port
+}
+if (desktopPort !== port && desktopPort !== 0) row(`Port ${desktopPort} on 127.0.0.1`, `${await portState(desktopPort)} (desktop app's setting)`);
 const width = Math.max(...rows.map(([w]) => w.length));
 for (const [what, state] of rows) console.log(`${what.padEnd(width)}  ${state}`);

@@ -2,7 +2,7 @@
 // on first start; better-sqlite3 built for Electron's ABI, kept in .native/electron/ beside the Node build that
 // `npm test` uses) and launches Electron. When one of those cannot be had (offline, no prebuilt binary), it says in
 // one line which part is missing and runs the headless server with the same arguments (same data, same UI in a
-// browser). `npm start -- --headless` (or CATI_HEADLESS=1) goes straight to the headless server.
+// browser). Downloads and builds log to .native/electron/launcher.log. `npm start -- --headless` (or CATI_HEADLESS=1) goes straight to the headless server.
 // CATI_SKIP_BUILD=1 skips the renderer and main builds (tests of the launcher's decisions).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -60,13 +60,23 @@ function run(command, commandArgs, env = process.env) {
   });
 }
 
+/**
+ * Progress of a download or build, shown only on a terminal and replaced by what follows, so that the outcome
+ * (the app, or the one line saying which part is missing) is all that stays.
+ */
+function progress(line) {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${line}`);
+}
+const clearProgress = () => process.stderr.isTTY && process.stderr.write('\r\x1b[K');
+
 function runHeadless(reason) {
   if (reason) console.log(`Desktop app not available: ${reason}. Starting the headless server instead — open the link below in a browser.`);
   run(process.execPath, ['--import', 'tsx', join(root, 'server', 'cli.ts'), 'serve', ...args]);
 }
 
 if (!skipBuild) buildRendererIfStale();
-const ready = headlessAsked ? { ok: false, missing: null } : prepareDesktop();
+const ready = headlessAsked ? { ok: false, missing: null } : prepareDesktop(process.env, progress);
+clearProgress();
 if (ready.ok) {
   if (!skipBuild) buildMainIfStale();
   const env = { ...process.env, CATI_SQLITE_BINDING: ready.binding, CATI_SQLITE_BINDING_ABI: ready.electron.abi };

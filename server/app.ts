@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { bindActor } from './audit/audit-log.ts';
+import { auditRouter } from './audit/audit-router.ts';
 import { keysRouter } from './auth/keys-router.ts';
 import { authenticate } from './auth/middleware.ts';
 import { uiSessionsRouter, uiTokenRouter } from './auth/ui-session-router.ts';
@@ -34,10 +35,11 @@ export function createApp(ctx: AppContext): Express {
   // Public HTML pages: no key (CONTRACT §2).
   app.use('/unsubscribe', unsubscribeRouter(ctx));
 
-  // The two APIs: Bearer key on every route (under /cati/ also Basic, for side-effect-free reads only).
-  app.use('/cati', authenticate(ctx.keys, { basic: true }), jsonBody, bindActor, catiRouter(ctx));
-  app.use('/optout', authenticate(ctx.keys), jsonBody, bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
-  app.use('/admin/keys', authenticate(ctx.keys), jsonBody, bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
+  // The two APIs: Bearer key on every route; each router parses JSON bodies only after its permission check (under /cati/ also Basic, for side-effect-free reads only).
+  app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, catiRouter(ctx)); // the dispatcher parses JSON after its permission check
+  app.use('/optout', authenticate(ctx.keys), bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
+  app.use('/admin/keys', authenticate(ctx.keys), bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
+  app.use('/admin/audit', authenticate(ctx.keys), auditRouter(ctx)); // CONTRACT §10: the audit log, read-only (company_administrate)
   app.use('/admin/ui-sessions', authenticate(ctx.keys), bindActor, uiSessionsRouter(ctx)); // extension: UI sessions (company_administrate)
   app.use('/auth', jsonBody, uiTokenRouter(ctx)); // the UI link's single-use token → session key (no key needed)
   app.use('/events', eventsRouter(ctx, ctx.events)); // Server-Sent Events after commit (CONTRACT §9)

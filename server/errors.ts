@@ -75,7 +75,7 @@ export function fromSqliteError(err: unknown): ApiError | undefined {
   return undefined;
 }
 
-/** Turns body-parser / multer failures into ApiErrors; everything else unknown becomes a 500. */
+/** Turns body-parser / multer failures into ApiErrors by their type or code (never their text); everything else unknown becomes a 500. */
 function normalise(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   const sqlite = fromSqliteError(err);
@@ -90,9 +90,6 @@ function normalise(err: unknown): ApiError | undefined {
   }
   if (e?.code === 'LIMIT_UNEXPECTED_FILE') return badRequest(`Unexpected file field '${e.field ?? ''}'; send the file as field 'file'`);
   if (typeof e?.code === 'string' && e.code.startsWith('LIMIT_')) return badRequest(`Malformed multipart body: ${e.message ?? e.code}`);
-  if (e?.message === 'Malformed part header' || e?.message === 'Unexpected end of form' || e?.message === 'Multipart: Boundary not found') {
-    return badRequest(`Malformed multipart body: ${e.message}`);
-  }
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return badRequest('Malformed request');
   return undefined;
 }

@@ -7,10 +7,12 @@ import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
 import { databaseFile, type ServerConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { openDatabase } from './db/open.ts';
+import { resetUploadDir } from './optout/upload-dir.ts';
 import { removeRunLock, writeRunLock } from './run-lock.ts';
 import { EventHub } from './events/event-hub.ts';
 import { attachEventSink } from './events/publisher.ts';
 import { loadTlsPair, type TlsPair } from './tls.ts';
+import { closeReadPool } from './odata/read-pool.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT` as listening (the port resolved when 0 was asked). */
@@ -29,6 +31,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const tls = config.tlsCert && config.tlsKey ? loadTlsPair(config.tlsCert, config.tlsKey) : null;
   const dbFile = databaseFile(config.dataDir);
   const db = openDatabase(dbFile);
+  resetUploadDir(config.dataDir);
   fillCallCenterTimeZones(db);
   const keys = new ApiKeyStore(db);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
@@ -79,7 +82,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         server.close(() => {
           db.close();
           removeRunLock(config.dataDir, url);
-          resolve();
+          void closeReadPool(dbFile).then(resolve); // $apply's read connection (server/odata/read-pool.ts) goes too
         });
         server.closeIdleConnections();
       });

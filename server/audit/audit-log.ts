@@ -57,11 +57,16 @@ export function currentActor(): Actor {
   return actorStore.getStore() ?? CLI_ACTOR;
 }
 
+/** The actor of a request, taken from its key (for work handed to a worker, where the async context does not reach). */
+export function actorOf(req: Request): Actor {
+  const p = req.principal;
+  return p ? { keyId: p.keyId, name: p.name } : currentActor();
+}
+
 /** Express middleware: the authenticated key becomes the actor of everything after it. Mount after body parsing. */
 export function bindActor(req: Request, _res: Response, next: NextFunction): void {
-  const p = req.principal;
-  if (!p) return next();
-  actorStore.run({ keyId: p.keyId, name: p.name }, next);
+  if (!req.principal) return next();
+  actorStore.run(actorOf(req), next);
 }
 
 /** `{field: [before, after]}` for the fields whose values differ (fields absent from `after` are unchanged). */

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/audit-log.ts';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
@@ -96,10 +97,17 @@ export class ApiKeyStore {
     if (!name.trim()) throw new Error('A key needs a name');
     const key = `cati_${randomBytes(24).toString('base64url')}`;
     const now = Date.now();
-    const { lastInsertRowid } = this.db
-      .prepare('INSERT INTO api_keys (name, key_hash, prefix, permissions, projects, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(name.trim(), hashKey(key), key.slice(0, 9), permissions.join(','), projects?.join(',') ?? null, now);
-    return { key, info: this.get(Number(lastInsertRowid))! };
+    const info = this.db.transaction(() => {
+      const { lastInsertRowid } = this.db
+        .prepare('INSERT INTO api_keys (name, key_hash, prefix, permissions, projects, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(name.trim(), hashKey(key), key.slice(0, 9), permissions.join(','), projects?.join(',') ?? null, now);
+      const created = this.get(Number(lastInsertRowid))!;
+      // Never the key or its digest: the name, the visible prefix, what it may do.
+      const changes = { name: created.name, prefix: created.prefix, permissions: created.permissions, projects: created.projects };
+      recordAudit(this.db, { action: 'created', entity: 'keys', entityId: created.id, changes }, now);
+      return created;
+    }).immediate();
+    return { key, info };
   }
 
   get(id: number): ApiKeyInfo | undefined {
@@ -113,7 +121,13 @@ export class ApiKeyStore {
 
   /** Revokes a key; returns false when no such active key exists. */
   revoke(id: number): boolean {
-    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0;
+    return this.db.transaction(() => {
+      const now = Date.now();
+      if (this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes === 0) return false;
+      const { name, prefix } = this.get(id)!;
+      recordAudit(this.db, { action: 'revoked', entity: 'keys', entityId: id, changes: { name, prefix, revokedAt: [null, new Date(now).toISOString()] } }, now);
+      return true;
+    }).immediate();
   }
 
   /**

@@ -1,3 +1,4 @@
+import { jsonBody } from '../http/json-body.ts';
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, notFound } from '../errors.ts';
@@ -77,11 +78,11 @@ function noStore(_req: Request, res: Response, next: () => void) {
  * Extension: API-key management over HTTP (`company_administrate`), the same operations as `npm run keys`.
  * `GET /` lists stored keys (never a key or its digest); `POST /` creates one and answers the key once (201);
  * `DELETE /{id}` revokes one at once (204). In-memory keys (CATI_API_KEY, UI session) are never listed here.
- * Mounted at `/admin/keys` behind `authenticate` and `jsonBody`.
+ * Mounted at `/admin/keys` behind `authenticate`; parses JSON after the permission check.
  */
 export function keysRouter(ctx: AppContext): Router {
   const router = Router();
-  router.use(noStore, requirePermission('company_administrate'));
+  router.use(noStore, requirePermission('company_administrate'), jsonBody);
 
   router.get('/', (_req, res) => {
     res.json(ctx.keys.list());

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { forbidden, unauthorized } from '../errors.ts';
+import { tagPermission } from '../route-table.ts';
 import type { ApiKeyStore, Permission, Principal } from './api-keys.ts';
 
 declare module 'express-serve-static-core' {
@@ -26,7 +27,7 @@ function basicPassword(header: string): string | undefined {
  * side-effect-free read (CONTRACT §2, for Excel's and Power BI's credential dialogs).
  */
 export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = {}) {
-  return (req: Request, _res: Response, next: NextFunction) => {
+  return tagPermission((req: Request, _res: Response, next: NextFunction) => {
     const header = req.get('authorization') ?? '';
     const match = /^Bearer +([^\s]+) *$/i.exec(header);
     const basic = !match && options.basic ? basicPassword(header) : undefined;
@@ -36,7 +37,7 @@ export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = 
     req.principal = principal;
     req.authScheme = match ? 'bearer' : 'basic';
     next();
-  };
+  }, options.basic ? 'key (Bearer; Basic for reads)' : 'key (Bearer)');
 }
 
 /** True when the principal holds any of the permissions (company_administrate implies all). */
@@ -48,9 +49,9 @@ export function hasPermission(principal: Principal | undefined, ...any: Permissi
 
 /** Middleware: 403 unless the principal holds one of the permissions. */
 export function requirePermission(...any: Permission[]) {
-  return (req: Request, _res: Response, next: NextFunction) => {
+  return tagPermission((req: Request, _res: Response, next: NextFunction) => {
     next(hasPermission(req.principal, ...any) ? undefined : forbidden(`This operation needs the permission ${any.join(' or ')}`));
-  };
+  }, any.join(' | '));
 }
 
 /**

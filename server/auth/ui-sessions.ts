@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/audit-log.ts';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
@@ -70,7 +71,13 @@ export class UiSessionStore {
       const { lastInsertRowid } = this.db
         .prepare('INSERT INTO ui_sessions (key_hash, created_at, last_used_at) VALUES (?, ?, ?)')
         .run(hashKey(key), now, now);
-      return { key, info: this.get(Number(lastInsertRowid))! };
+      const id = Number(lastInsertRowid);
+      // A UI session is a key (CONTRACT §10): its creation is audited, the new session as its own actor.
+      recordAudit(this.db, { action: 'created', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } }, now, {
+        keyId: null,
+        name: `UI session ${id}`,
+      });
+      return { key, info: this.get(id)! };
     }).immediate();
   }
 
@@ -99,9 +106,7 @@ export class UiSessionStore {
 
   /** Revokes a live session; false when none has that id. */
   revoke(id: number, now = Date.now()): boolean {
-    return (
-      this.db.prepare('UPDATE ui_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND last_used_at > ?').run(now, id, now - UI_SESSION_IDLE_MS)
-        .changes > 0
-    );
+    const stmt = this.db.prepare('UPDATE ui_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND last_used_at > ?');
+    return this.db.transaction(() => stmt.run(now, id, now - UI_SESSION_IDLE_MS).changes > 0)();
   }
 }

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, notFound } from '../errors.ts';
 import {
@@ -58,50 +59,75 @@ function interviewerRow(db: Db, interviewerId: number, surveyId: string, intervi
   return { SurveyId: surveyId, ResourceId: interviewerId, IsGroup: false, CallCenterId: cc, InterviewId: interviewId };
 }
 
+/**
+ * Runs one assignment write with its audit row (entity `assignments`, action = the operation's name,
+ * EntityId = the resource's address) in one transaction; nothing is audited when nothing changed.
+ */
+function auditedWrite<T>(db: Db, operation: string, resource: string, write: () => { result: T; changes: Record<string, unknown> | null }): T {
+  return db.transaction(() => {
+    const { result, changes } = write();
+    if (changes) recordAudit(db, { action: operation, entity: 'assignments', entityId: resource, changes });
+    return result;
+  }).immediate();
+}
+
+const interviewerAddress = (id: number) => `interviewers(${id})`;
+const groupAddress = (id: number) => `groups(${id})`;
+
 /** Interviewer `Controller.AssignOnSurvey`: an explicit assignment (idempotent). */
 export function interviewerAssignOnSurvey(db: Db, interviewerId: number, surveyId: string): void {
-  interviewerTarget(db, interviewerId, surveyId);
-  const { changes } = db.prepare('INSERT OR IGNORE INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?)').run(interviewerId, surveyId);
+  const changes = auditedWrite(db, 'AssignOnSurvey', interviewerAddress(interviewerId), () => {
+    interviewerTarget(db, interviewerId, surveyId);
+    const n = db.prepare('INSERT OR IGNORE INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?)').run(interviewerId, surveyId).changes;
+    return { result: n, changes: n ? { SurveyId: surveyId } : null };
+  });
   if (changes) publishChange(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.DeAssignFromSurvey`: removes only the explicit assignment. */
 export function interviewerDeAssignFromSurvey(db: Db, interviewerId: number, surveyId: string): void {
-  interviewerTarget(db, interviewerId, surveyId);
-  const { changes } = db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
+  const changes = auditedWrite(db, 'DeAssignFromSurvey', interviewerAddress(interviewerId), () => {
+    interviewerTarget(db, interviewerId, surveyId);
+    const n = db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId).changes;
+    return { result: n, changes: n ? { SurveyId: surveyId } : null };
+  });
   if (changes) publishChange(db, assignmentChange('deleted', interviewerRow(db, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.AssignOnCall`: assigns one interview of the survey. */
 export function interviewerAssignOnCall(db: Db, interviewerId: number, surveyId: string, interviewId: number): void {
-  assertInterviewId(interviewId);
-  interviewerTarget(db, interviewerId, surveyId);
-  const { changes } = db
-    .prepare('INSERT OR IGNORE INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?)')
-    .run(interviewerId, surveyId, interviewId);
+  const changes = auditedWrite(db, 'AssignOnCall', interviewerAddress(interviewerId), () => {
+    assertInterviewId(interviewId);
+    interviewerTarget(db, interviewerId, surveyId);
+    const n = db
+      .prepare('INSERT OR IGNORE INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?)')
+      .run(interviewerId, surveyId, interviewId).changes;
+    return { result: n, changes: n ? { SurveyId: surveyId, InterviewId: interviewId } : null };
+  });
   if (changes) publishChange(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, interviewId)));
 }
 
 /** Interviewer `Controller.DeAssignFromCalls`: removes its call assignments of the survey. */
 export function interviewerDeAssignFromCalls(db: Db, interviewerId: number, surveyId: string): void {
   interviewerTarget(db, interviewerId, surveyId);
-  const gone = db.transaction(() => {
+  const gone = auditedWrite(db, 'DeAssignFromCalls', interviewerAddress(interviewerId), () => {
     const rows = interviewerAssignmentRows(db, interviewerId, surveyId).filter((r) => r.InterviewId !== null);
     db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
-    return rows;
-  }).immediate();
+    return { result: rows, changes: rows.length ? { SurveyId: surveyId, InterviewIds: rows.map((r) => r.InterviewId) } : null };
+  });
   publishChanges(db, gone.map((r) => assignmentChange('deleted', r)));
 }
 
 /** Interviewer `Controller.CleanAssignments`: removes every survey and call assignment of the interviewer. */
 export function interviewerCleanAssignments(db: Db, interviewerId: number): void {
-  const gone = db.transaction(() => {
+  const gone = auditedWrite(db, 'CleanAssignments', interviewerAddress(interviewerId), () => {
     interviewerTarget(db, interviewerId);
     const rows = interviewerAssignmentRows(db, interviewerId);
     db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ?').run(interviewerId);
     db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ?').run(interviewerId);
-    return rows;
-  }).immediate();
+    const removed = rows.map((r) => ({ SurveyId: r.SurveyId, InterviewId: r.InterviewId }));
+    return { result: rows, changes: rows.length ? { Removed: removed } : null };
+  });
   publishChanges(db, gone.map((r) => assignmentChange('deleted', r)));
 }
 
@@ -122,41 +148,50 @@ const groupRow = (groupId: number, surveyId: string, callCenterId: number, inter
 
 /** Group `Controller.AssignOnSurvey`: members in that call centre get an Implicit assignment. */
 export function groupAssignOnSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
-  groupTarget(db, groupId, callCenterId, surveyId);
-  const { changes } = db.prepare('INSERT OR IGNORE INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?)').run(groupId, surveyId, callCenterId);
+  const changes = auditedWrite(db, 'AssignOnSurvey', groupAddress(groupId), () => {
+    groupTarget(db, groupId, callCenterId, surveyId);
+    const n = db.prepare('INSERT OR IGNORE INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?)').run(groupId, surveyId, callCenterId).changes;
+    return { result: n, changes: n ? { SurveyId: surveyId, CallCenterId: callCenterId } : null };
+  });
   if (changes) publishChange(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.DeAssignFromSurvey`. */
 export function groupDeAssignFromSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
-  groupTarget(db, groupId, callCenterId, surveyId);
-  const { changes } = db
-    .prepare('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
-    .run(groupId, surveyId, callCenterId);
+  const changes = auditedWrite(db, 'DeAssignFromSurvey', groupAddress(groupId), () => {
+    groupTarget(db, groupId, callCenterId, surveyId);
+    const n = db
+      .prepare('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
+      .run(groupId, surveyId, callCenterId).changes;
+    return { result: n, changes: n ? { SurveyId: surveyId, CallCenterId: callCenterId } : null };
+  });
   if (changes) publishChange(db, assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.AssignOnCall`. */
 export function groupAssignOnCall(db: Db, groupId: number, surveyId: string, interviewId: number, callCenterId: number): void {
-  assertInterviewId(interviewId);
-  groupTarget(db, groupId, callCenterId, surveyId);
-  const { changes } = db
-    .prepare('INSERT OR IGNORE INTO group_call_assignments (group_id, survey_id, call_center_id, interview_id) VALUES (?, ?, ?, ?)')
-    .run(groupId, surveyId, callCenterId, interviewId);
+  const changes = auditedWrite(db, 'AssignOnCall', groupAddress(groupId), () => {
+    assertInterviewId(interviewId);
+    groupTarget(db, groupId, callCenterId, surveyId);
+    const n = db
+      .prepare('INSERT OR IGNORE INTO group_call_assignments (group_id, survey_id, call_center_id, interview_id) VALUES (?, ?, ?, ?)')
+      .run(groupId, surveyId, callCenterId, interviewId).changes;
+    return { result: n, changes: n ? { SurveyId: surveyId, InterviewId: interviewId, CallCenterId: callCenterId } : null };
+  });
   if (changes) publishChange(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, interviewId)));
 }
 
 /** Group `Controller.DeAssignFromCalls`. */
 export function groupDeAssignFromCalls(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
   groupTarget(db, groupId, callCenterId, surveyId);
-  const gone = db.transaction(() => {
+  const gone = auditedWrite(db, 'DeAssignFromCalls', groupAddress(groupId), () => {
     const ids = db
       .prepare('SELECT interview_id FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
       .pluck()
       .all(groupId, surveyId, callCenterId) as number[];
     db.prepare('DELETE FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?').run(groupId, surveyId, callCenterId);
-    return ids;
-  }).immediate();
+    return { result: ids, changes: ids.length ? { SurveyId: surveyId, CallCenterId: callCenterId, InterviewIds: ids } : null };
+  });
   publishChanges(db, gone.map((i) => assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, i))));
 }
 

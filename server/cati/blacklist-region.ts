@@ -60,7 +60,7 @@ export function applyPhoneRegion(db: Db, region: CountryCode | null): Renormalis
           remove.run(item.id);
           merged++;
           recordAudit(db, {
-            action: 'delete',
+            action: 'deleted',
             entity: 'blacklist',
             entityId: item.id,
             changes: { TelephoneNumber: item.telephone_number, Type: item.type, Comment: item.comment, MergedInto: keeper.id, PhoneRegion: region },
@@ -81,9 +81,9 @@ export function applyPhoneRegion(db: Db, region: CountryCode | null): Renormalis
       PHONE_REGION_SETTING,
       JSON.stringify(region),
     );
-    recordAudit(db, { action: 'update', entity: 'settings', entityId: PHONE_REGION_SETTING, changes: { phoneRegion: [previous, region] } });
+    recordAudit(db, { action: 'updated', entity: 'settings', entityId: PHONE_REGION_SETTING, changes: { phoneRegion: [previous, region] } });
     if (region && (updated > 0 || merged > 0)) {
-      recordAudit(db, { action: 'renormalise', entity: 'blacklist', entityId: null, changes: { PhoneRegion: region, Updated: updated, Merged: merged } });
+      recordAudit(db, { action: 'renormalised', entity: 'blacklist', entityId: null, changes: { PhoneRegion: region, Updated: updated, Merged: merged } });
     }
     return { changed: true, previous, updated, merged };
   }).immediate();

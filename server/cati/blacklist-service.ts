@@ -73,7 +73,9 @@ export function createItem(db: Db, fields: Fields, region: CountryCode | null = 
     const r = db
       .prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?)')
       .run(number, fields.Type, fields.Comment ?? null, now);
-    return Number(r.lastInsertRowid);
+    const newId = Number(r.lastInsertRowid);
+    recordAudit(db, { action: 'created', entity: 'blacklist', entityId: newId, changes: { TelephoneNumber: number, Type: fields.Type, Comment: fields.Comment ?? null } });
+    return newId;
   }).immediate();
   publishChange(db, { type: 'blacklist', action: 'created', id, record: entityRecord(db, blacklistModel, id) });
   return id;
@@ -108,7 +110,7 @@ export function updateItem(db: Db, id: number, fields: Fields, ifMatch: string |
     const comment = fields.Comment === undefined ? row.comment : fields.Comment;
     db.prepare('UPDATE blacklist SET telephone_number = ?, type = ?, comment = ?, version = version + 1 WHERE id = ?').run(number, type, comment, id);
     const before = { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment };
-    recordAudit(db, { action: 'update', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
+    recordAudit(db, { action: 'updated', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
   }).immediate();
   publishChange(db, { type: 'blacklist', action: 'updated', id, record: entityRecord(db, blacklistModel, id) });
 }
@@ -116,9 +118,11 @@ export function updateItem(db: Db, id: number, fields: Fields, ifMatch: string |
 /** Deletes an item; 404 if absent, 412 on a stale If-Match. */
 export function deleteItem(db: Db, id: number, ifMatch: string | undefined): void {
   const record = db.transaction(() => {
-    checkIfMatch(ifMatch, current(db, id).version);
+    const row = current(db, id);
+    checkIfMatch(ifMatch, row.version);
     const last = entityRecord(db, blacklistModel, id);
     db.prepare('DELETE FROM blacklist WHERE id = ?').run(id);
+    recordAudit(db, { action: 'deleted', entity: 'blacklist', entityId: id, changes: { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment } });
     return last;
   }).immediate();
   publishChange(db, { type: 'blacklist', action: 'deleted', id, record });
@@ -191,6 +195,7 @@ export function importItems(db: Db, items: unknown[], region: CountryCode | null
       if (r.changes === 1) added.push(Number(r.lastInsertRowid));
       else result.Duplicates++;
     });
+    recordAudit(db, { action: 'imported', entity: 'blacklist', entityId: null, changes: { Added: added.length, Duplicates: result.Duplicates, Invalid: result.Invalid } });
   }).immediate();
   result.Added = added.length;
   publishChanges(db, entityRecords(db, blacklistModel, added).map((record) => ({ type: 'blacklist', action: 'created', id: record.Id as number, record })));

@@ -42,7 +42,8 @@ export const extendedStatusModel: EntityModel = {
 /**
  * One row per open session whose last activity is recent enough (CONTRACT §9 "Precisely"). Parameters, in
  * order: now (epoch ms), the staleness cutoff (epoch ms), and a JSON array of `[callCenterId, todayStart,
- * todayEnd]` per call centre. The calls and breaks of a session are its interviewer's from its LoginTime on
+ * todayEnd, whole]` per call centre (`whole`: both ends are whole 15-minute buckets, so today's counts come from
+ * the `call_counts` summary of migration 015; else the calls are counted). The calls and breaks of a session are its interviewer's from its LoginTime on
  * (an interviewer has at most one open session); "last" means the latest Time.
  */
 const FLOOR_SQL = `(SELECT
@@ -54,11 +55,18 @@ const FLOOR_SQL = `(SELECT
     ob.break_type_id AS BreakTypeId, bt.name AS BreakTypeName,
     (ob.id IS NOT NULL AND bt.max_minutes IS NOT NULL AND p.now_ms - ob.time > bt.max_minutes * 60000) AS BreakOverLimit,
     COALESCE(oc.survey_id, lc.survey_id) AS SurveyId,
-    (SELECT COUNT(*) FROM calls c WHERE c.interviewer_id = x.interviewer_id
-      AND c.time >= json_extract(d.value, '$[1]') AND c.time < json_extract(d.value, '$[2]')) AS CallsToday,
-    (SELECT COUNT(*) FROM calls c WHERE c.interviewer_id = x.interviewer_id
-      AND c.time >= json_extract(d.value, '$[1]') AND c.time < json_extract(d.value, '$[2]')
-      AND c.extended_status IN (SELECT code FROM extended_statuses WHERE category = 'Complete')) AS CompletesToday,
+    CASE WHEN d.value ->> '$[3]' THEN
+      (SELECT COALESCE(SUM(k.n), 0) FROM call_counts k WHERE k.interviewer_id = x.interviewer_id
+        AND k.bucket >= (d.value ->> '$[1]') / 900000 AND k.bucket < (d.value ->> '$[2]') / 900000)
+    ELSE (SELECT COUNT(*) FROM calls c WHERE c.interviewer_id = x.interviewer_id
+      AND c.time >= d.value ->> '$[1]' AND c.time < d.value ->> '$[2]') END AS CallsToday,
+    CASE WHEN d.value ->> '$[3]' THEN
+      (SELECT COALESCE(SUM(k.n), 0) FROM call_counts k WHERE k.interviewer_id = x.interviewer_id
+        AND k.bucket >= (d.value ->> '$[1]') / 900000 AND k.bucket < (d.value ->> '$[2]') / 900000
+        AND k.extended_status IN (SELECT code FROM extended_statuses WHERE category = 'Complete'))
+    ELSE (SELECT COUNT(*) FROM calls c WHERE c.interviewer_id = x.interviewer_id
+      AND c.time >= d.value ->> '$[1]' AND c.time < d.value ->> '$[2]'
+      AND c.extended_status IN (SELECT code FROM extended_statuses WHERE category = 'Complete')) END AS CompletesToday,
     x.is_locked AS IsLocked
   FROM (SELECT ? AS now_ms, ? AS cutoff, ? AS days) p
   CROSS JOIN (SELECT s.id AS session_id, s.interviewer_id, i.name, i.display_name, s.call_center_id, s.login_time,

@@ -46,10 +46,17 @@ export function extendedStatusesSet(ctx: AppContext): EntitySetDef {
   };
 }
 
+/** The bucket of the `call_counts` summary (migration 015). */
+const COUNT_BUCKET_MS = 900_000;
+
 /** The values of floorModel's FROM placeholders at `now`: now, the staleness cutoff, each centre's today. */
 export function floorParams(db: Db, now: number, staleSessionHours: number): unknown[] {
   const centres = db.prepare('SELECT id, time_zone FROM call_centers').raw().all() as [number, string | null][];
-  const days = centres.map(([id, zone]) => [id, ...todayIn(zone ?? serverTimeZone(), now)]);
+  const days = centres.map(([id, zone]) => {
+    const [start, end] = todayIn(zone ?? serverTimeZone(), now);
+    // Whole 15-minute buckets of the call_counts summary (migration 015); always so for today's zones.
+    return [id, start, end, start >= 0 && start % COUNT_BUCKET_MS === 0 && end % COUNT_BUCKET_MS === 0 ? 1 : 0];
+  });
   return [now, now - staleSessionHours * 3_600_000, JSON.stringify(days)];
 }
 

@@ -10,7 +10,7 @@ import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
 import { closeBreak, closeCall, closeSession } from './history-close.ts';
 import { ingestHistory, type HistoryKind } from './history-ingest.ts';
-import { callHistoryWithVariablesModel, readHistoryWithVariablesRequest, variablesAttacher } from './history-with-variables.ts';
+import { callHistoryWithVariablesModel, readHistoryWithVariablesRequest, variableExportColumns, variablesAttacher } from './history-with-variables.ts';
 import { cheapPathApplies, historyWithVariablesPage, skipInSteps } from './history-with-variables-page.ts';
 
 function ingestRoute(ctx: AppContext, kind: HistoryKind): EntitySetDef['create'] {
@@ -52,7 +52,7 @@ export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
     list: {
       handler: async (c) => {
         const request = readHistoryWithVariablesRequest(db, c.options.params);
-        if (cheapPathApplies(c.options)) {
+        if (!c.exporting && cheapPathApplies(c.options)) {
           await skipInSteps(db, request, c.options);
           checkSelect(callHistoryWithVariablesModel, c.options.select);
           const page = historyWithVariablesPage(db, request, c.options);
@@ -61,6 +61,7 @@ export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
         return c.query(callHistoryWithVariablesModel, {
           scope: { fromParams: request.fromParams },
           postProcess: variablesAttacher(db, request.variables),
+          exportColumns: variableExportColumns(request.variables),
         });
       },
     },

@@ -62,7 +62,7 @@ function after(s: Source, c: Cursor | undefined): string {
 
 /** Whether the request can take the cheap path: time order, no $filter, and a token of ours if any. */
 export function cheapPathApplies(options: QueryOptions): boolean {
-  if (options.filter) return false;
+  if (options.filter || options.apply) return false;
   const o = options.orderby;
   const ordered = o.length === 0 || (o.length === 1 && !o[0]!.desc && o[0]!.expr.kind === 'property' && o[0]!.expr.path.join('/') === 'NumberInOrder');
   return ordered && (options.skiptoken === undefined || readToken(options.skiptoken) !== undefined);

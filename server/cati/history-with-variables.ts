@@ -7,12 +7,17 @@
 import type { Db } from '../db/open.ts';
 import { prepareCached, type Row } from '../odata/collection-query.ts';
 import { badRequest } from '../errors.ts';
+import type { ExportColumns } from '../odata/export-stream.ts';
 import type { EntityModel, PropertyDef } from '../odata/model.ts';
 import { SURVEY_ID } from './body-fields.ts';
 import { parseIsoTime } from './time.ts';
 
-const MIN_TIME = -8.64e15;
 const MAX_TIME = 8.64e15;
+/**
+ * Without `startTime` the window is the 24 hours before `endTime` (or before now): NumberInOrder numbers
+ * the window's rows on every page, so a window keeps each page cheap however large the history grows.
+ */
+export const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 
 const SUBQUERY = `(
   SELECT ROW_NUMBER() OVER (ORDER BY e.time, e.ord, e.id) - 1 AS number_in_order, e.*, s.name AS survey_name, i.name AS interviewer_name
@@ -97,9 +102,10 @@ const splitList = (v: string | undefined) => (v ?? '').split(/[,;]/).map((s) => 
 /**
  * Validates the seed §4.3 parameters: surveyIds (unknown ones skipped when mixed with known ones; all
  * unknown → 400), variables (each available as CATI filter in at least one requested survey, else 400
- * naming it), startTime inclusive / endTime exclusive, the two boolean flags.
+ * naming it), startTime inclusive / endTime exclusive (startTime defaults to 24 hours before endTime or
+ * now: DEFAULT_WINDOW_MS), the two boolean flags.
  */
-export function readHistoryWithVariablesRequest(db: Db, params: Record<string, string>): HistoryWithVariablesRequest {
+export function readHistoryWithVariablesRequest(db: Db, params: Record<string, string>, now = Date.now()): HistoryWithVariablesRequest {
   const known = new Set(['startTime', 'endTime', 'includeBreakTimes', 'includeLoginLogoutInfo', 'surveyIds', 'variables']);
   for (const name of Object.keys(params)) {
     if (!known.has(name)) {
@@ -107,8 +113,9 @@ export function readHistoryWithVariablesRequest(db: Db, params: Record<string, s
       throw badRequest(`Unknown parameter '${name}'${hint ? ` (did you mean '${hint}'?)` : ` (known: ${[...known].join(', ')})`}`);
     }
   }
-  const start = time(params, 'startTime') ?? MIN_TIME;
-  const end = time(params, 'endTime') ?? MAX_TIME;
+  const givenEnd = time(params, 'endTime');
+  const end = givenEnd ?? MAX_TIME;
+  const start = time(params, 'startTime') ?? (givenEnd ?? now) - DEFAULT_WINDOW_MS;
   const breaks = flag(params, 'includeBreakTimes');
   const logins = flag(params, 'includeLoginLogoutInfo');
 
@@ -178,5 +185,27 @@ export function variablesAttacher(db: Db, variables: string[]): (rows: Row[]) =>
       });
     }
     return rows;
+  };
+}
+
+/**
+ * The variables as export columns (CONTRACT §8), one per requested variable under its requested name:
+ * a correlated subquery per column, so exports stream them from SQL. Same rule as `variablesAttacher`:
+ * null unless the row's survey offers the variable as CATI filter. Absent when the rows no longer carry
+ * SurveyId and InterviewId (e.g. aggregated by `$apply`).
+ */
+export function variableExportColumns(variables: string[]): ExportColumns {
+  return {
+    names: variables,
+    sql(column) {
+      const survey = column('SurveyId');
+      const interview = column('InterviewId');
+      if (!survey || !interview) return undefined;
+      return variables.map((name) => ({
+        sql: `(SELECT iv.value FROM interview_variables iv WHERE iv.survey_id = ${survey} AND iv.interview_id = ${interview} AND iv.name = ? COLLATE NOCASE
+          AND EXISTS (SELECT 1 FROM survey_variables sv WHERE sv.survey_id = ${survey} AND sv.name = ? COLLATE NOCASE AND sv.available_as_cati_filter = 1))`,
+        params: [name, name],
+      }));
+    },
   };
 }

@@ -104,6 +104,10 @@ export async function createInterviewer(db: Db, body: unknown): Promise<number> 
     const sql = `INSERT INTO interviewers (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})`;
     const newId = Number(db.prepare(sql).run(...cols.map((c) => input.values[c]!), ...Object.values(extra)).lastInsertRowid);
     setGroups(db, newId, input.parents ?? []);
+    const created: Record<string, unknown> = { ...wireValues(db, newId, input), IsLocked: input.isLocked === true };
+    created.ParentGroups = groupsOfInterviewer(db, newId);
+    if (hash) created.Password = '(set)';
+    recordAudit(db, { action: 'created', entity: 'interviewers', entityId: newId, changes: created });
     return newId;
   }).immediate();
 }
@@ -134,15 +138,22 @@ export async function updateInterviewer(db: Db, id: number, body: unknown, ifMat
     if (input.parents !== undefined) setGroups(db, id, input.parents);
     const changes: Record<string, unknown> = diffChanges(before, auditedFields(db, id, input));
     if (hash !== undefined) changes.Password = [null, '(changed)'];
-    recordAudit(db, { action: 'update', entity: 'interviewers', entityId: id, changes });
+    recordAudit(db, { action: 'updated', entity: 'interviewers', entityId: id, changes });
   }).immediate();
+}
+
+/** The wire values of the plain fields (those `input` carries, or all of them); never the password. */
+function wireValues(db: Db, id: number, input?: InterviewerInput): Record<string, unknown> {
+  const row = db.prepare('SELECT * FROM interviewers WHERE id = ?').get(id) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [wire, column] of Object.entries(COLUMNS)) if (!input || column in input.values) out[wire] = row[column];
+  return out;
 }
 
 /** The wire values of the fields an update touches (the audit's before and after). */
 function auditedFields(db: Db, id: number, input: InterviewerInput): Record<string, unknown> {
-  const row = db.prepare('SELECT * FROM interviewers WHERE id = ?').get(id) as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [wire, column] of Object.entries(COLUMNS)) if (column in input.values) out[wire] = row[column];
+  const out = wireValues(db, id, input);
+  const row = db.prepare('SELECT is_locked FROM interviewers WHERE id = ?').get(id) as { is_locked: number };
   if (input.isLocked !== undefined) out.IsLocked = row.is_locked === 1;
   if (input.parents !== undefined) out.ParentGroups = groupsOfInterviewer(db, id);
   return out;
@@ -152,7 +163,9 @@ function auditedFields(db: Db, id: number, input: InterviewerInput): Record<stri
 export function deleteInterviewer(db: Db, id: number, ifMatch?: string): void {
   db.transaction(() => {
     checkVersion(interviewerVersion(db, id), ifMatch);
+    const old = { ...wireValues(db, id), ParentGroups: groupsOfInterviewer(db, id) };
     db.prepare('DELETE FROM interviewers WHERE id = ?').run(id);
+    recordAudit(db, { action: 'deleted', entity: 'interviewers', entityId: id, changes: old });
   }).immediate();
 }
 
@@ -171,7 +184,9 @@ function setLocked(db: Db, id: number, locked: boolean, now: number): boolean {
 export function lockInterviewer(db: Db, id: number, locked: boolean): boolean {
   return db.transaction(() => {
     interviewerVersion(db, id);
-    return setLocked(db, id, locked, Date.now());
+    const changed = setLocked(db, id, locked, Date.now());
+    if (changed) recordAudit(db, { action: locked ? 'locked' : 'unlocked', entity: 'interviewers', entityId: id, changes: { IsLocked: [!locked, locked] } });
+    return changed;
   }).immediate();
 }
 

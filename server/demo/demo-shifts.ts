@@ -154,7 +154,7 @@ export function insertDemoShifts(db: Db, rng: Rng, base: DemoBase, now: number, 
   for (let i = 0; i < dialerCalls && total > 0; i++) {
     let offset = rng.next() * total;
     const [center, start, end] = windows.find(([, a, b]) => (offset -= Math.max(0, b - a)) < 0) ?? windows[windows.length - 1]!;
-    w.dialerCall(center, Math.min(end - 1, Math.max(start, end + offset)));
+    w.dialerCall(center, Math.floor(Math.min(end - 1, Math.max(start, end + offset))));
   }
   return w.counts;
 }

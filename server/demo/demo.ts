@@ -1,6 +1,7 @@
 import type { ServerConfig } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import { createDemoLists, createDemoOrganisation, createDemoVariables, type DemoBase } from './demo-entities.ts';
+import { bulkInsertCalls, rebuildCallCounts } from '../db/call-counts.ts';
 import { insertCalls } from './demo-history.ts';
 import { DEMO_BREAK_LIMITS, insertDemoShifts } from './demo-shifts.ts';
 import { createRng } from './prng.ts';
@@ -40,7 +41,7 @@ export function loadDemoIfEmpty(db: Db, config: ServerConfig, log: (line: string
     const zone = db.prepare('UPDATE call_centers SET time_zone = ?, version = version + 1 WHERE id = ?');
     for (const c of base.callCenters) zone.run(DEMO_TIME_ZONE, c);
     createDemoVariables(db, rng, base, 1500);
-    const counts = insertDemoShifts(db, rng, base, now, () => DEMO_TIME_ZONE, 29, DEMO_CALLS);
+    const counts = bulkInsertCalls(db, () => insertDemoShifts(db, rng, base, now, () => DEMO_TIME_ZONE, 29, DEMO_CALLS));
     const limit = db.prepare('UPDATE break_types SET max_minutes = ? WHERE id = ?');
     for (const [id, minutes] of Object.entries(DEMO_BREAK_LIMITS)) limit.run(minutes, Number(id));
     createDemoLists(db, rng, base, config.companyId, now);
@@ -72,7 +73,7 @@ function baseFor(db: Db): DemoBase {
  * Generates `count` calls over the last 30 days for benchmarks (`npm run seed`): one prepared statement, a
  * deterministic PRNG, and one transaction that is all or nothing: the indexes and triggers of `calls` are
  * dropped first and recreated from their own stored SQL after the load (a sort per index, not 20 million
- * B-tree inserts), `call_id_ranges` rebuilt from the rows. During the load the journal is a rollback journal
+ * B-tree inserts), `call_id_ranges` and `call_counts` rebuilt from the rows. During the load the journal is a rollback journal
  * (new pages need no journal), memory is bounded by a 256 MB page cache; WAL is back afterwards.
  * Creates the demo organisation first on an empty database.
  */
@@ -95,6 +96,7 @@ export function seedCalls(db: Db, count: number, log: (line: string) => void): v
       db.exec(`DELETE FROM call_id_ranges;
         INSERT INTO call_id_ranges (hour, min_id, max_id)
           SELECT CAST(time / 3600000.0 AS INTEGER) - (time / 3600000.0 < CAST(time / 3600000.0 AS INTEGER)), min(id), max(id) FROM calls GROUP BY 1`);
+      rebuildCallCounts(db);
     }).immediate();
   } finally {
     db.pragma('journal_mode = WAL');

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
 
 /** Media types accepted for JSON bodies (optout seed §1; applies to both interfaces). */
 export function isJsonType(contentType: string | undefined): boolean {
@@ -8,15 +8,59 @@ export function isJsonType(contentType: string | undefined): boolean {
   return type === 'application/json' || type === 'text/json' || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
 }
 
-const parse = express.json({ type: (req) => isJsonType(req.headers['content-type']), limit: '10mb', strict: false });
+/** Limits of a JSON body: its size and how deeply arrays and objects may nest. */
+export const JSON_BODY_LIMITS = { maxBytes: 10 * 1024 * 1024, maxDepth: 64 };
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Refuses bytes that are not UTF-8 (JSON is UTF-8, RFC 8259 §8.1) instead of storing replacement characters. */
+function verifyUtf8(req: Request, _res: Response, buf: Buffer) {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return;
+  try {
+    strictUtf8.decode(buf);
+  } catch {
+    throw badRequest('The request body is not valid UTF-8');
+  }
+}
+
+const parse = express.json({
+  type: (req) => isJsonType(req.headers['content-type']),
+  limit: JSON_BODY_LIMITS.maxBytes,
+  strict: false,
+  verify: verifyUtf8,
+});
+
+/**
+ * How deeply `value` nests, counted without recursion and stopping once past `limit`: every later walk of
+ * the body (validation, echoing an invalid item, JSON.stringify) may then recurse safely.
+ */
+export function nestingExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 function hasBody(req: Request): boolean {
   const len = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (len !== undefined && len !== '0');
 }
 
+/** jsonBody as a promise, for a dispatcher that parses only after its own permission check. */
+export function readJsonBody(req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    jsonBody(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+  });
+}
+
 /**
- * Parses JSON bodies of the accepted media types. A body of another type on a write → 415;
+ * Parses JSON bodies of the accepted media types. Mount it after the route's permission check, so a key
+ * that may not write never makes the server read and parse up to 10 MB. A body of another type on a write → 415;
  * an unparsable body → 400 (never an empty object). `req.body` is undefined when no body was sent.
  */
 export function jsonBody(req: Request, res: Response, next: NextFunction) {
@@ -33,6 +77,9 @@ export function jsonBody(req: Request, res: Response, next: NextFunction) {
   }
   parse(req, res, (err?: unknown) => {
     if (err) return next(err);
+    if (nestingExceeds(req.body, JSON_BODY_LIMITS.maxDepth)) {
+      return next(badRequest(`The request body nests arrays and objects more than ${JSON_BODY_LIMITS.maxDepth} levels deep`));
+    }
     next();
   });
 }

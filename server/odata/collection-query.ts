@@ -55,11 +55,24 @@ export function prepareCached(db: Db, text: string, mode?: 'pluck'): Statement<u
   let stmt = cache.get(key);
   if (!stmt) {
     if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
-    stmt = db.prepare<unknown[]>(text);
+    stmt = prepareUserSql(db, text);
     if (mode === 'pluck') stmt.pluck();
     cache.set(key, stmt);
   }
   return stmt;
+}
+
+/**
+ * Prepares SQL that holds a client's expression. SQLite refuses some valid-looking queries at prepare time
+ * (expression tree too large, too many terms): that is the client's query, so a 400, never a 500.
+ */
+function prepareUserSql(db: Db, text: string): Statement<unknown[]> {
+  try {
+    return db.prepare<unknown[]>(text);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'SQLITE_ERROR') throw badRequest('The query is too complex for the database; simplify $filter or $orderby');
+    throw err;
+  }
 }
 
 /**

@@ -27,6 +27,10 @@ function propType(p: PropertyDef): ExprType {
       return 'boolean';
     case 'Edm.DateTimeOffset':
       return 'datetime';
+    case 'Edm.Date':
+      return 'date';
+    case 'Edm.TimeOfDay':
+      return 'time';
     default:
       return 'string';
   }
@@ -278,6 +282,16 @@ export function compileFilterCached(text: string, ast: FilterNode, model: Entity
     cache.set(text, f);
   }
   return f;
+}
+
+/**
+ * Compiles a value expression (e.g. `$apply`'s `compute(hour(Time) as Hour)`); a boolean comes out
+ * two-valued (0/1). Names and types are checked as in $filter.
+ */
+export function compileExpression(ast: FilterNode, model: EntityModel, now: number, option: string): Typed {
+  const ctx: Context = { model, option, now };
+  const t = compile(ast, ctx);
+  return t.type === 'boolean' ? { ...t, ...asCondition(t, ctx), nullable: false } : t;
 }
 
 /** One sort key of a compiled $orderby. */

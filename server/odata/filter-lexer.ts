@@ -36,6 +36,8 @@ export function syntaxError(option: string, message: string, pos: number) {
 }
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
+/** `$count`, `$it`: system names ($apply's `$count as Alias`); compile-sql.ts rejects them as properties. */
+const SYSTEM_IDENT = /\$[A-Za-z_][A-Za-z0-9_]*/y;
 const DATETIME = /(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,12})?)?(Z|[+-]\d{2}:\d{2})/y;
 const DATE = /(\d{4})-(\d{2})-(\d{2})/y;
 const TIME = /(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,12})?)?/y;
@@ -145,7 +147,7 @@ export function tokenize(input: string, option = '$filter'): Token[] {
       i++;
       continue;
     }
-    const id = match(IDENT, input, i);
+    const id = match(IDENT, input, i) ?? match(SYSTEM_IDENT, input, i);
     if (id) {
       const start = i;
       let text = id[0];

@@ -4,7 +4,8 @@
  * property flags of its model — never from a hand-kept list:
  * - Org.OData.Capabilities.V1 Insert/Update/Delete/ReadRestrictions on every set, IndexableByKey false
  *   where no route takes a key, Filter/SortRestrictions naming the properties that cannot be used,
- *   SearchRestrictions and ExpandRestrictions (neither $search nor $expand is served), and
+ *   SearchRestrictions and ExpandRestrictions (neither $search nor $expand is served),
+ *   Org.OData.Aggregation.V1.ApplySupported (the `$apply` transformations), and
  *   BatchSupported false on the container;
  * - Org.OData.Core.V1.Computed on server-set properties, Core.Permissions Write on write-only ones.
  */
@@ -13,6 +14,7 @@ import { isFilterable, isSortable } from './model.ts';
 
 const CAPABILITIES = 'Org.OData.Capabilities.V1';
 const CORE = 'Org.OData.Core.V1';
+const AGGREGATION = 'Org.OData.Aggregation.V1';
 
 /** What one entity set serves, as the dispatcher knows it from the set's routes. */
 export interface SetDescription {
@@ -38,6 +40,9 @@ export const VOCABULARY_REFERENCES = [
   '  </edmx:Reference>',
   `  <edmx:Reference Uri="https://oasis-tcs.github.io/odata-vocabularies/vocabularies/${CAPABILITIES}.xml">`,
   `    <edmx:Include Namespace="${CAPABILITIES}" Alias="Capabilities"/>`,
+  '  </edmx:Reference>',
+  `  <edmx:Reference Uri="https://oasis-tcs.github.io/odata-vocabularies/vocabularies/${AGGREGATION}.xml">`,
+  `    <edmx:Include Namespace="${AGGREGATION}" Alias="Aggregation"/>`,
   '  </edmx:Reference>',
 ];
 
@@ -67,8 +72,23 @@ export function entitySetAnnotations(set: SetDescription): string[] {
     out.push(record('SortRestrictions', bool('Sortable', true), ...(nonSortable.length ? [paths('NonSortableProperties', nonSortable)] : [])));
     out.push(record('SearchRestrictions', bool('Searchable', false)));
     out.push(record('ExpandRestrictions', bool('Expandable', false)));
+    out.push(applySupported());
   }
   return out;
+}
+
+/** The `$apply` transformations apply-parse.ts serves (CONTRACT §8). */
+const TRANSFORMATIONS = ['aggregate', 'groupby', 'filter', 'compute', 'orderby', 'top', 'skip', 'identity'];
+
+/** Org.OData.Aggregation.V1.ApplySupported: what `$apply` serves on every readable set. */
+function applySupported(): string {
+  const strings = TRANSFORMATIONS.map((t) => `<String>${t}</String>`).join('');
+  return (
+    `<Annotation Term="${AGGREGATION}.ApplySupported"><Record>` +
+    `<PropertyValue Property="Transformations"><Collection>${strings}</Collection></PropertyValue>` +
+    `<PropertyValue Property="Rollup" EnumMember="${AGGREGATION}.RollupType/None"/>` +
+    '</Record></Annotation>'
+  );
 }
 
 /** The annotations of the entity container. */

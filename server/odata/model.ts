@@ -10,6 +10,8 @@ export type EdmType =
   | 'Edm.Boolean'
   | 'Edm.DateTimeOffset' // stored as INTEGER epoch milliseconds, written as ISO 8601 UTC with ms
   | 'Edm.Decimal'
+  | 'Edm.Date' // `YYYY-MM-DD` text, e.g. $apply's compute(date(Time) as Day)
+  | 'Edm.TimeOfDay' // `HH:MM:SS.sss` text
   | 'Edm.Double';
 
 export interface PropertyDef {

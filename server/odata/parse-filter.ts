@@ -27,15 +27,21 @@ export interface OrderbyItem {
   pos: number;
 }
 
-/** Limits that keep a hostile expression cheap to parse and compile. */
-export const FILTER_LIMITS = { maxLength: 8000, maxDepth: 60, maxListItems: 1000 };
+/**
+ * Limits that keep a hostile expression cheap to parse and compile. `maxDepth` counts parentheses, calls and
+ * prefix operators while parsing; `maxHeight` and `maxNodes` bound the finished tree, so a long chain of
+ * binary operators (`1 add 1 add 1 …`) is refused before SQLite's own expression-depth limit is reached.
+ */
+export const FILTER_LIMITS = { maxLength: 8000, maxDepth: 60, maxListItems: 1000, maxHeight: 250, maxNodes: 3000, maxOrderbyItems: 100 };
 
 const RELATIONAL = new Set(['gt', 'ge', 'lt', 'le']);
 const MULTIPLICATIVE = new Set(['mul', 'div', 'divby', 'mod']);
 const RESERVED = new Set(['and', 'or', 'not', 'eq', 'ne', 'gt', 'ge', 'lt', 'le', 'in', 'has', 'add', 'sub', 'mul', 'div', 'divby', 'mod']);
 
-class Parser {
-  private i = 0;
+/** The expression parser; apply-parse.ts drives it inside `$apply` transformations. */
+export class Parser {
+  /** Index of the current token. */
+  i = 0;
   private depth = 0;
   constructor(
     private readonly tokens: Token[],
@@ -237,10 +243,41 @@ export function isLiteral(n: FilterNode): boolean {
   return n.kind === 'literal' || (n.kind === 'negate' && n.operand.kind === 'literal' && typeof n.operand.value === 'number');
 }
 
-function describe(t: Token): string {
+/** How a token is named in messages. */
+export function describe(t: Token): string {
   if (t.kind === 'eof') return 'the end of the expression';
   if (t.kind === 'string') return `'${t.text}'`;
   return `'${t.text}'`;
+}
+
+function children(n: FilterNode): FilterNode[] {
+  switch (n.kind) {
+    case 'binary':
+      return [n.left, n.right];
+    case 'not':
+    case 'negate':
+      return [n.operand];
+    case 'in':
+      return [n.left, ...n.list];
+    case 'call':
+      return n.args;
+    default:
+      return [];
+  }
+}
+
+/** Refuses a tree taller or larger than FILTER_LIMITS (iteratively: the walk itself cannot overflow). */
+function checkBudget(roots: FilterNode[], option: string) {
+  let nodes = 0;
+  const stack: { node: FilterNode; height: number }[] = roots.map((node) => ({ node, height: 1 }));
+  while (stack.length > 0) {
+    const { node, height } = stack.pop()!;
+    if (++nodes > FILTER_LIMITS.maxNodes) throw syntaxError(option, `Expression has more than ${FILTER_LIMITS.maxNodes} terms`, node.pos);
+    if (height > FILTER_LIMITS.maxHeight) {
+      throw syntaxError(option, `Expression nests more than ${FILTER_LIMITS.maxHeight} operators`, node.pos);
+    }
+    for (const child of children(node)) stack.push({ node: child, height: height + 1 });
+  }
 }
 
 function checkLength(input: string, option: string) {
@@ -255,6 +292,7 @@ export function parseFilter(input: string, option = '$filter'): FilterNode {
   const node = p.expression();
   const rest = p.peek();
   if (rest.kind !== 'eof') throw p.error(`Unexpected ${describe(rest)}`, rest.pos);
+  checkBudget([node], option);
   return node;
 }
 
@@ -274,8 +312,12 @@ export function parseOrderby(input: string, option = '$orderby'): OrderbyItem[] 
       desc = k === 'desc';
     }
     items.push({ expr, desc, pos: start.pos });
+    if (items.length > FILTER_LIMITS.maxOrderbyItems) throw p.error(`More than ${FILTER_LIMITS.maxOrderbyItems} sort keys`, start.pos);
     const t = p.next();
-    if (t.kind === 'eof') return items;
+    if (t.kind === 'eof') {
+      checkBudget(items.map((item) => item.expr), option);
+      return items;
+    }
     if (t.kind !== ',') throw p.error(`Expected ',' or the end of ${option} but found ${describe(t)}`, t.pos);
   }
 }

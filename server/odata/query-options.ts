@@ -1,14 +1,23 @@
 /**
- * OData system query options ($filter, $orderby, $select, $top, $skip, $count, $format, $skiptoken) parsed
+ * OData system query options ($apply, $filter, $orderby, $select, $top, $skip, $count, $format, $skiptoken) parsed
  * once per request into a typed object. Non-$ parameters are kept for the handler (e.g. startTime).
  */
 import { badRequest } from '../errors.ts';
+import { parseApply, type Transformation } from './apply-parse.ts';
 import { parseFilter, parseOrderby, type FilterNode, type OrderbyItem } from './parse-filter.ts';
 
-/** CONTRACT §7: `$top` at most 10000; without `$top` a page holds at most 1000 rows. */
-export const QUERY_LIMITS = { maxTop: 10000, pageSize: 1000 };
+/**
+ * CONTRACT §7: `$top` at most 10000; without `$top` a page holds at most 1000 rows. With `$format=csv|xlsx`
+ * (an export, CONTRACT §8/§13) `$top` may go up to the export's row limit.
+ */
+export const QUERY_LIMITS = { maxTop: 10000, pageSize: 1000, maxExportTop: 1_048_575 };
+
+/** `$format` values that ask for an export (format-negotiation.ts EXPORT_MEDIA_TYPES, by name or media type). */
+const EXPORT_FORMAT = /^\s*(csv|xlsx|text\/csv|application\/vnd\.openxmlformats-officedocument\.spreadsheetml\.sheet)\s*(;|$)/i;
 
 export interface QueryOptions {
+  /** `$apply` transformations in order (apply-compile.ts runs them before the options below). */
+  apply?: Transformation[];
   filter?: FilterNode;
   /** The `$filter` text as given (the key of the compiled-filter cache). */
   filterText?: string;
@@ -25,8 +34,8 @@ export interface QueryOptions {
   params: Record<string, string>;
 }
 
-const NOT_SUPPORTED = new Set(['$expand', '$search', '$apply', '$compute', '$levels', '$deltatoken', '$schemaversion', '$index', '$id']);
-const KNOWN = new Set(['$filter', '$orderby', '$select', '$top', '$skip', '$count', '$format', '$skiptoken']);
+const NOT_SUPPORTED = new Set(['$expand', '$search', '$compute', '$levels', '$deltatoken', '$schemaversion', '$index', '$id']);
+const KNOWN = new Set(['$apply', '$filter', '$orderby', '$select', '$top', '$skip', '$count', '$format', '$skiptoken']);
 
 const parsedFilters = new Map<string, FilterNode>();
 
@@ -55,6 +64,7 @@ function nonNegativeInt(name: string, value: string, max?: number): number {
  */
 export function parseQueryOptions(query: Record<string, unknown>, allowed: ReadonlySet<string> = KNOWN): QueryOptions {
   const out: QueryOptions = { orderby: [], count: false, params: {} };
+  let top: string | undefined;
   for (const [rawName, rawValue] of Object.entries(query)) {
     if (Array.isArray(rawValue) && rawName.startsWith('$')) throw badRequest(`Query option ${rawName} is given more than once`);
     const value = Array.isArray(rawValue) ? String(rawValue[rawValue.length - 1]) : String(rawValue ?? '');
@@ -67,6 +77,9 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
     if (!KNOWN.has(name)) throw badRequest(`Unknown query option ${rawName}`);
     if (!allowed.has(name)) throw badRequest(`Query option ${rawName} is not supported on this resource`);
     switch (name) {
+      case '$apply':
+        out.apply = parseApply(value);
+        break;
       case '$filter':
         out.filter = parseFilterCached(value);
         out.filterText = value;
@@ -81,7 +94,7 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
         break;
       }
       case '$top':
-        out.top = nonNegativeInt('$top', value, QUERY_LIMITS.maxTop);
+        top = value;
         break;
       case '$skip':
         out.skip = nonNegativeInt('$skip', value);
@@ -99,6 +112,10 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
         out.skiptoken = value;
         break;
     }
+  }
+  if (top !== undefined) {
+    const exporting = out.format !== undefined && EXPORT_FORMAT.test(out.format);
+    out.top = nonNegativeInt('$top', top, exporting ? QUERY_LIMITS.maxExportTop : QUERY_LIMITS.maxTop);
   }
   return out;
 }

@@ -40,12 +40,15 @@
  * (format-negotiation.ts: metadata levels, IEEE754Compatible, 406); links on the public URL or the
  * request's (allowed) Host (CONTRACT §8).
  */
+import { readJsonBody } from '../http/json-body.ts';
 import { Router, type Request, type Response } from 'express';
 import type { Permission } from '../auth/api-keys.ts';
 import { hasPermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
+import { queryApply } from './apply-query.ts';
+import { streamExport, type ExportColumns, type ExportSource } from './export-stream.ts';
 import { checkSelect, queryCollection, queryEntity, skipInSteps, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';
 import { negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
@@ -55,6 +58,8 @@ import { bindArguments, parseResourcePath, typedKey } from './parse-path.ts';
 import { PLAIN_OPTIONS, parseQueryOptions, type QueryOptions } from './query-options.ts';
 import { ok, writeResult, type ODataResult } from './respond.ts';
 import { allowedOptions, checkPatchBody, describeSet, isSideEffectFreeRead, resolveSlot, type Slot } from './route-resolve.ts';
+import { DEFAULT_PERMISSIONS, DOCUMENT_PERMISSIONS, odataRouteTable } from './route-permissions.ts';
+import type { PermissionTagged } from '../route-table.ts';
 
 export { ok, type ODataResult } from './respond.ts';
 
@@ -74,8 +79,13 @@ export interface ODataCall {
   serviceRoot: string;
   /** The negotiated JSON format (metadata level, IEEE754Compatible). */
   format: JsonFormat;
-  /** Runs the generic collection query with this request's options (default model: the set's). */
-  query(model?: EntityModel, q?: CollectionQueryOptions): ODataResult;
+  /** The export format (`csv`/`xlsx`) when this collection request is an export (CONTRACT §8), else undefined. */
+  exporting: string | undefined;
+  /**
+   * Runs the generic collection query with this request's options (default model: the set's).
+   * `exportColumns`: columns an export adds (CONTRACT §8, e.g. one per requested variable).
+   */
+  query(model?: EntityModel, q?: CollectionQueryOptions & { exportColumns?: ExportColumns }): ODataResult;
   /** The current entity of the key via the generic query (with the set's scope/postProcess); 404 if absent. */
   entity(): Row;
   /** Throws 412 unless If-Match is absent, `*`, or matches this version. */
@@ -128,14 +138,12 @@ export interface ODataService {
   registerType(model: EntityModel): void;
 }
 
-const DEFAULT_PERMISSIONS: Permission[] = ['cati_administrate'];
 
 /**
  * Export formats the dispatcher serves besides JSON (names of format-negotiation.ts EXPORT_MEDIA_TYPES).
- * HOOK (CONTRACT §8 exports): list 'csv' and 'xlsx' here once the export branch in the dispatcher
- * below streams them; until then `$format=csv|xlsx` answers 406.
+ * Collection routes stream them (export-stream.ts); other resources answer 406.
  */
-const EXPORT_FORMATS: readonly string[] = [];
+const EXPORT_FORMATS: readonly string[] = ['csv', 'xlsx'];
 
 const basicRefused = () =>
   unauthorized('Basic credentials are accepted only on side-effect-free reads under /cati/ (Excel, Power BI); use Authorization: Bearer <key>');
@@ -167,7 +175,7 @@ export function createODataService(ctx: AppContext): ODataService {
       if (req.authScheme === 'basic') throw basicRefused();
       throw new ApiError('MethodNotAllowed', `${req.method} is not allowed here; allowed: GET, HEAD`, undefined, { Allow: 'GET, HEAD' });
     }
-    if (!hasPermission(req.principal, 'cati_administrate', 'cati_integrate')) throw forbidden();
+    if (!hasPermission(req.principal, ...DOCUMENT_PERMISSIONS)) throw forbidden();
     const options = parseQueryOptions(req.query, PLAIN_OPTIONS);
     const format = negotiate({ accept: req.get('accept'), format: options.format }, kind === 'service' ? 'json' : 'xml');
     res.setHeader('OData-Version', '4.0');
@@ -195,17 +203,17 @@ export function createODataService(ctx: AppContext): ODataService {
     if (req.authScheme === 'basic' && !isSideEffectFreeRead(slot, req.method)) throw basicRefused();
     const permissions = slot.route.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS;
     if (!hasPermission(req.principal, ...permissions)) throw forbidden(`This operation needs the permission ${permissions.join(' or ')}`);
+    await readJsonBody(req, res); // only now: a key without the permission never makes us parse its body
     const key = path.key ? typedKey(set.model, path.key) : undefined;
     if (slot.def?.action && path.operation!.args.length > 0) {
       throw badRequest(`Action ${slot.def.name} takes its parameters in the JSON body, not in the path`);
     }
     const args = path.operation && slot.def && !slot.def.action ? bindArguments(slot.def, path.operation) : {};
     const options = parseQueryOptions(req.query, allowedOptions(slot));
-    const negotiated = negotiate({ accept: req.get('accept'), format: options.format }, slot.kind === 'count' ? 'text' : 'json', EXPORT_FORMATS);
-    if (negotiated.kind === 'export') {
-      // HOOK (CONTRACT §8 exports): stream the collection of `slot` as negotiated.name (csv/xlsx) here.
-      throw notAcceptable(`$format=${negotiated.name} is not served yet`);
-    }
+    const exportable = slot.kind === 'list' || (slot.kind === 'operation' && !slot.def!.action && slot.def!.returnType.startsWith('Collection('));
+    const negotiated = negotiate({ accept: req.get('accept'), format: options.format }, slot.kind === 'count' ? 'text' : 'json', exportable ? EXPORT_FORMATS : []);
+    const exporting = negotiated.kind === 'export' ? negotiated.name : undefined;
+    let exportSource: ExportSource | undefined;
     const format: JsonFormat = negotiated.kind === 'json' ? negotiated : { kind: 'json', metadata: 'minimal', ieee754: false };
     const needsBody = slot.kind === 'write' || (slot.kind === 'operation' && slot.def!.action);
     if (needsBody && slot.route.bodyRequired !== false && (req.body === null || typeof req.body !== 'object')) {
@@ -213,6 +221,8 @@ export function createODataService(ctx: AppContext): ODataService {
     }
     if (slot.mergePatch) checkPatchBody(set, req.body, key);
     const serviceRoot = serviceRootOf(req);
+    let applied = false;
+    let pendingApply: { model: EntityModel; scope?: CollectionScope } | undefined;
     const call: ODataCall = {
       req,
       res,
@@ -223,9 +233,22 @@ export function createODataService(ctx: AppContext): ODataService {
       options,
       serviceRoot,
       format,
+      exporting,
       query: (model = set.model, q = {}) => {
         const own = model === set.model;
         const scope = q.scope ?? (own ? set.scope?.(call) : undefined);
+        if (exporting) {
+          // Exports (CONTRACT §8): the query is streamed after the handler returns, not run here.
+          exportSource = { model, scope, columns: q.exportColumns };
+          applied = true;
+          return ok.collection(model, []);
+        }
+        if (options.apply) {
+          // $apply (CONTRACT §8): run on the read worker after the handler returns (below).
+          applied = true;
+          pendingApply = { model, scope };
+          return ok.collection(model, []);
+        }
         const page = queryCollection(ctx.db, model, options, { stream: true, ...q, scope, postProcess: q.postProcess ?? (own ? set.postProcess : undefined) });
         return ok.collection(model, page);
       },
@@ -240,15 +263,27 @@ export function createODataService(ctx: AppContext): ODataService {
     if (slot.kind === 'count') result = await countOf(call, slot);
     else if (slot.route.handler) result = await slot.route.handler(call);
     else if (slot.kind === 'list') {
-      await skipInSteps(ctx.db, set.model, options, { scope: set.scope?.(call) });
+      if (!exporting && !options.apply) await skipInSteps(ctx.db, set.model, options, { scope: set.scope?.(call) });
       result = call.query();
     }
     else result = ok.entity(set.model, call.entity());
+    if (options.apply && !applied) throw badRequest('$apply is not supported on this resource');
+    if (pendingApply) {
+      // The result rows have their own shape, named by its columns ($select included).
+      const aggregated = await queryApply(ctx.dbFile, pendingApply.model, options, pendingApply.scope);
+      options.select = undefined;
+      result = ok.collection(aggregated.model, aggregated.page);
+    }
+    if (exporting) {
+      if (result.kind !== 'collection' || !result.model) throw notAcceptable(`$format=${exporting} is served on collections only`);
+      return streamExport(ctx, req, res, exportSource ?? { model: result.model, rows: result.page.rows }, options, exporting);
+    }
     if (result.kind === 'entity') checkSelect(result.model, options.select);
     const wire: WireOptions = { format, serviceRoot, links };
     await writeResult(req, res, result, wire, options.select);
   });
 
+  (router as PermissionTagged).routeTable = () => odataRouteTable([...sets.values()]);
   return {
     router,
     registerSet(set) {

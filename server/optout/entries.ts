@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 
 /** The two kinds of entries a list holds; the table and column names are fixed here, never taken from input. */
@@ -52,21 +53,37 @@ function statements(db: Db): Statements {
  */
 export function addEmailEntry(db: Db, listId: number, email: string, unsubscribedFrom: string | null): number {
   const s = statements(db);
-  const row = s.insertEmail.get(listId, email, Date.now(), unsubscribedFrom) as { id: number } | undefined;
-  return row ? row.id : (s.findEmail.get(listId, email) as number);
+  return db.transaction(() => {
+    const row = s.insertEmail.get(listId, email, Date.now(), unsubscribedFrom) as { id: number } | undefined;
+    if (!row) return s.findEmail.get(listId, email) as number;
+    const changes = { listId, emailAddress: email, unsubscribedFrom };
+    recordAudit(db, { action: 'created', entity: 'optout-emails', entityId: row.id, changes });
+    return row.id;
+  }).immediate();
 }
 
 /** Adds a normalised domain to a list and returns the entry id (new, or the existing one; idempotent). */
 export function addDomainEntry(db: Db, listId: number, domain: string): number {
   const s = statements(db);
-  const row = s.insertDomain.get(listId, domain, Date.now()) as { id: number } | undefined;
-  return row ? row.id : (s.findDomain.get(listId, domain) as number);
+  return db.transaction(() => {
+    const row = s.insertDomain.get(listId, domain, Date.now()) as { id: number } | undefined;
+    if (!row) return s.findDomain.get(listId, domain) as number;
+    recordAudit(db, { action: 'created', entity: 'optout-domains', entityId: row.id, changes: { listId, domain } });
+    return row.id;
+  }).immediate();
 }
 
-/** Deletes one entry of a list; false when the list holds no such entry. */
+/** Deletes one entry of a list (audited with its old values); false when the list holds no such entry. */
 export function deleteEntry(db: Db, kind: EntryKind, listId: number, entryId: number): boolean {
-  const table = kind === 'emails' ? 'optout_emails' : 'optout_domains';
-  return db.prepare(`DELETE FROM ${table} WHERE id = ? AND list_id = ?`).run(entryId, listId).changes > 0;
+  const [table, columns] = kind === 'emails'
+    ? ['optout_emails', 'email_address AS emailAddress, unsubscribed_from AS unsubscribedFrom']
+    : ['optout_domains', 'domain'];
+  return db.transaction(() => {
+    const old = db.prepare(`DELETE FROM ${table} WHERE id = ? AND list_id = ? RETURNING ${columns}`).get(entryId, listId) as Record<string, unknown> | undefined;
+    if (!old) return false;
+    recordAudit(db, { action: 'deleted', entity: kind === 'emails' ? 'optout-emails' : 'optout-domains', entityId: entryId, changes: { listId, ...old } });
+    return true;
+  }).immediate();
 }
 
 export interface CheckResult {

@@ -17,7 +17,7 @@ const QUERY: Record<EntryKind, string> = {
 const HEADER: Record<EntryKind, string> = { emails: 'emailAddress,timestamp,unsubscribedFrom', domains: 'domain,timestamp' };
 
 /** Waits until the response can take more, or the client went away (false). */
-function drained(res: Response): Promise<boolean> {
+export function drained(res: Response): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = () => {

@@ -1,15 +1,34 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { Actor } from '../audit/audit-log.ts';
 import type { EntryKind } from './entries.ts';
 import type { FileFormat } from './file-format.ts';
 
-/** What the main thread hands the import worker: plain data only (the upload's temp file, not its bytes). */
-export interface ImportJob {
+/**
+ * What the main thread hands the parse worker (import-parse-worker.ts, no database handle): the upload's
+ * temp file (not its bytes) and the port to the write worker, where the valid values go.
+ */
+export interface ParseJob {
   filePath: string;
   format: FileFormat;
   kind: EntryKind;
+  maxRows: number;
+  port: MessagePort;
+}
+
+/** What the main thread hands the write worker (import-worker.ts): the database and the port from the parser. */
+export interface WriteJob {
   dbFile: string;
   listId: number;
-  maxRows: number;
+  kind: EntryKind;
+  /** SQLite busy_timeout of the worker's connection: how long the write may wait for the database. */
+  busyTimeoutMs: number;
+  port: MessagePort;
+  /** Who imports: the worker writes the audit row (CONTRACT §10) in the import's transaction. */
+  actor: Actor;
 }
+
+/** Parser → writer over their port: batches of valid (normalised) values, then the parser's counts. */
+export type ParsedMessage = { values: string[] } | { end: { valid: number; invalid: number; invalidItems: InvalidItem[] } };
 
 /** The import result (seed §2). */
 export interface ImportResult {
@@ -34,8 +53,9 @@ export interface ImportOutcome extends ImportResult {
 }
 
 /**
- * Messages from the worker: `parsed` (staged; it then waits for the main thread's `'write'` go-ahead), the
- * result, or a failure the main thread turns into a status.
+ * Messages from the workers to the main thread: `parsed` (the writer staged everything the parser sent; it
+ * then waits for the main thread's `'write'` go-ahead), the result, or a failure the main thread turns into a
+ * status (the parser sends only failures).
  */
 export type WorkerReply =
   | { type: 'parsed' }

@@ -1,7 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import multer from 'multer';
 import { rm } from 'node:fs/promises';
+import { actorOf } from '../audit/audit-log.ts';
 import { badRequest } from '../errors.ts';
+import { ensureUploadDir, uploadDir } from './upload-dir.ts';
 import type { EntryKind } from './entries.ts';
 import type { ImportService } from './import-service.ts';
 import { listOf } from './list-access.ts';
@@ -9,16 +11,26 @@ import { listOf } from './list-access.ts';
 /** Largest accepted upload (CONTRACT §7): larger → 413 (multer's LIMIT_FILE_SIZE, mapped in errors.ts). */
 export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 
-// Disk storage (the OS temp dir): the upload streams to a file the worker reads, so the main thread never
-// holds the file's bytes; multer removes partial files of failed uploads, the handler removes the rest.
-const upload = multer({
-  storage: multer.diskStorage({}),
-  limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 20, parts: 21, fieldSize: 64 * 1024 },
-}).single('file');
-
-/** The multipart parser for `file`; runs after the list's permission check, so strangers cannot make us buffer. */
-export function uploadFile(req: Request, res: Response, next: NextFunction) {
-  upload(req, res, next);
+/**
+ * The multipart parser for `file`; runs after the list's permission check, so strangers cannot make us buffer.
+ * The upload streams to a file in `<data-dir>/uploads` (mode 0700, emptied at every start; never the shared
+ * temp dir), which the parse worker reads, so the main thread never holds the file's bytes. multer removes
+ * partial files of failed uploads, the handler removes the rest. Errors: multer's own carry a code (mapped in
+ * errors.ts), file-system errors an errno code (500); the multipart parser's (busboy has no codes) are the
+ * client's malformed body → 400.
+ */
+export function uploadFile(dataDir: string) {
+  const dir = uploadDir(dataDir);
+  const upload = multer({
+    storage: multer.diskStorage({ destination: (_req, _file, cb) => cb(null, ensureUploadDir(dir)) }),
+    limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 20, parts: 21, fieldSize: 64 * 1024 },
+  }).single('file');
+  return (req: Request, res: Response, next: NextFunction) => {
+    upload(req, res, (err?: unknown) => {
+      if (err === undefined || err instanceof multer.MulterError || typeof (err as { code?: unknown }).code === 'string') return next(err);
+      next(badRequest(`Malformed multipart body: ${(err as Error).message}`));
+    });
+  };
 }
 
 /**
@@ -31,11 +43,13 @@ export function importHandler(service: ImportService, kind: EntryKind) {
     if (listInvalid !== undefined && listInvalid !== 'list') throw badRequest("invalidRows must be 'list' (or left out)");
     const file = req.file;
     if (!file) throw badRequest("Send the file as multipart/form-data in the form field 'file' (.csv, .txt or .xlsx)");
+    let outcome: Awaited<ReturnType<ImportService['importFile']>>;
     try {
-      const { invalidItems, ...result } = await service.importFile(listOf(res).id, kind, file.originalname, file.path);
-      res.json(listInvalid === 'list' ? { ...result, invalidItems } : result);
+      outcome = await service.importFile(listOf(res).id, kind, file.originalname, file.path, actorOf(req));
     } finally {
-      await rm(file.path, { force: true });
+      await rm(file.path, { force: true }); // before answering: an acknowledged import leaves no file behind
     }
+    const { invalidItems, ...result } = outcome;
+    res.json(listInvalid === 'list' ? { ...result, invalidItems } : result);
   };
 }

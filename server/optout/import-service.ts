@@ -1,9 +1,12 @@
 import { open, stat } from 'node:fs/promises';
+import { MessageChannel, type Worker } from 'node:worker_threads';
+import type { Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, fromSqliteError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
 import { detectFormat } from './file-format.ts';
-import type { ImportJob, ImportOutcome, WorkerReply } from './import-protocol.ts';
+import type { FileFormat } from './file-format.ts';
+import type { ImportOutcome, ParseJob, WorkerReply, WriteJob } from './import-protocol.ts';
 import { siblingModule, startModuleWorker } from './start-worker.ts';
 
 /** Limits of one import (CONTRACT §5, §7). */
@@ -11,8 +14,10 @@ export interface ImportLimits {
   maxRows: number;
   /** Reading and validating must finish within this time, else the worker is terminated. */
   parseTimeoutMs: number;
-  /** V8 old-generation ceiling of the worker. */
+  /** V8 old-generation ceiling of the parse worker (the write worker gets a fixed, smaller one). */
   heapMb: number;
+  /** How long the write may wait for the database (SQLite busy_timeout; twice that, the worker is stopped). */
+  writeTimeoutMs: number;
   /** Imports running at once; further ones wait in line (up to maxWaiting, then 429 with Retry-After). */
   maxConcurrent: number;
   maxWaiting: number;
@@ -22,11 +27,14 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
   maxRows: 1_000_000,
   parseTimeoutMs: 60_000,
   heapMb: 384,
+  writeTimeoutMs: 30_000,
   maxConcurrent: 2,
   maxWaiting: 8,
 };
 
-const WORKER_ENTRY = siblingModule('import-worker', import.meta.url);
+const PARSE_ENTRY = siblingModule('import-parse-worker', import.meta.url);
+const WRITE_ENTRY = siblingModule('import-worker', import.meta.url);
+const WRITER_HEAP_MB = 128;
 
 /** A counting semaphore with a bounded queue. */
 class Gate {
@@ -74,52 +82,81 @@ export class ImportService {
    * Imports an uploaded file into a list: format by extension and content (400 on mismatch), then read,
    * validate and write in a worker. Failures: bad file → 400; the worker exceeding its memory or time limit
    * → 413 (the file is too large to process: a clear client-side cause, not a retryable server state);
+   * the worker audits the import as `actor` in its write transaction;
    * busy database → the SQLite mapping; anything else → 500. Nothing is stored unless the whole import is.
    */
-  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string): Promise<ImportOutcome> {
+  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string, actor: Actor): Promise<ImportOutcome> {
     const format = detectFormat(fileName, await readHead(filePath), (await stat(filePath)).size);
     await this.gate.enter();
     try {
-      return await this.runWorker({ filePath, format, kind, dbFile: this.ctx.dbFile, listId, maxRows: this.limits.maxRows });
+      return await this.runWorkers(filePath, format, kind, listId, actor);
     } finally {
       this.gate.leave();
     }
   }
 
-  private runWorker(job: ImportJob): Promise<ImportOutcome> {
+  /**
+   * Two disposable workers joined by a MessageChannel: the parser (no database handle, memory and time
+   * limits) sends valid values to the writer (a database connection, never the file). The read timer runs
+   * until the writer has staged everything; the writer then writes within its busy timeout.
+   */
+  private runWorkers(filePath: string, format: FileFormat, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
+    const limits = this.limits;
     return new Promise((resolve, reject) => {
-      const worker = startModuleWorker(WORKER_ENTRY, {
-        workerData: job,
-        resourceLimits: { maxOldGenerationSizeMb: this.limits.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+      const { port1, port2 } = new MessageChannel();
+      const writer = startModuleWorker(WRITE_ENTRY, {
+        workerData: { dbFile: this.ctx.dbFile, listId, kind, busyTimeoutMs: limits.writeTimeoutMs, port: port2, actor } satisfies WriteJob,
+        transferList: [port2],
+        resourceLimits: { maxOldGenerationSizeMb: WRITER_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+      });
+      const parser = startModuleWorker(PARSE_ENTRY, {
+        workerData: { filePath, format, kind, maxRows: limits.maxRows, port: port1 } satisfies ParseJob,
+        transferList: [port1],
+        resourceLimits: { maxOldGenerationSizeMb: limits.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
       });
       let settled = false;
+      let timer: NodeJS.Timeout;
       const settle = (fn: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        void parser.terminate();
+        void writer.terminate();
         fn();
       };
-      const seconds = this.limits.parseTimeoutMs / 1000;
-      const timer = setTimeout(() => {
-        settle(() => reject(new ApiError('PayloadTooLarge', `The file could not be read within ${seconds} s; split it into smaller files`)));
-        void worker.terminate();
-      }, this.limits.parseTimeoutMs);
-      worker.on('message', (m: WorkerReply) => {
+      const seconds = limits.parseTimeoutMs / 1000;
+      timer = setTimeout(
+        () => settle(() => reject(new ApiError('PayloadTooLarge', `The file could not be read within ${seconds} s; split it into smaller files`))),
+        limits.parseTimeoutMs,
+      );
+      const onError = (who: Worker, heapMb: number) => (err: Error & { code?: string }) => {
+        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          settle(() => reject(new ApiError('PayloadTooLarge', `Reading the file needs more than ${heapMb} MB of memory; split it into smaller files`)));
+        } else settle(() => reject(err));
+        void who.terminate();
+      };
+      parser.on('message', (m: WorkerReply) => {
+        if (m.type === 'failed') settle(() => reject(failure(m, listId)));
+      });
+      parser.on('error', onError(parser, limits.heapMb));
+      parser.on('exit', (code) => {
+        if (code !== 0) settle(() => reject(new Error(`The import's parse worker exited (code ${code}) without a result`)));
+      });
+      writer.on('message', (m: WorkerReply) => {
         if (m.type === 'parsed') {
-          // The worker writes only once told to, so a worker stopped by the timer can never have written.
-          // Writing is bounded by SQLite (busy_timeout), not by this timer.
+          // The writer writes only once told to, so a worker stopped by the read timer can never have written.
           if (settled) return;
           clearTimeout(timer);
-          worker.postMessage('write');
+          timer = setTimeout(
+            () => settle(() => reject(new ApiError('InternalError', 'Writing the import took too long; check the list before trying again'))),
+            2 * limits.writeTimeoutMs,
+          );
+          writer.postMessage('write');
         } else if (m.type === 'done') settle(() => resolve(m.result));
-        else settle(() => reject(failure(m, job.listId)));
+        else settle(() => reject(failure(m, listId)));
       });
-      worker.on('error', (err: Error & { code?: string }) => {
-        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          settle(() => reject(new ApiError('PayloadTooLarge', `Reading the file needs more than ${this.limits.heapMb} MB of memory; split it into smaller files`)));
-        } else settle(() => reject(err));
-      });
-      worker.on('exit', (code) => settle(() => reject(new Error(`The import worker exited (code ${code}) without a result`))));
+      writer.on('error', onError(writer, WRITER_HEAP_MB));
+      writer.on('exit', (code) => settle(() => reject(new Error(`The import's write worker exited (code ${code}) without a result`))));
     });
   }
 }

@@ -1,15 +1,19 @@
 import XLSX from 'xlsx';
 import { columnValues, ImportFileError, tooManyRows } from './import-parse.ts';
+import { defusedZip } from './zip-guard.ts';
 
 /**
- * Reads an untrusted .xlsx (xlsx 0.18.5, advisory GHSA-4r6h-8v6p-xvw6) — only ever inside the disposable
- * import worker with its memory and time limits: bytes in, plain strings out.
+ * Reads an untrusted .xlsx with SheetJS CE 0.20.3 (the npm package @e965/xlsx, aliased as `xlsx`: the
+ * sheetjs.com build, with the fixes for CVE-2023-30533 prototype pollution and CVE-2024-22363 ReDoS) —
+ * only ever inside the parse worker, which holds no database handle, with its memory and time limits:
+ * bytes in, plain strings out. The zip is checked and re-packed uncompressed first (zip-guard.ts).
  */
 /** Values of an .xlsx file's first sheet's relevant column (same header/blank/guard rules as text files). */
 export function readXlsxValues(bytes: Uint8Array, maxRows: number): Iterable<string> {
+  const safe = defusedZip(bytes); // throws its own 400/413 before the library sees a byte
   let sheet: XLSX.WorkSheet | undefined;
   try {
-    const book = XLSX.read(bytes, {
+    const book = XLSX.read(safe, {
       type: 'array',
       dense: true,
       sheets: 0,

@@ -1,3 +1,5 @@
+import { requirePermission } from '../auth/middleware.ts';
+import { jsonBody } from '../http/json-body.ts';
 import { Router } from 'express';
 import type { AppContext } from '../context.ts';
 import { addEntryHandler, checkHandler, deleteEntryHandler, pageEntriesHandler } from './entries-routes.ts';
@@ -16,20 +18,22 @@ export function optoutRouter(ctx: AppContext): Router {
   const router = Router();
   const imports = new ImportService(ctx);
   const list = loadList(ctx);
+  const upload = uploadFile(ctx.config.dataDir);
 
-  router.post('/lists', createListHandler(ctx));
+  // POST /lists: the body names the project, so only a key that may administer some list gets it parsed.
+  router.post('/lists', requirePermission('company_administrate', 'optout_administrate'), jsonBody, createListHandler(ctx));
   router.get('/lists', getListHandler(ctx));
 
-  router.post('/lists/:listId/domains', list, addEntryHandler(ctx, 'domains'));
+  router.post('/lists/:listId/domains', list, jsonBody, addEntryHandler(ctx, 'domains'));
   router.get('/lists/:listId/domains', list, pageEntriesHandler(ctx, 'domains'));
   router.get('/lists/:listId/domains/export', list, exportHandler(ctx, 'domains'));
-  router.post('/lists/:listId/domains/import', list, uploadFile, importHandler(imports, 'domains'));
+  router.post('/lists/:listId/domains/import', list, upload, importHandler(imports, 'domains'));
   router.delete('/lists/:listId/domains/:entryId', list, deleteEntryHandler(ctx, 'domains'));
 
-  router.post('/lists/:listId/emails', list, addEntryHandler(ctx, 'emails'));
+  router.post('/lists/:listId/emails', list, jsonBody, addEntryHandler(ctx, 'emails'));
   router.get('/lists/:listId/emails', list, pageEntriesHandler(ctx, 'emails'));
   router.get('/lists/:listId/emails/export', list, exportHandler(ctx, 'emails'));
-  router.post('/lists/:listId/emails/import', list, uploadFile, importHandler(imports, 'emails'));
+  router.post('/lists/:listId/emails/import', list, upload, importHandler(imports, 'emails'));
   router.delete('/lists/:listId/emails/:entryId', list, deleteEntryHandler(ctx, 'emails'));
 
   router.get('/lists/:listId/Check', list, checkHandler(ctx));

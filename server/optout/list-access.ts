@@ -3,6 +3,7 @@ import { canAdministerOptOut } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { parsePositiveId } from '../http/path-params.ts';
+import { tagPermission } from '../route-table.ts';
 import { findList, type OptOutList } from './lists.ts';
 
 /** The list loaded by `loadList` for this request. */
@@ -19,7 +20,7 @@ export function listOf(res: Response): OptOutList {
  * answers 403 before looking, so project ids are never probed.
  */
 export function loadList(ctx: AppContext) {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return tagPermission((req: Request, res: Response, next: NextFunction) => {
     const id = parsePositiveId(req.params.listId as string | undefined, 'optOutListId');
     const list = findList(ctx.db, id);
     if (!list) throw notFound(`Opt-out list ${req.params.listId as string} does not exist`);
@@ -32,5 +33,5 @@ export function loadList(ctx: AppContext) {
     }
     res.locals.optOutList = list;
     next();
-  };
+  }, "the list's administrator: company_administrate (company list) | optout_administrate for its project");
 }

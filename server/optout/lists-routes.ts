@@ -2,8 +2,12 @@ import type { Request, Response } from 'express';
 import { canAdministerOptOut } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
+import { tagPermission } from '../route-table.ts';
 import { bodyField, objectBody, singleQuery } from './request-input.ts';
 import { ensureList, findListFor, PROJECT_ID } from './lists.ts';
+
+/** The rule both handlers apply to the projectId they are given (shown in the route table). */
+const LIST_RULE = 'by projectId: company_administrate (company list) | optout_administrate for that project';
 
 function deny(projectId: string | null): never {
   throw forbidden(
@@ -15,7 +19,7 @@ function deny(projectId: string | null): never {
 
 /** POST /optout/lists {projectId?}: creates (or returns, idempotently) the company or project list. */
 export function createListHandler(ctx: AppContext) {
-  return (req: Request, res: Response) => {
+  return tagPermission((req: Request, res: Response) => {
     const raw = bodyField(objectBody(req), 'projectId');
     if (raw !== undefined && raw !== null && typeof raw !== 'string') throw badRequest('projectId must be a string');
     const projectId = raw ? raw : null;
@@ -24,12 +28,12 @@ export function createListHandler(ctx: AppContext) {
     }
     if (!canAdministerOptOut(req.principal, projectId)) deny(projectId);
     res.json(ensureList(ctx.db, ctx.config.companyId, projectId));
-  };
+  }, LIST_RULE);
 }
 
 /** GET /optout/lists?projectId=: the company list (no projectId) or the project's list; 404, never 400. */
 export function getListHandler(ctx: AppContext) {
-  return (req: Request, res: Response) => {
+  return tagPermission((req: Request, res: Response) => {
     let raw: string | undefined;
     try {
       raw = singleQuery(req, 'projectId');
@@ -42,5 +46,5 @@ export function getListHandler(ctx: AppContext) {
     const list = findListFor(ctx.db, ctx.config.companyId, projectId);
     if (!list) throw notFound(projectId === null ? 'The company-level opt-out list does not exist yet' : `No opt-out list for project ${projectId}`);
     res.json(list);
-  };
+  }, LIST_RULE);
 }

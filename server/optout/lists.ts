@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 
 /** An opt-out list: the company-level list (projectId null) or one project's list. */
@@ -39,10 +40,11 @@ export function findListFor(db: Db, companyId: number, projectId: string | null)
 
 /** Creates the list unless it exists (idempotent; the partial unique indexes make a race harmless). */
 export function ensureList(db: Db, companyId: number, projectId: string | null): OptOutList {
-  db.prepare('INSERT INTO optout_lists (company_id, project_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(
-    companyId,
-    projectId,
-    Date.now(),
-  );
-  return findListFor(db, companyId, projectId)!;
+  return db.transaction(() => {
+    const insert = db.prepare('INSERT INTO optout_lists (company_id, project_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+    const created = insert.run(companyId, projectId, Date.now()).changes > 0;
+    const list = findListFor(db, companyId, projectId)!;
+    if (created) recordAudit(db, { action: 'created', entity: 'optout-lists', entityId: list.id, changes: { companyId, projectId } });
+    return list;
+  }).immediate();
 }

@@ -1,3 +1,4 @@
+import { runAs, UNSUBSCRIBE_PAGE_ACTOR } from '../audit/audit-log.ts';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
@@ -45,6 +46,15 @@ export function unsubscribeRouter(ctx: AppContext): Router {
     return refused.reduce((a, b) => (a.retryAfterSeconds >= b.retryAfterSeconds ? a : b));
   }
 
+  // The rate limiter decides before any database read; a refusal shows the settings as last read (one read
+  // at most, for the very first request), so a flood of refused requests never reaches the database.
+  let lastSettings: PageSettings | undefined;
+  const currentSettings = () => (lastSettings = readPageSettings(ctx.db));
+  function refuse(res: Response, refused: HitResult, headers: Record<string, string> = {}) {
+    const page = tooManyRequestsPage(lastSettings ?? currentSettings(), refused.retryAfterSeconds);
+    sendPage(res, 429, page, { ...headers, 'Retry-After': String(refused.retryAfterSeconds) });
+  }
+
   function handle(req: Request, res: Response, method: Method, rawKey: unknown, deprecated: boolean) {
     const hasKey = typeof rawKey === 'string' ? rawKey !== '' : rawKey !== undefined;
     const payload = hasKey && typeof rawKey === 'string' ? codec.decode(rawKey) : null;
@@ -54,14 +64,9 @@ export function unsubscribeRouter(ctx: AppContext): Router {
       headers.Deprecation = DEPRECATION_HEADER;
       if (payload) headers.Link = `</unsubscribe?key=${rawKey as string}>; rel="successor-version"`;
     }
-    const settings = readPageSettings(ctx.db);
-
     const refused = limit(req, method, payload, invalidKey);
-    if (refused) {
-      const retry = String(refused.retryAfterSeconds);
-      sendPage(res, 429, tooManyRequestsPage(settings, refused.retryAfterSeconds), { ...headers, 'Retry-After': retry });
-      return;
-    }
+    if (refused) return refuse(res, refused, headers);
+    const settings = currentSettings();
     if (!hasKey && method === 'GET') return sendPage(res, 200, defaultPage(settings), headers);
     const list = payload && findList(ctx.db, payload.listId);
     if (!payload || !list) return sendPage(res, 404, notFoundPage(settings), headers);
@@ -69,11 +74,14 @@ export function unsubscribeRouter(ctx: AppContext): Router {
     const masked = maskAddress(payload.emailAddress);
     if (method === 'GET') return sendPage(res, 200, confirmPage(settings, masked, rawKey as string), headers);
     // The list may be deleted between the lookup and the insert: check again inside the transaction.
-    const added = ctx.db.transaction(() => {
-      if (!findList(ctx.db, payload.listId)) return false;
-      addEmailEntry(ctx.db, payload.listId, payload.emailAddress, payload.projectId);
-      return true;
-    }).immediate();
+    // Audited as the unsubscribe page (CONTRACT §10), whoever follows the link.
+    const added = runAs(UNSUBSCRIBE_PAGE_ACTOR, () =>
+      ctx.db.transaction(() => {
+        if (!findList(ctx.db, payload.listId)) return false;
+        addEmailEntry(ctx.db, payload.listId, payload.emailAddress, payload.projectId);
+        return true;
+      }).immediate(),
+    );
     if (!added) return sendPage(res, 404, notFoundPage(settings), headers);
     sendPage(res, 200, resultPage(settings, masked), headers);
   }
@@ -87,13 +95,9 @@ export function unsubscribeRouter(ctx: AppContext): Router {
   router.post('/:encryptedParameter', (req, res) => handle(req, res, 'POST', req.params.encryptedParameter, true));
   // Anything else below /unsubscribe: the same 404 page, counted like a bad key.
   router.use((req, res) => {
-    const settings = readPageSettings(ctx.db);
     const refused = limit(req, 'GET', null, true);
-    if (refused) {
-      sendPage(res, 429, tooManyRequestsPage(settings, refused.retryAfterSeconds), { 'Retry-After': String(refused.retryAfterSeconds) });
-      return;
-    }
-    sendPage(res, 404, notFoundPage(settings));
+    if (refused) return refuse(res, refused);
+    sendPage(res, 404, notFoundPage(currentSettings()));
   });
   router.use(pageErrors(ctx));
   return router;

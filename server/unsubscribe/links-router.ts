@@ -1,3 +1,4 @@
+import { jsonBody } from '../http/json-body.ts';
 import { Router } from 'express';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
@@ -19,7 +20,7 @@ export function unsubscribeLinksRouter(ctx: AppContext): Router {
   const codec = openKeyCodec(ctx.config.dataDir);
   const router = Router();
 
-  router.post('/lists/:listId/unsubscribe-links', loadList(ctx), (req, res) => {
+  router.post('/lists/:listId/unsubscribe-links', loadList(ctx), jsonBody, (req, res) => {
     const list = listOf(res);
     const body = objectBody(req);
     const emailAddress = bodyField(body, 'emailAddress');

@@ -1,3 +1,4 @@
+import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import { prepareCached } from '../odata/collection-query.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest } from '../errors.ts';
@@ -74,17 +75,21 @@ export function parsePageSettingsPatch(body: unknown): PageSettingsPatch {
   return patch;
 }
 
-/** Applies a checked patch in one transaction and answers the effective settings. */
+/** Applies a checked patch in one transaction, audited with the effective values before → after; answers the settings. */
 export function updatePageSettings(db: Db, patch: PageSettingsPatch): PageSettings {
   const upsert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   const remove = db.prepare('DELETE FROM settings WHERE key = ?');
-  db.transaction(() => {
+  return db.transaction(() => {
+    const before = readPageSettings(db);
     for (const name of NAMES) {
       const value = patch[name];
       if (value === undefined) continue;
       if (value === null) remove.run(FIELDS[name].key);
       else upsert.run(FIELDS[name].key, JSON.stringify(value));
     }
-  })();
-  return readPageSettings(db);
+    const after = readPageSettings(db);
+    const changes = diffChanges({ ...before }, { ...after });
+    if (Object.keys(changes).length > 0) recordAudit(db, { action: 'updated', entity: 'optout-settings', entityId: null, changes });
+    return after;
+  }).immediate();
 }

@@ -1,3 +1,4 @@
+import { jsonBody } from '../http/json-body.ts';
 import { Router } from 'express';
 import { requirePermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
@@ -13,7 +14,7 @@ export function settingsRouter(ctx: AppContext): Router {
   router.get('/settings', requirePermission('company_administrate'), (_req, res) => {
     res.json(readPageSettings(ctx.db));
   });
-  router.put('/settings', requirePermission('company_administrate'), (req, res) => {
+  router.put('/settings', requirePermission('company_administrate'), jsonBody, (req, res) => {
     res.json(updatePageSettings(ctx.db, parsePageSettingsPatch(req.body)));
   });
   router.all('/settings', () => {

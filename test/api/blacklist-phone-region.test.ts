@@ -69,7 +69,7 @@ describe('changing the region re-normalises the stored numbers in one transactio
   const numbers = async (t: TestServer) =>
     (await t.json('GET', '/cati/blacklist?$orderby=Id')).body.value.map((v: any) => [v.Id, v.TelephoneNumber, v.Type, v.Comment]);
   const auditRows = (t: TestServer) =>
-    t.server.ctx.db.prepare("SELECT action, entity, entity_id, changes FROM audit_log WHERE action IN ('delete', 'renormalise') OR entity = 'settings' ORDER BY id").all() as {
+    t.server.ctx.db.prepare("SELECT action, entity, entity_id, changes FROM audit_log WHERE action IN ('deleted', 'renormalised') OR entity = 'settings' ORDER BY id").all() as {
       action: string;
       entity: string;
       entity_id: string | null;
@@ -94,11 +94,11 @@ describe('changing the region re-normalises the stored numbers in one transactio
       [ids[4], '3120', 'StartWith', 'prefix'],
     ]);
     const audit = auditRows(t);
-    expect(audit.filter((a) => a.action === 'delete').map((a) => [Number(a.entity_id), JSON.parse(a.changes).MergedInto])).toEqual([
+    expect(audit.filter((a) => a.action === 'deleted').map((a) => [Number(a.entity_id), JSON.parse(a.changes).MergedInto])).toEqual([
       [ids[1], ids[0]],
       [ids[2], ids[0]],
     ]);
-    expect(JSON.parse(audit.find((a) => a.action === 'renormalise')!.changes)).toEqual({ PhoneRegion: 'NL', Updated: 2, Merged: 2 });
+    expect(JSON.parse(audit.find((a) => a.action === 'renormalised')!.changes)).toEqual({ PhoneRegion: 'NL', Updated: 2, Merged: 2 });
     expect(JSON.parse(audit.find((a) => a.entity === 'settings')!.changes)).toEqual({ phoneRegion: [null, 'NL'] });
     const before = audit.length;
     await t.close();

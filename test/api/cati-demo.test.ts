@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,11 +116,12 @@ describe('demo calls over 30 days', () => {
 });
 
 describe('npm run seed', () => {
-  it('generates N calls into the data dir (deterministic PRNG, one transaction)', () => {
+  it('generates N calls into the data dir (deterministic PRNG, one transaction)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cati-seed-'));
     try {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'seed', '--data-dir', dir, '--calls', '5000'], { encoding: 'utf8', timeout: 60_000 });
-      expect(r.status, r.stderr).toBe(0);
+      // Asynchronously: a spawnSync would block this process's event loop past the server's keep-alive timeout,
+      // and the next request would reuse a socket the server had closed meanwhile (ECONNRESET).
+      const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'seed', '--data-dir', dir, '--calls', '5000'], { encoding: 'utf8', timeout: 60_000 });
       expect(r.stdout).toMatch(/inserted 5000 calls/);
       const db = openDatabase(databaseFile(dir), { readonly: true });
       try {

@@ -147,6 +147,14 @@ describe('/callhistorywithvariables', () => {
     expect(breaksOnly.body.value.map((x: { EventType: string }) => x.EventType)).toEqual(['Call', 'Call', 'Break', 'Call']);
   });
 
+  it('without startTime the window is the 24 hours before endTime, or before now', async () => {
+    const before10 = await chv('endTime=2026-11-02T10:00:00Z');
+    expect(before10.body.value.map((x: { Id: number }) => x.Id)).toEqual([1, 2]);
+    const [recent] = (await post('/cati/callhistory', call(new Date(Date.now() - 3_600_000).toISOString()))).body.value;
+    const now = await chv('$count=true');
+    expect(now.body.value.map((x: { Id: number }) => x.Id)).toEqual([recent]);
+  });
+
   it('start is inclusive and end exclusive', async () => {
     const r = await chv('startTime=2026-11-02T09:00:00Z&endTime=2026-11-02T11:00:00Z');
     expect(r.body.value.map((x: { Id: number }) => x.Id)).toEqual([1, 2]);

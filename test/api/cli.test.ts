@@ -4,9 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = ['--import', 'tsx', join(ROOT, 'server', 'cli.ts')];
+import { CLI, ROOT, serveProcess } from '../helpers/cli-server.ts';
 let dataDir: string;
 
 /** Runs `cli.ts keys …` to completion. */
@@ -15,27 +13,8 @@ function keys(...args: string[]) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, lastLine: r.stdout.trim().split('\n').at(-1) ?? '' };
 }
 
-/** Starts `cli.ts serve`; stdout lines are buffered from the start so none is missed between awaits. */
-function serve(extra: string[] = [], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...extra], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
-  const buffered: string[] = [];
-  const waiting: ((line: string) => void)[] = [];
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const w = waiting.shift();
-    if (w) w(line);
-    else buffered.push(line);
-  });
-  let exited: ((reason: Error) => void) | undefined;
-  const exit = new Promise<never>((_, reject) => (exited = reject));
-  exit.catch(() => {});
-  child.once('exit', (code) => exited?.(new Error(`serve exited ${code}`)));
-  const nextLine = () =>
-    Promise.race([buffered.length ? Promise.resolve(buffered.shift()!) : new Promise<string>((r) => waiting.push(r)), exit]);
-  return { child, first: nextLine(), nextLine };
-}
+/** Starts `cli.ts serve` on this file's data dir. */
+const serve = (extra: string[] = [], env: Record<string, string> = {}) => serveProcess(dataDir, extra, env);
 
 const exitCode = (child: ChildProcessWithoutNullStreams) =>
   new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
@@ -60,7 +39,7 @@ describe('npm run serve', () => {
 
   it('accepts CATI_API_KEY for this run and prints a UI link whose token works once, and only for a session key', async () => {
     const key = 'ci-key-abcdefghijklmnop';
-    const { child, first, nextLine } = serve([], { CATI_API_KEY: key });
+    const { child, first, nextLine, output } = serve([], { CATI_API_KEY: key });
     const url = (await first).slice('listening on '.length);
     const link = await nextLine();
     expect(link).toMatch(new RegExp(`^open the UI: ${url.replace(/\./g, '\\.')}/#token=uit_[A-Za-z0-9_-]{43}$`));
@@ -78,8 +57,13 @@ describe('npm run serve', () => {
     }
     const anon = await fetch(`${url}/cati/nowhere`);
     expect(anon.status).toBe(401);
+    const wrong = await fetch(`${url}/cati/`, { headers: { authorization: `Bearer ${sessionKey}x` } });
+    expect(wrong.status).toBe(401);
     child.kill('SIGINT');
     expect(await exitCode(child)).toBe(0);
+    // No key is ever printed in reusable form: only the used-up token appears in the server's output.
+    for (const secret of [key, sessionKey, `${sessionKey}x`]) expect(output.text).not.toContain(secret);
+    expect(output.text).toContain(token);
   });
 
   it('`keys ui-link` prints a fresh link for the running server, and says so when none runs', async () => {

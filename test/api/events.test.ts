@@ -48,12 +48,16 @@ describe('GET /events: who may listen', () => {
 });
 
 describe('events after commit', () => {
-  let anna: number;
+  /** An interviewer of this describe's own, so no test relies on one an earlier test created. */
+  let agent: number;
+  beforeAll(async () => {
+    agent = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'agent' }, key: adminKey })).body.InterviewerId;
+  });
 
   it('interviewer created / updated / locked / unlocked / deleted, with the record as /interviewers returns it', async () => {
     const from = stream.events.length;
-    anna = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'anna' }, key: adminKey })).body.InterviewerId;
-    const created = dataOf(await next('interviewer', from, (d) => d.action === 'created'));
+    const anna = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'anna' }, key: adminKey })).body.InterviewerId;
+    const created = dataOf(await next('interviewer', from, (d) => d.action === 'created' && d.id === anna));
     const { '@odata.context': _, ...got } = (await t.json('GET', `/cati/interviewers(${anna})`)).body;
     expect(created).toEqual({ action: 'created', id: anna, ...got });
     await t.json('PUT', `/cati/interviewerproperties(${anna})`, { body: { DisplayName: 'Anna B.' }, key: adminKey });
@@ -69,23 +73,23 @@ describe('events after commit', () => {
 
   it('sessions, calls and breaks: opened when posted open, created when posted closed, closed by PATCH or a new login', async () => {
     const from = stream.events.length;
-    const s1 = (await post('/cati/interviewersessionhistory', { InterviewerId: anna, LoginTime: ago(30) })).body.value[0];
+    const s1 = (await post('/cati/interviewersessionhistory', { InterviewerId: agent, LoginTime: ago(30) })).body.value[0];
     expect(dataOf(await next('session', from))).toMatchObject({ action: 'opened', id: s1, SessionId: s1, LogoutTime: null });
     const s2login = ago(20);
-    const s2 = (await post('/cati/interviewersessionhistory', { InterviewerId: anna, LoginTime: s2login })).body.value[0];
+    const s2 = (await post('/cati/interviewersessionhistory', { InterviewerId: agent, LoginTime: s2login })).body.value[0];
     expect(dataOf(await next('session', from, (d) => d.id === s1 && d.action === 'closed'))).toMatchObject({ LogoutTime: s2login });
     expect(dataOf(await next('session', from, (d) => d.id === s2))).toMatchObject({ action: 'opened' });
 
-    const [c] = (await post('/cati/callhistory', { Time: ago(5), SurveyId: 'p1', InterviewerId: anna, TelephoneNumber: '311', Duration: null })).body.value;
+    const [c] = (await post('/cati/callhistory', { Time: ago(5), SurveyId: 'p1', InterviewerId: agent, TelephoneNumber: '311', Duration: null })).body.value;
     expect(dataOf(await next('call', from))).toMatchObject({ action: 'opened', id: c, Duration: null });
     await t.json('PATCH', `/cati/callhistory(${c})`, { body: { Duration: 40, ExtendedStatus: 1 }, key: integrateKey });
     const closed = dataOf(await next('call', from, (d) => d.action === 'closed'));
     const { '@odata.context': _, ...got } = (await t.json('GET', `/cati/callhistory(${c})`, { key: adminKey })).body;
     expect(closed).toEqual({ action: 'closed', id: c, ...got });
-    const [c2] = (await post('/cati/callhistory', { Time: ago(4), SurveyId: 'p1', InterviewerId: anna, TelephoneNumber: '312', Duration: 10 })).body.value;
+    const [c2] = (await post('/cati/callhistory', { Time: ago(4), SurveyId: 'p1', InterviewerId: agent, TelephoneNumber: '312', Duration: 10 })).body.value;
     expect(dataOf(await next('call', from, (d) => d.id === c2))).toMatchObject({ action: 'created', Duration: 10 });
 
-    const [b] = (await post('/cati/breakhistory', { Time: ago(3), InterviewerId: anna, BreakTypeId: 1, BreakTypeName: 'Coffee', Duration: null })).body.value;
+    const [b] = (await post('/cati/breakhistory', { Time: ago(3), InterviewerId: agent, BreakTypeId: 1, BreakTypeName: 'Coffee', Duration: null })).body.value;
     expect(dataOf(await next('break', from))).toMatchObject({ action: 'opened', id: b, Duration: null, BreakTypeName: 'Coffee' });
     await t.json('PATCH', `/cati/breakhistory(${b})`, { body: { Duration: 60 }, key: integrateKey });
     expect(dataOf(await next('break', from, (d) => d.action === 'closed'))).toMatchObject({ id: b, Duration: 60 });
@@ -95,10 +99,10 @@ describe('events after commit', () => {
 
   it('a refused write publishes nothing: the ids of the events around it are consecutive', async () => {
     const from = stream.events.length;
-    await post('/cati/callhistory', { Time: ago(2), SurveyId: 'p1', InterviewerId: anna, TelephoneNumber: '1', Duration: 1 });
-    const bad = await post('/cati/callhistory', { value: [{ Time: ago(2), SurveyId: 'p1', InterviewerId: anna, TelephoneNumber: '2', Duration: 1 }, { Time: 'never' }] });
+    await post('/cati/callhistory', { Time: ago(2), SurveyId: 'p1', InterviewerId: agent, TelephoneNumber: '1', Duration: 1 });
+    const bad = await post('/cati/callhistory', { value: [{ Time: ago(2), SurveyId: 'p1', InterviewerId: agent, TelephoneNumber: '2', Duration: 1 }, { Time: 'never' }] });
     expect(bad.status).toBe(400);
-    await post('/cati/callhistory', { Time: ago(2), SurveyId: 'p1', InterviewerId: anna, TelephoneNumber: '3', Duration: 1 });
+    await post('/cati/callhistory', { Time: ago(2), SurveyId: 'p1', InterviewerId: agent, TelephoneNumber: '3', Duration: 1 });
     await stream.until(() => stream.events.length >= from + 2);
     const [a, b] = stream.events.slice(from);
     expect(dataOf(a!).TelephoneNumber).toBe('1');
@@ -123,18 +127,18 @@ describe('events after commit', () => {
 
   it('assignments created / deleted with SurveyId, ResourceId, IsGroup, CallCenterId', async () => {
     const from = stream.events.length;
-    await t.json('GET', `/cati/interviewers(${anna})/Controller.AssignOnSurvey(surveyId='p1')`, { key: adminKey });
-    expect(dataOf(await next('assignment', from))).toMatchObject({ action: 'created', SurveyId: 'p1', ResourceId: anna, IsGroup: false, CallCenterId: 1 });
+    await t.json('GET', `/cati/interviewers(${agent})/Controller.AssignOnSurvey(surveyId='p1')`, { key: adminKey });
+    expect(dataOf(await next('assignment', from))).toMatchObject({ action: 'created', SurveyId: 'p1', ResourceId: agent, IsGroup: false, CallCenterId: 1 });
     const g = (await t.json('POST', '/cati/groups', { body: { Name: 'Team' }, key: adminKey })).body.GroupId;
     await t.json('GET', `/cati/groups(${g})/Controller.AssignOnSurvey(surveyId='p1',callCenterId=1)`, { key: adminKey });
     expect(dataOf(await next('assignment', from, (d) => d.IsGroup === true))).toMatchObject({ action: 'created', ResourceId: g, CallCenterId: 1 });
-    await t.json('GET', `/cati/interviewers(${anna})/Controller.DeAssignFromSurvey(surveyId='p1')`, { key: adminKey });
-    expect(dataOf(await next('assignment', from, (d) => d.action === 'deleted'))).toMatchObject({ SurveyId: 'p1', ResourceId: anna, IsGroup: false });
+    await t.json('GET', `/cati/interviewers(${agent})/Controller.DeAssignFromSurvey(surveyId='p1')`, { key: adminKey });
+    expect(dataOf(await next('assignment', from, (d) => d.action === 'deleted'))).toMatchObject({ SurveyId: 'p1', ResourceId: agent, IsGroup: false });
     await t.request('DELETE', `/cati/groups(${g})`, { key: adminKey });
     expect(dataOf(await next('assignment', from, (d) => d.action === 'deleted' && d.IsGroup === true))).toMatchObject({ ResourceId: g });
     const mark = stream.events.length;
-    await t.json('GET', `/cati/interviewers(${anna})/Controller.DeAssignFromSurvey(surveyId='p1')`, { key: adminKey }); // nothing to remove
-    await t.json('GET', `/cati/interviewers(${anna})/Controller.AssignOnCall(surveyId='p1',interviewId=5)`, { key: adminKey });
+    await t.json('GET', `/cati/interviewers(${agent})/Controller.DeAssignFromSurvey(surveyId='p1')`, { key: adminKey }); // nothing to remove
+    await t.json('GET', `/cati/interviewers(${agent})/Controller.AssignOnCall(surveyId='p1',interviewId=5)`, { key: adminKey });
     const onCall = dataOf(await next('assignment', mark));
     expect(onCall).toMatchObject({ action: 'created', InterviewId: 5 }); // the no-op before it announced nothing
   });
@@ -156,6 +160,9 @@ describe('Last-Event-ID', () => {
   });
 
   it('the latest id replays nothing; an unknown, older or garbage id gets `event: reset` with data {} and the latest id first', async () => {
+    // An event of this test's own, so there is a latest id whatever ran before.
+    await t.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '906' }, key: adminKey });
+    await stream.waitFor((e) => e.event === 'blacklist' && dataOf(e).TelephoneNumber === '906');
     const latest = stream.events[stream.events.length - 1]!.id!;
     const current = await openEvents(t.url, adminKey, { 'last-event-id': latest });
     for (const bad of ['garbage', '1', String(BigInt(latest) + 5n), '-3']) {

@@ -143,7 +143,8 @@ describe("SAP's @sap-ux/edmx-parser", () => {
     const targets = new Map<string, any[]>(schema.annotations.serviceFile.map((a: any) => [a.target, a.annotations]));
     expect(targets.get('Controller.Container/interviewerproperties')!.map((a: any) => a.term)).toContain('Org.OData.Capabilities.V1.ReadRestrictions');
     expect(targets.get('Controller.TelephoneBlacklistItem/Created')!.map((a: any) => a.term)).toEqual(['Org.OData.Core.V1.Computed']);
-    expect(parsed.references.map((r: any) => r.namespace)).toEqual(['Org.OData.Core.V1', 'Org.OData.Capabilities.V1']);
+    expect(targets.get('Controller.Container/callhistory')!.map((a: any) => a.term)).toContain('Org.OData.Aggregation.V1.ApplySupported');
+    expect(parsed.references.map((r: any) => r.namespace)).toEqual(['Org.OData.Core.V1', 'Org.OData.Capabilities.V1', 'Org.OData.Aggregation.V1']);
   });
 });
 

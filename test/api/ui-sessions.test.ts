@@ -73,8 +73,11 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
     expect((await t.json('GET', '/cati/blacklist', { key: b })).status).toBe(401);
     expect((await t.json('DELETE', `/admin/ui-sessions/${bId}`, { key: a })).status).toBe(404);
     expect((await t.json('DELETE', '/admin/ui-sessions/abc', { key: a })).status).toBe(400);
-    const audit = t.server.ctx.db.prepare("SELECT actor, action, entity, entity_id FROM audit_log WHERE entity_id = ?").get(`ui-session-${bId}`);
-    expect(audit).toEqual({ actor: `UI session ${current[0].id}`, action: 'revoked', entity: 'keys', entity_id: `ui-session-${bId}` });
+    const audit = t.server.ctx.db.prepare('SELECT actor, action, entity, entity_id FROM audit_log WHERE entity_id = ? ORDER BY id').all(`ui-session-${bId}`);
+    expect(audit).toEqual([
+      { actor: `UI session ${bId}`, action: 'created', entity: 'keys', entity_id: `ui-session-${bId}` },
+      { actor: `UI session ${current[0].id}`, action: 'revoked', entity: 'keys', entity_id: `ui-session-${bId}` },
+    ]);
   });
 
   it('signs the caller out with DELETE /admin/ui-sessions/current; other keys get 400', async () => {

@@ -102,4 +102,20 @@ describe('unsubscribe rate limits', () => {
     for (let i = 0; i < 5; i++) expect((await hit('GET', '/unsubscribe', { 'x-forwarded-for': `198.51.100.${i}` })).status).toBe(200);
     expect((await hit('GET', '/unsubscribe', { 'x-forwarded-for': '198.51.100.200' })).status).toBe(429);
   });
+
+  it('decides before reading the page settings: refused requests never touch the database', async () => {
+    const { t, hit } = await serverWith({});
+    for (let i = 0; i < 5; i++) expect((await hit('GET', '/unsubscribe')).status).toBe(200);
+    // From here on any read of the settings fails; refusals must not need one.
+    t.server.ctx.db.exec('ALTER TABLE settings RENAME TO settings_away');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const r = await hit('GET', i === 1 ? '/unsubscribe/some/where' : '/unsubscribe?key=guess');
+        expect(r.status).toBe(429);
+        expect(r.html).toMatch(/<html/i);
+      }
+    } finally {
+      t.server.ctx.db.exec('ALTER TABLE settings_away RENAME TO settings');
+    }
+  });
 });

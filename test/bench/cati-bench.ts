@@ -23,7 +23,7 @@ const AUTH = { authorization: `Bearer ${KEY}` };
 const DAY = 86_400_000;
 const COLUMNS = 'id, time, survey_id, interview_id, interviewer_id, telephone_number, extended_status, duration, waiting_time, call_center_id';
 // The SELECT the API runs for the page, written by hand: the time range read in key order from the primary
-// key (bounded by call_id_ranges, migration 010).
+// key (bounded by call_id_ranges, migration 014).
 const PAGE_SQL = `SELECT ${COLUMNS} FROM calls NOT INDEXED WHERE time >= @a AND time < @b
   AND id BETWEEN (SELECT ifnull(min(min_id), 1) FROM call_id_ranges WHERE hour BETWEEN @a / 3600000 AND @b / 3600000)
   AND (SELECT ifnull(max(max_id), 0) FROM call_id_ranges WHERE hour BETWEEN @a / 3600000 AND @b / 3600000) ORDER BY id LIMIT 100`;

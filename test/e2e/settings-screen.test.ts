@@ -15,7 +15,11 @@ afterAll(() => ui?.close());
 describe('Settings screen in Chromium', () => {
   it('shows the server URL and explains headless mode', async () => {
     await expect.poll(() => page.getByTestId('server-url').textContent()).toBe(ui.server.url);
-    expect(await page.getByText('Headless mode').count()).toBe(1);
+    expect(await page.getByText('Headless mode: host, port').count()).toBe(1);
+    // The desktop-only sections: no connection to other servers; backups explained for the command line.
+    expect(await page.getByRole('region', { name: 'Connection' }).count()).toBe(0);
+    expect(await page.getByTestId('backups-headless').textContent()).toMatch(/npm run backup -- --data-dir D.*npm run restore -- --data-dir D --from FILE/s);
+    expect(await page.getByRole('button', { name: 'Back up now' }).count()).toBe(0);
   });
 
   it('saves the unsubscribe page texts, and they survive a reload of the page', async () => {

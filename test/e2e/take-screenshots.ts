@@ -6,6 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { screenshotCatiScreens } from './cati-screenshots.ts';
+import { screenshotReportScreens } from './report-screenshots.ts';
+import { screenshotFloor } from './floor-screenshots.ts';
 import { startUi } from './ui-harness.ts';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'screenshots');
@@ -48,11 +50,13 @@ try {
   await page.screenshot({ path: join(OUT, 'interviewers.png') });
 
   await screenshotCatiScreens(ui, page, OUT);
+  await screenshotReportScreens(ui, page, OUT);
 
   await page.evaluate(() => (window.location.hash = '#/settings'));
   await page.getByRole('heading', { name: 'Unsubscribe pages' }).waitFor();
   await page.getByLabel('Company name').fill('Acme Research');
   await page.screenshot({ path: join(OUT, 'settings.png'), fullPage: true });
+  await screenshotFloor(OUT);
   console.log(`screenshots written to ${OUT}`);
 } finally {
   await ui.close();

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -36,8 +36,11 @@ export function uiLinkFragment(server: TestServer): string {
 export interface UiHarness {
   browser: Browser;
   server: TestServer;
-  /** Opens the UI the way the headless server's link does (a fresh `/#token=…` each time), then goes to `#/<screen>`. */
-  open(screen: string): Promise<Page>;
+  /**
+   * Opens the UI the way the headless server's link does (a fresh `/#token=…` each time), then goes to `#/<screen>`;
+   * `prepare` sets up the new browser context first (permissions, init scripts, routes).
+   */
+  open(screen: string, prepare?: (context: BrowserContext) => Promise<void>): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -49,8 +52,9 @@ export async function startUi(): Promise<UiHarness> {
   return {
     browser,
     server,
-    async open(screen) {
+    async open(screen, prepare) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+      await prepare?.(context);
       const page = await context.newPage();
       await page.goto(`${server.url}${uiLinkFragment(server)}`);
       await page.getByRole('navigation', { name: 'Screens' }).waitFor();

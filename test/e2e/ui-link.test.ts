@@ -20,9 +20,10 @@ describe('The headless UI link in Chromium (single-use token, CONTRACT §2)', ()
     await first.goto(link);
     await first.getByRole('navigation', { name: 'Screens' }).waitFor();
     expect(first.url()).not.toContain('token=');
-    await expect.poll(() => first.getByRole('heading', { name: 'Telephone blacklist' }).count()).toBe(1);
+    // The start page is the live floor.
+    await expect.poll(() => first.getByRole('heading', { name: 'Floor', level: 1 }).count()).toBe(1);
     await first.reload(); // the session key lives in this tab
-    await expect.poll(() => first.getByRole('heading', { name: 'Telephone blacklist' }).count()).toBe(1);
+    await expect.poll(() => first.getByRole('heading', { name: 'Floor', level: 1 }).count()).toBe(1);
 
     const copied = await newPage();
     await copied.goto(link);

@@ -82,9 +82,11 @@ class FakeBrowserWindow extends EventEmitter {
     state.windows.push(this);
     state.app.emit('web-contents-created', makeEvent(), this.webContents);
   }
+  /** Like Electron: records the URL, and the first page load makes the window ready to show. */
   loadURL(url: string) {
     this.loaded.push(url);
     this.webContents.url = url;
+    if (this.loaded.length === 1) queueMicrotask(() => this.emit('ready-to-show'));
     return Promise.resolve();
   }
   show() {
@@ -232,8 +234,18 @@ const electron = {
   },
 };
 
+/**
+ * Calls a registered ipcMain handler the way the preload bridge's `ipcRenderer.invoke` reaches it: with an event
+ * whose sender frame is at `senderUrl` (main refuses callers from other origins).
+ */
+async function invoke(channel: string, senderUrl: string, ...args: unknown[]): Promise<any> {
+  const handler = state.handlers.get(channel);
+  if (!handler) throw new Error(`No handler registered for '${channel}'`);
+  return handler({ senderFrame: { url: senderUrl } }, ...args);
+}
+
 /** The fake's state and controls. */
-export const fake = { state, reset, electron };
+export const fake = { state, reset, electron, invoke };
 
 /** What `vi.mock('electron', …)` should answer: the named exports and the default export. */
 export function electronModule() {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listMigrations, migrate, openDatabase } from '../../server/db/open.ts';
 
@@ -23,6 +24,23 @@ describe('database', () => {
     expect(applied.map((m) => m.name)).toEqual(files.map((f) => f.name));
     expect(new Set(files.map((f) => f.id)).size).toBe(files.length);
     expect(migrate(db)).toEqual([]);
+    db.close();
+  });
+
+  it('upgrades a database of the last release whose demo wrote call times with a fraction of a millisecond', () => {
+    const file = tempFile();
+    const old = new Database(file);
+    old.exec('CREATE TABLE schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    for (const m of listMigrations().filter((m) => m.id <= 12)) {
+      old.exec(m.sql);
+      old.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, 0)').run(m.id, m.name);
+    }
+    old.prepare("INSERT INTO surveys (id, name) VALUES ('p1', 'One')").run();
+    old.prepare("INSERT INTO calls (time, survey_id, telephone_number, call_center_id) VALUES (1763900000123.75, 'p1', '1', 1)").run();
+    old.close();
+    const db = openDatabase(file);
+    expect(db.prepare('SELECT time, typeof(time) AS type FROM calls').get()).toEqual({ time: 1763900000123, type: 'integer' });
+    expect(db.prepare('SELECT hour, min_id, max_id FROM call_id_ranges').all()).toEqual([{ hour: Math.floor(1763900000123 / 3_600_000), min_id: 1, max_id: 1 }]);
     db.close();
   });
 

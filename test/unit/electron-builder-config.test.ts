@@ -2,11 +2,12 @@ import { Ajv } from 'ajv';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { minimatch } from 'minimatch';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appRoot, electronBindingPath, sqliteNativeBinding, unpackedPath } from '../../server/db/native-binding.ts';
+import { moduleClosure } from '../helpers/module-closure.ts';
 
 // electron-builder cannot run here (it downloads Electron), so its configuration is checked the way it reads it:
 // against its own JSON schema, and with its glob semantics (minimatch, dot: true) over the files the packaged app
@@ -38,29 +39,11 @@ function compiled(source: string): string {
   return `dist/${rel.replace(/\.cts$/, '.cjs').replace(/\.ts$/, '.js')}`;
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(?!type\b)(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-
-/** The files the import worker loads: its compiled modules and every file of the packages they import (transitively). */
+/** The files the import workers load: their compiled modules and every file of the packages they import (transitively). */
 function workerClosure(): { modules: string[]; packages: string[] } {
-  const modules = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (file: string) => {
-    if (modules.has(file)) return;
-    modules.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2]!;
-      if (spec.startsWith('.')) visit(join(dirname(file), spec));
-      else if (!spec.startsWith('node:')) addPackage(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
-    }
-  };
-  const addPackage = (name: string) => {
-    if (packages.has(name)) return;
-    packages.add(name);
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8'));
-    for (const dep of Object.keys(manifest.dependencies ?? {})) if (dep !== 'prebuild-install') addPackage(dep); // install-time only
-  };
-  visit(join(ROOT, 'server', 'optout', 'import-worker.ts'));
-  return { modules: [...modules].map(compiled), packages: [...packages] };
+  const optout = join(ROOT, 'server', 'optout');
+  const { files, packages } = moduleClosure(join(optout, 'import-worker.ts'), join(optout, 'import-parse-worker.ts'));
+  return { modules: files.map(compiled), packages };
 }
 
 let scratch: string | undefined;
@@ -128,9 +111,9 @@ describe('electron-builder.yml', () => {
     expect(posix(relative(join(scratch, 'resources', 'app.asar.unpacked'), electronBindingPath(asar)))).toBe('.native/electron/better_sqlite3.node');
   });
 
-  it('unpacks the import worker with every module and package it loads', () => {
+  it('unpacks the import workers with every module and package it loads', () => {
     const { modules, packages } = workerClosure();
-    expect(modules).toEqual(expect.arrayContaining(['dist/server/optout/import-worker.js', 'dist/server/db/open.js', 'dist/server/db/native-binding.js']));
+    expect(modules).toEqual(expect.arrayContaining(['dist/server/optout/import-worker.js', 'dist/server/optout/import-parse-worker.js', 'dist/server/db/open.js', 'dist/server/db/native-binding.js']));
     expect(packages).toEqual(expect.arrayContaining(['better-sqlite3', 'xlsx', 'validator', 'bindings', 'file-uri-to-path']));
     for (const file of modules) {
       expect(packed(file), file).toBe(true);

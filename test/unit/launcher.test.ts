@@ -68,7 +68,8 @@ function env(extra: Record<string, string> = {}) {
   const e: Record<string, string> = { ...(process.env as Record<string, string>) };
   delete e.ELECTRON_SKIP_BINARY_DOWNLOAD;
   delete e.ELECTRON_OVERRIDE_DIST_PATH;
-  return { ...e, CATI_ELECTRON_DIR: electronDir, CATI_NATIVE_DIR: nativeDir, CATI_SKIP_BUILD: '1', ...extra };
+  delete e.WAYLAND_DISPLAY;
+  return { ...e, DISPLAY: ':0', CATI_ELECTRON_DIR: electronDir, CATI_NATIVE_DIR: nativeDir, CATI_SKIP_BUILD: '1', ...extra };
 }
 
 /** Runs `node scripts/start.mjs --port 0 --data-dir D`; answers when Electron exited or the headless server printed its link. */
@@ -89,7 +90,7 @@ async function start(extra: Record<string, string> = {}) {
     await new Promise((r) => child.once('exit', r));
   }
   const launched = existsSync(record) ? JSON.parse(readFileSync(record, 'utf8')) : null;
-  return { outcome, lines, launched, notice: lines.find((l) => l.startsWith('Desktop app not available')) ?? null };
+  return { outcome, lines, stderr, launched, notice: lines.find((l) => l.startsWith('Desktop app not available')) ?? null };
 }
 
 beforeEach(() => {
@@ -118,9 +119,12 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
 
   it('downloads a missing Electron binary through the package install script, and fetches a missing binding', async () => {
     fakeElectronPackage({ binary: false, install: 'download' });
+    const nodeBefore = sha(NODE_BINDING);
     const r = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: ELECTRON_ABI }) });
-    expect(r.lines).toContain('downloading Electron 45.4.1 (first start only)…');
+    expect(existsSync(join(dir, 'install-ran'))).toBe(true);
     expect(r.outcome).toBe('electron');
+    expect(r.lines).toEqual([]); // progress only on a terminal; the app is the outcome
+    expect(sha(NODE_BINDING)).toBe(nodeBefore);
     expect(readFileSync(join(dir, 'fetch-ran'), 'utf8')).toBe(`--electron 45.4.1 --abi ${ELECTRON_ABI} --out ${join(nativeDir, 'better_sqlite3.node')}`);
     expect(r.launched.binding).toBe(join(nativeDir, 'better_sqlite3.node'));
   });
@@ -130,8 +134,9 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
     mkdirSync(nativeDir, { recursive: true });
     writeFileSync(join(nativeDir, 'better_sqlite3.node'), readFileSync(NODE_BINDING)); // the real Node build: ABI 115
     const r = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: ELECTRON_ABI }) });
-    expect(r.lines.some((l) => /is built for ABI 115, Electron 45\.4\.1 needs 150/.test(l))).toBe(true);
     expect(r.outcome).toBe('electron');
+    expect(existsSync(join(dir, 'fetch-ran'))).toBe(true);
+    expect(readFileSync(join(nativeDir, 'better_sqlite3.node'))).toEqual(fakeBinding(ELECTRON_ABI));
   });
 
   it('falls back to the headless server, naming the part, when the Electron download fails', async () => {
@@ -143,6 +148,11 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
     );
     expect(r.lines.some((l) => /^open the UI: http:\/\/127\.0\.0\.1:\d+\/#token=uit_/.test(l))).toBe(true);
     expect(r.launched).toBeNull();
+    // One line says it all: before the server's own lines only the notice, and no stack trace on stderr;
+    // the download's full output is kept in the launcher log.
+    expect(r.lines.slice(0, r.lines.findIndex((l) => l.startsWith('listening on ')))).toEqual([r.notice]);
+    expect(r.stderr).not.toMatch(/TypeError|downloadArtifact/);
+    expect(readFileSync(join(nativeDir, 'launcher.log'), 'utf8')).toMatch(/TypeError: fetch failed\n\s+at downloadArtifact/);
   });
 
   it('does not try to download when ELECTRON_SKIP_BINARY_DOWNLOAD is set', async () => {
@@ -158,11 +168,42 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
     const offline = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch('fail') });
     expect(offline.outcome).toBe('headless');
     expect(offline.notice).toMatch(/^Desktop app not available: the Electron build of better-sqlite3 could not be had \(could not fetch .*ENOTFOUND github\.com\)\)\./);
+    expect(offline.lines.slice(0, offline.lines.findIndex((l) => l.startsWith('listening on ')))).toEqual([offline.notice]);
+    expect(offline.stderr).toBe('');
 
     const wrong = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: '115' }) });
     expect(wrong.outcome).toBe('headless');
     expect(wrong.notice).toMatch(/better-sqlite3 at .* is for ABI 115, Electron 45\.4\.1 needs 150/);
     expect(wrong.launched).toBeNull();
+  });
+
+  it('leaves npm test working after npm start: the Node build is untouched and Node ignores the Electron build it inherits', async () => {
+    fakeElectronPackage({ binary: true, install: 'fail' });
+    const nodeBefore = sha(NODE_BINDING);
+    const r = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: ELECTRON_ABI }) });
+    expect(r.outcome).toBe('electron');
+    expect(sha(NODE_BINDING)).toBe(nodeBefore);
+    // A Node process started from the app's environment (a test run from its terminal, the import worker's Node…)
+    // opens the database with the Node build although CATI_SQLITE_BINDING points at the Electron one.
+    const opened = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '-e', `import('./server/db/open.ts').then((m) => { const db = m.openDatabase(${JSON.stringify(join(dir, 'n.sqlite'))}); console.log(db.pragma('journal_mode', { simple: true })); db.close(); })`],
+      { cwd: ROOT, env: { ...env(), CATI_SQLITE_BINDING: r.launched.binding, CATI_SQLITE_BINDING_ABI: r.launched.abi }, encoding: 'utf8' },
+    );
+    expect(opened.stderr).toBe('');
+    expect(opened.stdout.trim()).toBe('wal');
+    // And the reverse: the Electron build stays where npm start put it whatever Node does.
+    expect(readFileSync(join(nativeDir, 'better_sqlite3.node'))).toEqual(fakeBinding(ELECTRON_ABI));
+  });
+
+  it.runIf(process.platform === 'linux')('falls back without downloading anything on a Linux machine without a display', async () => {
+    fakeElectronPackage({ binary: false, install: 'download' });
+    const r = await start({ DISPLAY: '' });
+    expect(r.outcome).toBe('headless');
+    expect(r.notice).toBe(
+      'Desktop app not available: there is no graphical display (neither DISPLAY nor WAYLAND_DISPLAY is set). Starting the headless server instead — open the link below in a browser.',
+    );
+    expect(existsSync(join(dir, 'install-ran'))).toBe(false);
   });
 
   it('goes straight to the headless server with --headless', async () => {
@@ -181,10 +222,11 @@ describe('npm run doctor', () => {
     const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'doctor.mjs'), '--data-dir', join(dir, 'data'), '--port', '0'], { cwd: ROOT, env: env(), encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Electron\s+45\.4\.1 \(ABI 150\): binary missing; npm start downloads it$/m);
+    if (process.platform === 'linux') expect(r.stdout).toMatch(/^Display\s+X11 :0$/m);
     expect(r.stdout).toMatch(new RegExp(`^better-sqlite3 for Node\\s+.*better_sqlite3\\.node: ABI ${process.versions.modules}, matches this Node$`, 'm'));
     expect(r.stdout).toMatch(/^better-sqlite3 for Electron\s+.*native\/better_sqlite3\.node: ABI 115, does NOT match Electron \(ABI 150\)$/m);
     expect(r.stdout).toMatch(/^Data dir \(headless\)\s+.*data: no database yet; no server running on it$/m);
     expect(r.stdout).toMatch(/^Data dir \(desktop\)\s+/m);
-    expect(r.stdout).toMatch(/^Port 0 on 127\.0\.0\.1\s+free$/m);
+    expect(r.stdout).toMatch(/^Port 0 on 127\.0\.0\.1\s+free \(headless server\)$/m);
   });
 });

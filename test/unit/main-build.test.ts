@@ -21,12 +21,13 @@ const form = new FormData();
 form.append('file', new Blob(['email\\na@example.com\\nb@example.com\\n']), 'list.csv');
 const imported = await (await fetch(s.url + '/optout/lists/' + list.id + '/emails/import', { method: 'POST', headers: auth, body: form })).json();
 const blacklist = await fetch(s.url + '/cati/blacklist', { headers: auth });
-console.log(JSON.stringify({ imported, blacklist: blacklist.status }));
+const applied = await (await fetch(s.url + '/cati/interviewers?$apply=' + encodeURIComponent('aggregate($count as N)'), { headers: auth })).json();
+console.log(JSON.stringify({ imported, blacklist: blacklist.status, applied: applied.value }));
 await s.close();
 `;
 
 describe('npm run build:main', () => {
-  it('compiles main/ and the server so that the server runs under plain Node, import worker included', { timeout: 120_000 }, () => {
+  it('compiles main/ and the server so that the server runs under plain Node, import and read workers included', { timeout: 120_000 }, () => {
     const build = spawnSync(process.execPath, [join(ROOT, 'scripts/build-main.mjs')], { cwd: ROOT, encoding: 'utf8' });
     expect(build.status, build.stdout + build.stderr).toBe(0);
     for (const file of ['dist/main/main.js', 'dist/main/preload.cjs', 'dist/server/db/migrations/001-core.sql']) {
@@ -40,6 +41,7 @@ describe('npm run build:main', () => {
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!), run.stderr).toEqual({
       imported: { newRows: 2, duplicatedRows: 0, invalidRows: 0 },
       blacklist: 200,
+      applied: [{ N: 0 }], // $apply runs on the read worker (server/odata/read-pool.ts)
     });
   });
 });

@@ -56,6 +56,7 @@ describe('Electron main process', () => {
       preload: '/app/dist/main/preload.cjs',
     });
     expect(win.loaded).toEqual([app.server!.localUrl]);
+    await vi.waitFor(() => expect(win.shown).toBe(true)); // shown once ready, not before
     expect(app.server!.localUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const page = await fetch(`${app.server!.localUrl}/`);
     expect(await page.text()).toContain('CATI Supervisor');

@@ -66,6 +66,11 @@ describe('Window hardening (main/security.ts) through the real handlers', () => 
     expect(win().webContents.dispatch('will-redirect', { url: `${appUrl()}/cati/` }).defaultPrevented).toBe(false);
   });
 
+  it('prevents a frame inside the page from navigating away (will-frame-navigate)', () => {
+    expect(win().webContents.dispatch('will-frame-navigate', { url: 'https://evil.example/frame', isMainFrame: false }).defaultPrevented).toBe(true);
+    expect(win().webContents.dispatch('will-frame-navigate', { url: `${appUrl()}/#/history`, isMainFrame: false }).defaultPrevented).toBe(false);
+  });
+
   it('follows the server when it moves to another port: the old origin becomes foreign', async () => {
     const old = appUrl();
     await desktop.applySettings({ port: 0, exposeOnLan: true, tls: 'off' });

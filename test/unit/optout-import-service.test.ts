@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_ACTOR } from '../../server/audit/audit-log.ts';
 import type { AppContext } from '../../server/context.ts';
 import { openDatabase, type Db } from '../../server/db/open.ts';
 import { ApiError } from '../../server/errors.ts';
 import { DEFAULT_IMPORT_LIMITS, ImportService } from '../../server/optout/import-service.ts';
 import { ensureList } from '../../server/optout/lists.ts';
+import { moduleClosure } from '../helpers/module-closure.ts';
 
 let dir: string;
 let db: Db;
@@ -39,14 +41,14 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
 
 describe('ImportService limits', () => {
   it('terminates a worker that exceeds the time limit → 413, nothing stored', async () => {
-    const err = await failure(service({ parseTimeoutMs: 1 }).importFile(listId, 'emails', 'rows.csv', file));
+    const err = await failure(service({ parseTimeoutMs: 1 }).importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR));
     expect(err.status).toBe(413);
     expect(err.message).toMatch(/within/);
     expect(count()).toBe(0);
   });
 
   it('a worker that runs out of its memory limit → 413, nothing stored', async () => {
-    const err = await failure(service({ heapMb: 4 }).importFile(listId, 'emails', 'rows.csv', file));
+    const err = await failure(service({ heapMb: 4 }).importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR));
     expect(err.status).toBe(413);
     expect(err.message).toMatch(/memory/);
     expect(count()).toBe(0);
@@ -54,7 +56,7 @@ describe('ImportService limits', () => {
 
   it('queues imports beyond the concurrency limit and refuses beyond the queue (429 Retry-After)', async () => {
     const s = service({ maxConcurrent: 1, maxWaiting: 1 });
-    const runs = [1, 2, 3].map(() => s.importFile(listId, 'emails', 'rows.csv', file).then((r) => r, (e: unknown) => e));
+    const runs = [1, 2, 3].map(() => s.importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR).then((r) => r, (e: unknown) => e));
     const results = await Promise.all(runs);
     const refused = results.filter((r) => r instanceof ApiError) as ApiError[];
     const done = results.filter((r) => !(r instanceof ApiError));
@@ -68,5 +70,22 @@ describe('ImportService limits', () => {
         { newRows: 0, duplicatedRows: 50_000, invalidRows: 0, invalidItems: [] },
       ]),
     );
+  });
+});
+
+describe('the two import workers', () => {
+  const optout = join(import.meta.dirname, '..', '..', 'server', 'optout');
+  it('the parse worker (which runs the xlsx library on untrusted files) loads no database module', () => {
+    const { files, packages } = moduleClosure(join(optout, 'import-parse-worker.ts'));
+    expect(packages).toContain('xlsx');
+    expect(packages).not.toContain('better-sqlite3');
+    expect(files.filter((f) => /[\\/]db[\\/]/.test(f))).toEqual([]);
+  });
+
+  it('the write worker never loads the file readers', () => {
+    const { files, packages } = moduleClosure(join(optout, 'import-worker.ts'));
+    expect(packages).toContain('better-sqlite3');
+    expect(packages).not.toContain('xlsx');
+    expect(files.some((f) => f.endsWith('import-xlsx.ts') || f.endsWith('import-parse.ts'))).toBe(false);
   });
 });

@@ -1,11 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import validator from 'validator';
 import { describe, expect, it } from 'vitest';
 import { checkDomain, checkEmail, normaliseDomain, normaliseEmail } from '../../server/optout/normalise.ts';
+import { sharedData } from '../helpers/shared-data.ts';
 
-const DIR = '/work/shared/testdata/email';
-const haveData = existsSync(`${DIR}/emails-valid.txt`) && existsSync(`${DIR}/emails-invalid.txt`);
-if (!haveData) console.warn(`SKIPPED: e-mail test data not found in ${DIR}`);
+const valid = sharedData('email/emails-valid.txt');
+const haveData = valid !== undefined && sharedData('email/emails-invalid.txt') !== undefined;
+const DIR = valid && dirname(valid);
 
 /** Lines of a test file exactly as written (only the final newline dropped). */
 const lines = (file: string) => readFileSync(`${DIR}/${file}`, 'utf8').replace(/\n$/, '').split('\n');

@@ -89,6 +89,8 @@ export interface RequestOptions {
   /** Query parameters; undefined and '' values are left out. */
   query?: Record<string, string | number | boolean | undefined>;
   headers?: Record<string, string>;
+  /** Aborts the request (and the reading of a streamed body). */
+  signal?: AbortSignal;
 }
 
 /** Builds `/path?query` with every parameter encoded. */
@@ -111,7 +113,7 @@ export async function send(method: string, path: string, options: RequestOptions
   }
   let res: Response;
   try {
-    res = await fetch(session.baseUrl + buildPath(path, options.query), { method, headers, body, cache: 'no-store' });
+    res = await fetch(session.baseUrl + buildPath(path, options.query), { method, headers, body, cache: 'no-store', signal: options.signal });
   } catch (err) {
     throw new ApiRequestError(0, `The server cannot be reached (${(err as Error).message}).`);
   }

@@ -1,5 +1,5 @@
 /**
- * Files the user downloads: server exports (`$format=csv|xlsx`, CONTRACT §8), tables built in the browser as CSV.
+ * Files the user downloads: server exports (`$format=csv|xlsx`, CONTRACT §8), tables built in the browser as CSV or XLSX.
  * In a browser they are downloads; in the desktop app a native save dialog asks where, and exports are streamed by
  * the main process from the API into the chosen file (never held whole in memory).
  */
@@ -70,3 +70,12 @@ export function toCsv(header: string[], rows: unknown[][]): Blob {
 
 /** Today's UTC date for file names: `2026-11-02`. */
 export const utcDate = (d = new Date()): string => d.toISOString().slice(0, 10);
+
+/** An XLSX workbook of one sheet from a header and rows (SheetJS, loaded only when a table is exported this way). */
+export async function toXlsx(sheetName: string, header: string[], rows: unknown[][]): Promise<Blob> {
+  const XLSX = await import('xlsx');
+  const book = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([header, ...rows]), sheetName.slice(0, 31));
+  const bytes = XLSX.write(book, { type: 'array', bookType: 'xlsx', compression: true }) as ArrayBuffer;
+  return new Blob([bytes], { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
+}

@@ -1,4 +1,5 @@
-/** Time ranges of the History screen: datetime-local values, presets (Today / Yesterday / This week), ISO bounds. */
+/** Time ranges of the History and Productivity screens: datetime-local values, presets (Today / Yesterday / This week), ISO bounds. */
+import type { AddressField } from '../composables/address-query.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -41,4 +42,29 @@ export function secondsBound(value: string, label: string): number | null {
   if (!text) return null;
   if (!/^\d{1,9}$/.test(text)) throw new Error(`${label} must be a whole number of seconds.`);
   return Number(text);
+}
+
+/** A range that follows a preset (a bookmark of "today" shows today) or holds the dates typed in (preset null). */
+export interface RangeState {
+  preset: { value: RangePreset | null };
+  range: { value: { start: string; end: string } };
+}
+
+/** The range's ISO bounds (start inclusive, end exclusive); a preset is first moved to the clock's now. */
+export function rangeBounds(s: RangeState): { start: string; end: string } {
+  if (s.preset.value) s.range.value = presetRange(s.preset.value);
+  return { start: localInputToIso(s.range.value.start, 'From'), end: localInputToIso(s.range.value.end, 'To') };
+}
+
+/** The address fields of a range (`range=yesterday`, or `range=custom&from=…&to=…`; today is the default). */
+export function rangeAddressFields(s: RangeState): Record<'range' | 'from' | 'to', AddressField> {
+  const { preset, range } = s;
+  return {
+    range: {
+      get: () => (preset.value === 'today' ? '' : (preset.value ?? 'custom')),
+      set: (v) => (preset.value = v === 'yesterday' || v === 'week' ? v : v === 'custom' ? null : 'today'),
+    },
+    from: { get: () => (preset.value ? '' : range.value.start), set: (v) => v && (range.value = { ...range.value, start: v }) },
+    to: { get: () => (preset.value ? '' : range.value.end), set: (v) => v && (range.value = { ...range.value, end: v }) },
+  };
 }

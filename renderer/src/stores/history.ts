@@ -5,7 +5,7 @@ import { odataString } from '../api/odata.ts';
 import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { fetchCallCenters, fetchInterviewerOptions, type CallCenter, type InterviewerOption } from './groups.ts';
-import { localInputToIso, presetRange, secondsBound, type RangePreset } from './history-range.ts';
+import { presetRange, rangeAddressFields, rangeBounds, secondsBound, type RangePreset } from './history-range.ts';
 import { usePagedCollection } from './paged-collection.ts';
 import { categoryFilter, fetchOutcomes, OUTCOME_CATEGORIES, type Outcome, type OutcomeCategory } from './report-lookups.ts';
 import { fetchSurveyOptions, type SurveyOption } from './surveys.ts';
@@ -61,10 +61,7 @@ export const useHistoryStore = defineStore('history', () => {
     callCenters.value = c;
   }
 
-  function timeBounds() {
-    if (preset.value) range.value = presetRange(preset.value);
-    return { start: localInputToIso(range.value.start, 'From'), end: localInputToIso(range.value.end, 'To') };
-  }
+  const timeBounds = () => rangeBounds({ preset, range });
 
   const requestedVariables = () => variables.value.split(/[,;]/).map((v) => v.trim()).filter(Boolean);
 
@@ -160,12 +157,7 @@ export const useHistoryStore = defineStore('history', () => {
     'history',
     {
       tab: { get: () => (tab.value === 'calls' ? '' : tab.value), set: (v) => selectTab(TABS.includes(v as HistoryTab) ? (v as HistoryTab) : 'calls') },
-      range: {
-        get: () => (preset.value === 'today' ? '' : (preset.value ?? 'custom')),
-        set: (v) => (preset.value = v === 'yesterday' || v === 'week' ? v : v === 'custom' ? null : 'today'),
-      },
-      from: { get: () => (preset.value ? '' : range.value.start), set: (v) => v && (range.value = { ...range.value, start: v }) },
-      to: { get: () => (preset.value ? '' : range.value.end), set: (v) => v && (range.value = { ...range.value, end: v }) },
+      ...rangeAddressFields({ preset, range }),
       survey: text(surveyId),
       interviewer: { get: () => (interviewerId.value === null ? '' : String(interviewerId.value)), set: (v) => (interviewerId.value = /^\d+$/.test(v) ? Number(v) : null) },
       outcome: text(outcome),

@@ -4,7 +4,7 @@ import { describeError } from '../api/client.ts';
 
 export interface Notice {
   id: number;
-  kind: 'error' | 'success';
+  kind: 'error' | 'success' | 'warning';
   text: string;
 }
 
@@ -29,6 +29,8 @@ export const useNoticesStore = defineStore('notices', () => {
     dismiss,
     success: (text: string) => push('success', text),
     error: (err: unknown) => push('error', describeError(err)),
+    /** Something needing attention that is not a failure (a break over its limit); stays until dismissed. */
+    warning: (text: string) => push('warning', text),
     clear: () => (items.value = []),
   };
 });

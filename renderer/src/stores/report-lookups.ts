@@ -47,3 +47,13 @@ export const CATEGORY_LABELS: Record<OutcomeCategory, string> = {
   Ineligible: 'Ineligible',
   Other: 'Other',
 };
+
+/** Adds an outcome code (`POST /cati/extendedstatuses`; a code already there → 409). */
+export const createOutcome = (o: Outcome): Promise<Outcome> => request<Outcome>('POST', '/cati/extendedstatuses', { body: o });
+
+/** Changes an outcome's name and category. */
+export const updateOutcome = (code: number, o: Pick<Outcome, 'Name' | 'Category'>): Promise<Outcome> =>
+  request<Outcome>('PATCH', `/cati/extendedstatuses(${code})`, { body: o });
+
+/** Removes an outcome (its code then counts as `Other`). */
+export const deleteOutcome = (code: number): Promise<void> => request('DELETE', `/cati/extendedstatuses(${code})`);

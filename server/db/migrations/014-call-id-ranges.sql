@@ -2,6 +2,10 @@
 -- temporary B-tree over the whole filtered range. Per hour of call time, the lowest and highest call id
 -- seen; a time range then bounds the id range to scan in key order. Deletes leave the bounds as they
 -- were (still bounds), so only inserts and time changes need the triggers.
+-- Demo databases made before this release hold some call times with a fraction of a millisecond; times are
+-- whole milliseconds everywhere else, and the hour below must be an integer.
+UPDATE calls SET time = CAST(time AS INTEGER) WHERE typeof(time) = 'real';
+
 CREATE TABLE call_id_ranges (
   hour INTEGER PRIMARY KEY,           -- floor(time / 3600000) (epoch ms; times may be fractional)
   min_id INTEGER NOT NULL,

@@ -1,0 +1,71 @@
+/**
+ * Break alerts: when a break on the floor passes its limit (the server's `BreakOverLimit`, or the ticking time
+ * passing the type's `MaxMinutes`), one in-app notice and one desktop notification (Web Notifications API) —
+ * once per break, keyed by session and break start, remembered for the tab so a reload does not repeat them.
+ */
+import { defineStore } from 'pinia';
+import { ref, watch } from 'vue';
+import { formatDuration, type FloorRow } from './floor-format.ts';
+import { useFloorStore } from './floor.ts';
+import { useNoticesStore } from './notices.ts';
+
+const STORAGE_KEY = 'cati.breakAlerts';
+const REMEMBERED = 500;
+
+/** The key of one break: its session and its start. */
+export const breakKey = (r: Pick<FloorRow, 'SessionId' | 'StateSince'>): string => `${r.SessionId}@${r.StateSince}`;
+
+type Permission = NotificationPermission | 'unsupported';
+const currentPermission = (): Permission => ('Notification' in window ? Notification.permission : 'unsupported');
+
+export const useBreakAlertsStore = defineStore('break-alerts', () => {
+  const permission = ref<Permission>(currentPermission());
+  const alerted = new Set<string>(JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? '[]') as string[]);
+
+  function remember(key: string) {
+    alerted.add(key);
+    sessionStorage.setItem(STORAGE_KEY, JSON.stringify([...alerted].slice(-REMEMBERED)));
+  }
+
+  /** Asks for the desktop-notification permission (call it from a click: browsers ignore other requests). */
+  async function askPermission() {
+    if (permission.value === 'unsupported') return;
+    permission.value = await Notification.requestPermission();
+  }
+
+  function alert(r: FloorRow, seconds: number, limit: number | null | undefined) {
+    const who = r.DisplayName ?? r.Name ?? `Interviewer ${r.InterviewerId}`;
+    const what = `${who}: ${r.BreakTypeName ?? 'break'} for ${formatDuration(seconds)}${limit !== null && limit !== undefined ? `, over its ${limit}-minute limit` : ', over its limit'}.`;
+    useNoticesStore().warning(`Break over limit — ${what}`);
+    if (currentPermission() === 'granted') {
+      try {
+        new Notification('Break over limit', { body: what, tag: breakKey(r) });
+      } catch {
+        // Some platforms allow notifications only from a service worker; the in-app notice stands.
+      }
+    }
+  }
+
+  let started = false;
+  /** Watches the floor (once, however often the screen mounts): every over-limit break is announced once. */
+  function start() {
+    if (started) return;
+    started = true;
+    const floor = useFloorStore();
+    watch(
+      () => [floor.visible, floor.now] as const,
+      () => {
+        for (const r of floor.visible) {
+          if (r.State !== 'OnBreak' || floor.levelOf(r) !== 'over') continue;
+          const key = breakKey(r);
+          if (alerted.has(key)) continue;
+          remember(key);
+          alert(r, floor.secondsInState(r), r.BreakTypeId === null ? null : floor.limits.get(r.BreakTypeId));
+        }
+      },
+      { immediate: true },
+    );
+  }
+
+  return { permission, askPermission, start };
+});

@@ -1,0 +1,100 @@
+/** How the floor shows times: durations that tick, clock times in a call centre's zone (labelled), break levels. */
+
+/** One row of `/cati/floor` (CONTRACT §9). */
+export interface FloorRow {
+  SessionId: number;
+  InterviewerId: number;
+  Name: string | null;
+  DisplayName: string | null;
+  CallCenterId: number;
+  LoginTime: string;
+  State: FloorState;
+  StateSince: string;
+  BreakTypeId: number | null;
+  BreakTypeName: string | null;
+  BreakOverLimit: boolean;
+  SurveyId: string | null;
+  CallsToday: number;
+  CompletesToday: number;
+  IsLocked: boolean;
+}
+
+export type FloorState = 'Waiting' | 'OnCall' | 'OnBreak';
+export const FLOOR_STATES: FloorState[] = ['Waiting', 'OnCall', 'OnBreak'];
+export const STATE_LABELS: Record<FloorState, string> = { Waiting: 'Waiting', OnCall: 'On call', OnBreak: 'On break' };
+
+/** A break nearing its limit from this share of `MaxMinutes` on. */
+export const NEAR_LIMIT_SHARE = 0.8;
+
+/** `ok`, `near` (≥ 80 % of the break's limit) or `over` (past it, or the server says so). */
+export type BreakLevel = 'ok' | 'near' | 'over';
+
+/** Seconds a row has been in its state at `now` (never negative). */
+export const secondsInState = (row: Pick<FloorRow, 'StateSince'>, now: number): number =>
+  Math.max(0, Math.floor((now - Date.parse(row.StateSince)) / 1000));
+
+/** The break level of a row at `now`, from the server's flag and the ticking time against the type's limit. */
+export function breakLevel(row: FloorRow, maxMinutes: number | null | undefined, now: number): BreakLevel {
+  if (row.State !== 'OnBreak') return 'ok';
+  if (row.BreakOverLimit) return 'over';
+  if (maxMinutes === null || maxMinutes === undefined) return 'ok';
+  const s = secondsInState(row, now);
+  if (s > maxMinutes * 60) return 'over';
+  return s >= maxMinutes * 60 * NEAR_LIMIT_SHARE ? 'near' : 'ok';
+}
+
+/** `4:07` or `1:02:07`. */
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = String(seconds % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+const clocks = new Map<string, Intl.DateTimeFormat>();
+/** A clock time in `timeZone` (the browser's when null), with seconds if asked. */
+export function formatClock(at: number | string, timeZone: string | null, withSeconds = false): string {
+  const key = `${timeZone ?? ''}|${withSeconds}`;
+  let f = clocks.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(undefined, { timeZone: timeZone ?? undefined, hour: '2-digit', minute: '2-digit', second: withSeconds ? '2-digit' : undefined, hourCycle: 'h23' });
+    clocks.set(key, f);
+  }
+  return f.format(typeof at === 'number' ? at : Date.parse(at));
+}
+
+/** The short name of a zone at a moment (`CET`, `GMT+9`). */
+export const zoneShort = (timeZone: string | null, at = Date.now()): string =>
+  new Intl.DateTimeFormat('en', { timeZone: timeZone ?? undefined, timeZoneName: 'short' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+
+/** The label of a zone: its IANA name and its short name now (`Europe/Amsterdam, CET`). */
+export function zoneLabel(timeZone: string | null, now = Date.now()): string {
+  const name = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const short = zoneShort(name, now);
+  return short ? `${name}, ${short}` : name;
+}
+
+/** The figures at the top of the floor, over the rows shown. */
+export interface FloorCounts {
+  loggedIn: number;
+  onCall: number;
+  waiting: number;
+  onBreak: number;
+  overLimit: number;
+  callsToday: number;
+  completesToday: number;
+}
+
+/** Counts rows by state, over-limit breaks (with `levelOf`) and the day's calls and completes. */
+export function countFloor(rows: readonly FloorRow[], levelOf: (r: FloorRow) => BreakLevel): FloorCounts {
+  const c: FloorCounts = { loggedIn: rows.length, onCall: 0, waiting: 0, onBreak: 0, overLimit: 0, callsToday: 0, completesToday: 0 };
+  for (const r of rows) {
+    if (r.State === 'OnCall') c.onCall++;
+    else if (r.State === 'Waiting') c.waiting++;
+    else c.onBreak++;
+    if (levelOf(r) === 'over') c.overLimit++;
+    c.callsToday += r.CallsToday;
+    c.completesToday += r.CompletesToday;
+  }
+  return c;
+}

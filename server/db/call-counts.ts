@@ -1,0 +1,26 @@
+/**
+ * Bulk loads of calls (the demo, `npm run seed`) and the `call_counts` summary of migration 015: its insert
+ * trigger costs one upsert per call, so a bulk load drops it, inserts, rebuilds the summary with one GROUP BY and
+ * puts the trigger back — all inside the caller's transaction, so no reader ever sees the summary out of step.
+ */
+import type { Db } from './open.ts';
+
+/** Runs `insert` (inside a transaction the caller holds) without the per-call trigger, then rebuilds the summary. */
+export function bulkInsertCalls<T>(db: Db, insert: () => T): T {
+  if (!db.inTransaction) throw new Error('bulkInsertCalls needs a transaction');
+  const trigger = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'calls_count_insert'").pluck().get() as string | undefined;
+  if (!trigger) return insert();
+  db.exec('DROP TRIGGER calls_count_insert');
+  const result = insert();
+  rebuildCallCounts(db);
+  db.exec(trigger);
+  return result;
+}
+
+/** Recomputes the whole `call_counts` summary from the calls (after a bulk load without its trigger). */
+export function rebuildCallCounts(db: Db): void {
+  db.exec(`DELETE FROM call_counts;
+    INSERT INTO call_counts (interviewer_id, bucket, extended_status, n)
+      SELECT interviewer_id, time / 900000, COALESCE(extended_status, -2147483649), COUNT(*)
+      FROM calls WHERE interviewer_id IS NOT NULL GROUP BY 1, 2, 3;`);
+}

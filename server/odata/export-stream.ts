@@ -1,0 +1,206 @@
+/**
+ * Exports of any collection query (CONTRACT §8, §13): `$format=csv|xlsx` or the matching `Accept`.
+ * Every matching row (no server page; `$top`/`$skip` still apply), header = property names in `$select`
+ * order, `Content-Disposition: attachment; filename="<set>-<UTC date>.<ext>"`. The rows come from the
+ * same plan as `$apply`/JSON (apply-query.ts), on a read-only connection of its own inside one read
+ * transaction: the rows are first counted in slices (more than the limit → 400 before any byte is
+ * sent), then streamed with back-pressure (wait for 'drain') and yielding to the event loop every
+ * ~10 ms of work, so memory stays flat and other requests go on. A client that goes away stops the loop.
+ */
+import type { Request, Response } from 'express';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { AppContext } from '../context.ts';
+import { openDatabase, type Db } from '../db/open.ts';
+import { badRequest } from '../errors.ts';
+import { countSliceStatement, planQuery, rowsStatement } from './apply-query.ts';
+import type { CollectionScope, Row } from './collection-query.ts';
+import { csvWriter } from './export-csv.ts';
+import { xlsxWriter } from './export-xlsx.ts';
+import { EXPORT_MEDIA_TYPES } from './format-negotiation.ts';
+import type { EdmType, EntityModel } from './model.ts';
+import type { QueryOptions } from './query-options.ts';
+import type { SqlFragment } from './sql-fragment.ts';
+import type { Statement } from 'better-sqlite3';
+
+/** CONTRACT §13: rows per export (an XLSX sheet holds 1,048,576 rows, one of them the header). */
+export const EXPORT_LIMITS: Readonly<Record<string, number>> = { csv: 1_000_000, xlsx: 1_048_575 };
+
+/** Work done between two yields to the event loop. */
+const SLICE_MS = 10;
+/** Rows counted by one statement of the limit check. */
+const COUNT_SLICE = 100_000;
+/** Rows between two checks of the clock and the response's buffer. */
+const CHECK_EVERY = 64;
+
+/** One column of an export: its header and the EDM type that decides how values are written. */
+export interface ExportColumn {
+  name: string;
+  type: EdmType;
+}
+
+/**
+ * How a format writes rows. `flush` hands buffered output on and says whether more may come now;
+ * when not, `wait` resolves once it may (false: the client went away).
+ */
+export interface ExportWriter {
+  start(columns: ExportColumn[]): void;
+  row(values: unknown[]): void;
+  flush(): boolean;
+  wait(): Promise<boolean>;
+  end(): Promise<void>;
+}
+
+/**
+ * Columns a set adds to its exports (e.g. one per requested variable of /callhistorywithvariables):
+ * `sql` gets the SQL of a result property by name (undefined when the rows no longer have it) and
+ * answers one value expression per name, or undefined when they cannot be computed for these rows.
+ */
+export interface ExportColumns {
+  names: string[];
+  sql(column: (name: string) => string | undefined): SqlFragment[] | undefined;
+}
+
+/** What a collection route hands to the export: a query (model, scope, extra columns) or computed rows. */
+export interface ExportSource {
+  model: EntityModel;
+  scope?: CollectionScope;
+  columns?: ExportColumns;
+  rows?: Row[];
+}
+
+/** Waits until the response can take more, or the client went away (false). */
+export function drained(res: Response): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve(!res.destroyed);
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** A cooperative loop: `tick()` after each unit of work yields every SLICE_MS; false once the client is gone. */
+function scheduler(res: Response) {
+  let since = performance.now();
+  return async (): Promise<boolean> => {
+    if (performance.now() - since < SLICE_MS) return !res.destroyed;
+    await yieldToLoop();
+    since = performance.now();
+    return !res.destroyed;
+  };
+}
+
+interface Prepared {
+  columns: ExportColumn[];
+  rows(): Iterable<unknown[]>;
+  /** Counts up to `max + 1` rows, yielding on the way. */
+  count(max: number, tick: () => Promise<boolean>): Promise<number>;
+}
+
+function fromRows(source: ExportSource & { rows: Row[] }, options: QueryOptions): Prepared {
+  const props = source.model.properties.filter((p) => !p.virtual && !p.writeOnly);
+  const picked = options.select ? options.select.map((n) => props.find((p) => p.name === n) ?? badName(n)) : props;
+  const rows = source.rows.slice(options.skip ?? 0, options.top === undefined ? undefined : (options.skip ?? 0) + options.top);
+  return {
+    columns: picked.map((p) => ({ name: p.name, type: p.type })),
+    rows: () => rows.map((r) => picked.map((p) => r[p.name])),
+    count: () => Promise.resolve(rows.length),
+  };
+}
+
+function badName(name: string): never {
+  throw badRequest(`Property '${name}' cannot be selected here`);
+}
+
+function fromQuery(db: Db, source: ExportSource, options: QueryOptions): Prepared {
+  const plan = planQuery(source.model, options, source.scope);
+  const column = (name: string) => plan.stage.model.properties.find((p) => p.name === name && !p.virtual)?.column;
+  const extra = source.columns?.sql(column);
+  const columns: ExportColumn[] = plan.columns.map((p) => ({ name: p.name, type: p.type }));
+  if (extra) columns.push(...source.columns!.names.map((name): ExportColumn => ({ name, type: 'Edm.String' })));
+  const skip = options.skip ?? 0;
+  const statement = rowsStatement(plan, options.top ?? -1, skip, extra ?? []);
+  return {
+    columns,
+    rows: () => db.prepare(statement.sql).raw().iterate(...statement.params) as Iterable<unknown[]>,
+    async count(max, tick) {
+      // count(*) over slices of COUNT_SLICE rows (seeking on the key where there is one): SQLite counts
+      // without handing rows to JS, and the loop yields between slices. $skip/$top apply to the total.
+      const limit = options.top === undefined ? max + 1 : Math.min(options.top, max + 1);
+      let total = 0;
+      let last: number | string | undefined;
+      const statements = new Map<string, Statement>();
+      while (total < skip + limit) {
+        const want = Math.min(COUNT_SLICE, skip + limit - total);
+        const slice = countSliceStatement(plan, last, want);
+        let stmt = statements.get(slice.sql);
+        if (!stmt) statements.set(slice.sql, (stmt = db.prepare(slice.sql)));
+        const got = stmt.get(...slice.params) as { n: number; last: number | string };
+        total += got.n;
+        last = got.last;
+        if (got.n < want || !(await tick())) break;
+      }
+      return Math.min(limit, Math.max(0, total - skip));
+    },
+  };
+}
+
+/** `callhistory-2026-11-02.csv`. */
+export function exportFileName(setName: string, format: string, now = new Date()): string {
+  return `${setName}-${now.toISOString().slice(0, 10)}.${format}`;
+}
+
+/**
+ * Streams the collection of `source` as `format` (csv or xlsx). Bad options, and more rows than the
+ * limit, throw a 400 before any byte is written.
+ */
+export async function streamExport(ctx: AppContext, req: Request, res: Response, source: ExportSource, options: QueryOptions, format: string): Promise<void> {
+  if (options.skiptoken !== undefined) throw badRequest('$skiptoken does not apply to exports: an export holds every matching row');
+  const max = EXPORT_LIMITS[format]!;
+  const db = source.rows ? undefined : openDatabase(ctx.dbFile, { readonly: true, migrate: false });
+  let tx = false;
+  try {
+    if (db) {
+      db.exec('BEGIN');
+      tx = true;
+    }
+    const prepared = db ? fromQuery(db, source, options) : fromRows(source as ExportSource & { rows: Row[] }, options);
+    const tick = scheduler(res);
+    const total = await prepared.count(max, tick);
+    if (res.destroyed) return;
+    if (total > max) {
+      throw badRequest(`The export would hold more than ${max.toLocaleString('en-US')} rows (the ${format.toUpperCase()} limit); narrow it with $filter or $top`);
+    }
+    const setName = source.model.setName ?? 'export';
+    res.status(200);
+    res.setHeader('OData-Version', '4.0');
+    res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : EXPORT_MEDIA_TYPES[format]!);
+    res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(setName, format)}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    const writer = format === 'csv' ? csvWriter(res) : xlsxWriter(res, setName);
+    writer.start(prepared.columns);
+    let n = 0;
+    for (const values of prepared.rows()) {
+      writer.row(values);
+      if (++n % CHECK_EVERY !== 0) continue;
+      if (!writer.flush() && !(await writer.wait())) return; // leaving the loop resets the statement
+      if (!(await tick())) return;
+    }
+    await writer.end();
+  } catch (err) {
+    if (!res.headersSent) throw err;
+    res.destroy(err as Error); // mid-stream: the client sees a cut-off download, never a half-valid one
+  } finally {
+    if (db) {
+      if (tx && db.inTransaction) db.exec('COMMIT');
+      db.close();
+    }
+  }
+}

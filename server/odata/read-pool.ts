@@ -1,0 +1,80 @@
+/**
+ * Runs read statements off the main thread: one worker (read-worker.ts) per database file, started on
+ * first use and stopped after IDLE_MS without work (it never keeps the process alive). `$apply` pages
+ * go through it (apply-query.ts), so a GROUP BY over a million rows costs the event loop one message.
+ */
+import type { Worker } from 'node:worker_threads';
+import { siblingModule, startModuleWorker } from '../optout/start-worker.ts';
+import type { SqlFragment } from './sql-fragment.ts';
+
+/** A page of a query: its rows statement and optionally its count statement (`SELECT count(*) AS n ...`). */
+export interface ReadRequest {
+  id: number;
+  rows: SqlFragment;
+  count?: SqlFragment;
+}
+
+/** The worker's answer: the rows (and count) of a request, or the SQL error's message. */
+export type ReadReply = { id: number; rows: Record<string, unknown>[]; count?: number } | { id: number; error: string };
+
+const IDLE_MS = 30_000;
+
+interface Pool {
+  worker: Worker;
+  waiting: Map<number, { resolve: (r: ReadReply) => void; reject: (e: Error) => void }>;
+  idle?: NodeJS.Timeout;
+}
+
+const pools = new Map<string, Pool>();
+let nextId = 1;
+
+function poolOf(dbFile: string): Pool {
+  const existing = pools.get(dbFile);
+  if (existing) return existing;
+  const worker = startModuleWorker(siblingModule('read-worker', import.meta.url), { workerData: { dbFile } });
+  const pool: Pool = { worker, waiting: new Map() };
+  const fail = (err: Error) => {
+    if (pools.get(dbFile) === pool) pools.delete(dbFile);
+    for (const w of pool.waiting.values()) w.reject(err);
+    pool.waiting.clear();
+  };
+  worker.on('message', (reply: ReadReply) => {
+    pool.waiting.get(reply.id)?.resolve(reply);
+    pool.waiting.delete(reply.id);
+    if (pool.waiting.size === 0) {
+      worker.unref();
+      pool.idle = setTimeout(() => {
+        if (pools.get(dbFile) === pool) pools.delete(dbFile);
+        void worker.terminate();
+      }, IDLE_MS).unref();
+    }
+  });
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`The read worker stopped (exit code ${code})`)));
+  pools.set(dbFile, pool);
+  return pool;
+}
+
+/** Stops the read worker of `dbFile` (the server is closing; its connection must not outlive the server's). */
+export async function closeReadPool(dbFile: string): Promise<void> {
+  const pool = pools.get(dbFile);
+  if (!pool) return;
+  pools.delete(dbFile);
+  clearTimeout(pool.idle);
+  await pool.worker.terminate();
+}
+
+/** Runs a rows statement (and a count) on the read worker of `dbFile`; SQL errors reject. */
+export function runRead(dbFile: string, rows: SqlFragment, count?: SqlFragment): Promise<{ rows: Record<string, unknown>[]; count?: number }> {
+  const pool = poolOf(dbFile);
+  clearTimeout(pool.idle);
+  pool.worker.ref();
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pool.waiting.set(id, {
+      resolve: (reply) => ('error' in reply ? reject(new Error(reply.error)) : resolve(reply)),
+      reject,
+    });
+    pool.worker.postMessage({ id, rows, count } satisfies ReadRequest);
+  });
+}

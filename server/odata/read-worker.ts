@@ -1,0 +1,36 @@
+/**
+ * Entry of the read worker (read-pool.ts): a read-only SQLite connection of its own that runs the
+ * statements of `$apply` queries, so an aggregation over a million rows never holds the main thread's
+ * event loop (CONTRACT §13). Statements come compiled and parameterised; rows go back as plain objects.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Statement } from 'better-sqlite3';
+import { openDatabase } from '../db/open.ts';
+import type { ReadReply, ReadRequest } from './read-pool.ts';
+
+const db = openDatabase((workerData as { dbFile: string }).dbFile, { readonly: true, migrate: false });
+const statements = new Map<string, Statement<unknown[]>>();
+
+function prepared(text: string): Statement<unknown[]> {
+  let stmt = statements.get(text);
+  if (!stmt) {
+    if (statements.size >= 200) statements.delete(statements.keys().next().value!);
+    statements.set(text, (stmt = db.prepare<unknown[]>(text)));
+  }
+  return stmt;
+}
+
+parentPort!.on('message', (req: ReadRequest) => {
+  let reply: ReadReply;
+  try {
+    // One read transaction: the count and the rows see the same snapshot.
+    reply = db.transaction(() => ({
+      id: req.id,
+      count: req.count ? ((prepared(req.count.sql).get(...req.count.params) as { n: number }).n) : undefined,
+      rows: prepared(req.rows.sql).all(...req.rows.params) as Record<string, unknown>[],
+    }))();
+  } catch (err) {
+    reply = { id: req.id, error: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort!.postMessage(reply);
+});

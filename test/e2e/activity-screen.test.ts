@@ -1,0 +1,100 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './axe.ts';
+import { startUi, type UiHarness } from './ui-harness.ts';
+
+// Settings → Activity in Chromium: the audit log with filters in the address, readable changes, more rows on
+// request, the server's CSV export, keyboard and axe.
+let ui: UiHarness;
+let page: Page;
+let groupId: number;
+
+beforeAll(async () => {
+  ui = await startUi();
+  const clerk = ui.server.server.ctx.keys.create('night clerk', ['cati_administrate']).key;
+  groupId = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Early shift' }, key: clerk })).body.GroupId;
+  expect((await ui.server.json('PATCH', `/cati/groups(${groupId})`, { body: { Name: 'Late shift' }, key: clerk })).status).toBe(200);
+  for (let i = 0; i < 120; i++) await ui.server.json('POST', '/cati/blacklist', { body: { TelephoneNumber: String(5550000 + i) } });
+  page = await ui.open('settings');
+  await page.getByRole('heading', { name: 'Activity' }).waitFor();
+});
+afterAll(() => ui?.close());
+
+const section = () => page.getByRole('region', { name: 'Activity' });
+const table = () => section().getByRole('table', { name: 'Activity' });
+/** Opens the Activity filtered as a bookmark would (the address's query sets the filters and reloads). */
+async function showAddress(query: string, rows: number) {
+  await page.evaluate((q) => (window.location.hash = `#/settings?${q}`), query);
+  await expect.poll(() => table().getByRole('row').count()).toBe(rows + 1);
+}
+const CLERK_GROUPS = 'actor=night%20clerk&entity=groups';
+
+describe('Settings → Activity in Chromium', () => {
+  it('lists the newest 100 changes first, and "Load more" adds the older ones', async () => {
+    await expect.poll(() => table().getByRole('row').count()).toBe(101); // header + one page
+    expect(await table().getByRole('row').nth(1).textContent()).toMatch(/UI session \d+created/); // this window's session key
+    expect(await table().getByRole('row').nth(2).textContent()).toContain('TelephoneNumber: 5550119');
+    await section().getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => table().getByRole('row').count()).toBeGreaterThan(101);
+    await expect.poll(() => section().getByRole('button', { name: 'Load more' }).count()).toBe(0);
+  });
+
+  it('filters by who and what (kept in the address) and shows a change as before → after', async () => {
+    const filters = section().getByRole('form', { name: 'Activity filters' });
+    await filters.getByLabel('Who').fill('night clerk');
+    await filters.getByLabel('What').selectOption('groups');
+    await filters.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => table().getByRole('row').count()).toBe(3);
+    const updated = table().getByRole('row', { name: /updated/ });
+    expect(await updated.textContent()).toContain('Name: Early shift → Late shift');
+    expect(await updated.textContent()).toContain('night clerk');
+    await expect.poll(() => page.evaluate(() => window.location.hash)).toMatch(/^#\/settings\?.*actor=night%20clerk.*entity=groups/);
+
+    await page.reload(); // the filters come back from the address
+    await expect.poll(() => table().getByRole('row').count()).toBe(3);
+    expect(await section().getByLabel('Who').inputValue()).toBe('night clerk');
+  });
+
+  it('filters by when: From (inclusive) and To (exclusive) in local time', async () => {
+    await showAddress(CLERK_GROUPS, 2);
+    const filters = section().getByRole('form', { name: 'Activity filters' });
+    await filters.getByLabel('From').fill('2099-01-01T00:00');
+    await filters.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => table().textContent()).toContain('No activity matches these filters.');
+    await filters.getByLabel('From').fill('');
+    await filters.getByLabel('To (exclusive)').fill('2099-01-01T00:00');
+    await filters.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => table().getByRole('row').count()).toBe(3);
+    await expect.poll(() => page.evaluate(() => window.location.hash)).toContain('to=2099-01-01T00%3A00');
+  });
+
+  it('sorts the loaded rows by a column from the keyboard (newest first by default)', async () => {
+    await showAddress(CLERK_GROUPS, 2);
+    const actions = () => table().locator('tbody tr td:nth-child(3)').allTextContents();
+    await expect.poll(actions).toEqual(['updated', 'created']);
+    await table().getByRole('button', { name: 'Action' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(actions).toEqual(['created', 'updated']);
+    expect(await table().getByRole('columnheader', { name: 'Action' }).getAttribute('aria-sort')).toBe('ascending');
+  });
+
+  it('exports the filtered activity through the server as CSV', async () => {
+    await showAddress(CLERK_GROUPS, 2);
+    const [download] = await Promise.all([page.waitForEvent('download'), section().getByRole('button', { name: 'Export CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('audit-log.csv');
+    const text = await readFile((await download.path())!, 'utf8');
+    expect(text.startsWith('\uFEFF')).toBe(true);
+    const rows = parse(text.slice(1), { columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => [r.Actor, r.Action, r.Entity, r.EntityId])).toEqual([
+      ['night clerk', 'updated', 'groups', String(groupId)],
+      ['night clerk', 'created', 'groups', String(groupId)],
+    ]);
+    expect(JSON.parse(rows[0]!.Changes!)).toEqual({ Name: ['Early shift', 'Late shift'] });
+  });
+
+  it('has no axe violations', async () => {
+    expect(await axeViolations(page)).toEqual([]);
+  });
+});

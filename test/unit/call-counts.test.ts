@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { floorParams } from '../../server/cati/floor-sets.ts';
+import { serverTimeZone, todayIn } from '../../server/cati/time-zones.ts';
+import { floorModel } from '../../server/cati/floor-models.ts';
+import { openDatabase } from '../../server/db/open.ts';
+import { seedCalls } from '../../server/demo/demo.ts';
+import { selectList } from '../../server/odata/collection-query.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cati-counts-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('call_counts (migration 015): the summary behind the floor\'s calls and completes today', () => {
+  const db = openDatabase(join(dir, 'cati.sqlite'));
+  const NONE = -2147483649;
+  // Noon today in the server's zone: the calls lie around it, so "today" holds them whatever the hour of the run.
+  const noon = todayIn(serverTimeZone(), Date.now())[0] + 12 * 3_600_000;
+  const summary = () => db.prepare('SELECT interviewer_id, bucket, extended_status, n FROM call_counts WHERE n <> 0 ORDER BY 1, 2, 3').all();
+  const recount = () =>
+    db.prepare(`SELECT interviewer_id, time / 900000 AS bucket, COALESCE(extended_status, ${NONE}) AS extended_status, COUNT(*) AS n
+      FROM calls WHERE interviewer_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`).all();
+
+  it('follows every insert, update and delete of calls in the same transaction', () => {
+    db.prepare("INSERT INTO surveys (id, name) VALUES ('p1', 'One')").run();
+    const add = db.prepare("INSERT INTO calls (time, survey_id, interviewer_id, telephone_number, extended_status, duration, call_center_id) VALUES (?, 'p1', ?, '0201', ?, 0, 1)");
+    for (let i = 0; i < 200; i++) add.run(noon + 3_600_000 - i * 37_000, i % 3 === 0 ? null : 1 + (i % 4), i % 5 === 0 ? null : 1 + (i % 3));
+    expect(summary()).toEqual(recount());
+    db.prepare('UPDATE calls SET extended_status = 1 WHERE id % 7 = 0').run();
+    db.prepare('UPDATE calls SET time = time - 3600000 WHERE id % 11 = 0').run();
+    db.prepare('UPDATE calls SET interviewer_id = CASE WHEN interviewer_id IS NULL THEN 9 ELSE NULL END WHERE id % 13 = 0').run();
+    db.prepare('UPDATE calls SET duration = 5 WHERE id % 2 = 0').run(); // not a counted column
+    db.prepare('DELETE FROM calls WHERE id % 17 = 0').run();
+    expect(summary()).toEqual(recount());
+    expect(db.prepare('SELECT COUNT(*) FROM calls').pluck().get()).toBeGreaterThan(150);
+  });
+
+  it('gives the floor the same figures as counting the calls (the fallback for days that are not whole buckets)', () => {
+    const login = noon - 3 * 3_600_000;
+    for (const id of [1, 2, 3, 4, 9]) {
+      db.prepare("INSERT INTO interviewers (id, name, call_center_id) VALUES (?, ?, 1) ON CONFLICT DO NOTHING").run(id, `i${id}`);
+      db.prepare('INSERT INTO sessions (interviewer_id, call_center_id, login_time) VALUES (?, 1, ?)').run(id, login);
+    }
+    const sql = `SELECT ${selectList(floorModel)} FROM ${floorModel.from} ORDER BY f.SessionId`;
+    const params = floorParams(db, noon + 2 * 3_600_000, 24);
+    const days = JSON.parse(params[2] as string) as number[][];
+    expect(days.every((d) => d[3] === 1)).toBe(true);
+    const counted = JSON.stringify(days.map((d) => [...d.slice(0, 3), 0]));
+    const viaSummary = db.prepare(sql).all(...params) as { CallsToday: number; CompletesToday: number }[];
+    const viaCalls = db.prepare(sql).all(params[0], params[1], counted);
+    expect(viaSummary).toEqual(viaCalls);
+    expect(viaSummary.reduce((s, r) => s + r.CallsToday, 0)).toBeGreaterThan(50);
+    expect(viaSummary.reduce((s, r) => s + r.CompletesToday, 0)).toBeGreaterThan(10);
+  });
+
+  it('is rebuilt after a bulk load (npm run seed drops the per-call trigger while it inserts), and the trigger is back', () => {
+    seedCalls(db, 3000, () => {});
+    expect(summary()).toEqual(recount());
+    db.prepare("INSERT INTO calls (time, survey_id, interviewer_id, telephone_number, call_center_id) VALUES (?, 'p1', 2, '0202', 1)").run(noon);
+    expect(summary()).toEqual(recount());
+  });
+});
