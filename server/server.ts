@@ -25,6 +25,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+
+/** How long a closing server waits for in-flight requests before it cuts the connections left open. */
+const SHUTDOWN_GRACE_MS = 20_000;
 /** Opens (and migrates) the database, builds the app and listens; loads `--demo` data and starts `--demo-live`. */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   // A certificate that does not belong to its key fails here (TlsFileError), before anything is opened.
@@ -79,7 +82,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       await live?.stop(); // the simulated dialer stops with the server, before it stops accepting
       await new Promise<void>((resolve) => {
         events.close(); // open event streams would otherwise keep the server from closing
+        // In-flight requests get SHUTDOWN_GRACE_MS to finish; a connection still open then (a client that
+        // keeps a socket without finishing a request) is cut, so closing always ends.
+        const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
         server.close(() => {
+          clearTimeout(grace);
           db.close();
           removeRunLock(config.dataDir, url);
           void closeReadPool(dbFile).then(resolve); // $apply's read connection (server/odata/read-pool.ts) goes too
