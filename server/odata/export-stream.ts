@@ -29,7 +29,7 @@ export const EXPORT_LIMITS: Readonly<Record<string, number>> = { csv: 1_000_000,
 
 /** Work done between two yields to the event loop. */
 const SLICE_MS = 10;
-/** A FROM that is one table (no join, no subquery): its count(*) needs no row visits. */
+/** A FROM that is one table (no join, no subquery): its count(*) needs no row visits, its key an index to seek on. */
 const BARE_TABLE = /^\w+$/;
 /** Rows counted by one statement of the limit check. */
 const COUNT_SLICE = 100_000;
@@ -162,9 +162,13 @@ function fromQuery(db: Db, source: ExportSource, options: QueryOptions): Prepare
   };
 }
 
-/** The single non-null key the rows are ordered by (so a batch can seek past the previous one), if any. */
+/**
+ * The single non-null key a batch can seek on: the rows are a table's own (FROM one table, no `$apply`
+ * subquery, whose seek would re-run it per batch) in key order. Undefined otherwise.
+ */
 function seekKey(plan: QueryPlan): PropertyDef | undefined {
-  const { keys, order } = plan.stage;
+  const { keys, order, from, depth, shapeChanged } = plan.stage;
+  if (depth > 0 || shapeChanged || !BARE_TABLE.test(from.sql)) return undefined;
   const key = keys.length === 1 && !keys[0]!.nullable && keys[0]!.column ? keys[0] : undefined;
   if (!key || order.some((o) => o.prop.name !== key.name || o.desc)) return undefined;
   return key;
