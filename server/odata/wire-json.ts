@@ -30,9 +30,10 @@ let cachedPrefix = '';
 
 /**
  * `Date.prototype.toISOString` of whole epoch milliseconds, with the `YYYY-MM-DDT` of the last day seen
- * kept (rows of a page mostly share a day); other years and fractions take toISOString itself.
+ * kept (rows of a page mostly share a day); other years and fractions take toISOString itself (which
+ * throws on NaN and out-of-range times, as `new Date(ms).toISOString()` does).
  */
-function isoString(ms: number): string {
+export function isoString(ms: number): string {
   const day = Math.floor(ms / DAY_MS);
   if (day !== cachedDay) {
     const full = new Date(ms).toISOString();

@@ -4,6 +4,7 @@
  * against a bare baseline in the same run:
  * - `$apply` calls per hour for one day per survey, and a one-week per-interviewer aggregation
  *   (baseline: the same GROUP BY on bare better-sqlite3);
+ * - the export's row-limit check (a HEAD export: counts, sends no body; baseline: bare `SELECT count(*)`);
  * - the CSV export of every call: rows/s, server RSS growth and the longest event-loop stall
  *   (baseline: bare SELECT + CSV lines written to a file);
  * - the XLSX export of every call: time, RSS growth (baseline: the bare SELECT + CSV file above).
@@ -122,6 +123,15 @@ try {
     const bareWeek = await timed(() => perInterviewerSql.all(week, day + DAY));
     console.log(`$apply one week per interviewer: ${apiWeek.toFixed(1)} ms median; bare GROUP BY ${bareWeek.toFixed(1)} ms; ratio ${(apiWeek / bareWeek).toFixed(2)}`);
 
+    const head = async () => {
+      const res = await fetch(`${server.url}/cati/callhistory?$format=csv`, { method: 'HEAD', headers: { authorization: `Bearer ${KEY}` } });
+      if (res.status !== 200) throw new Error(`HEAD export: ${res.status}`);
+    };
+    const countSql = bare.prepare('SELECT count(*) FROM calls');
+    const apiCount = await timed(head);
+    const bareCount = await timed(() => countSql.get());
+    console.log(`export row-limit check (HEAD $format=csv, counts ${CALLS} calls): ${apiCount.toFixed(1)} ms median; bare count(*) ${bareCount.toFixed(1)} ms; HTTP floor ${floor.toFixed(1)} ms`);
+
     const file = join(dir, 'bare.csv');
     const bareCsv = await watched(async () => {
       const out = createWriteStream(file);
@@ -152,7 +162,7 @@ try {
 
     const xlsx = await watched(() => drain('/cati/callhistory?$format=xlsx'));
     console.log(
-      `XLSX export of ${CALLS} calls: ${(xlsx.ms / 1000).toFixed(2)} s, ${Math.round(CALLS / (xlsx.ms / 1000))} rows/s, ${(xlsx.result / MB).toFixed(0)} MB, ` +
+      `XLSX export of ${CALLS} calls: ${(xlsx.ms / 1000).toFixed(2)} s, ${Math.round(CALLS / (xlsx.ms / 1000))} rows/s (${(xlsx.ms / bareCsv.ms).toFixed(2)} × the bare CSV time), ${(xlsx.result / MB).toFixed(0)} MB, ` +
         `RSS growth ${xlsx.rssGrowthMb.toFixed(1)} MB (live after GC +${xlsx.liveGrowthMb.toFixed(1)} MB; bare CSV file: RSS +${bareCsv.rssGrowthMb.toFixed(1)} MB), event-loop delay max ${xlsx.maxStallMs.toFixed(1)} ms, p99 ${xlsx.p99StallMs.toFixed(1)} ms`,
     );
   } finally {
