@@ -63,7 +63,7 @@ export async function screenshotReportScreens(ui: UiHarness, page: Page, out: st
   }
 
   await page.evaluate(() => (window.location.hash = '#/surveys-today'));
-  await page.getByRole('table', { name: 'Surveys today' }).getByText('Health monitor 2026').waitFor();
+  await page.getByRole('table', { name: 'Surveys today' }).getByText('Health monitor 2026').first().waitFor();
   await page.getByRole('img', { name: /^Calls per hour/ }).waitFor();
   await page.screenshot({ path: join(out, 'surveys-today.png'), fullPage: true });
 
