@@ -6,7 +6,7 @@ import { addEmailEntry } from '../optout/entries.ts';
 import { findList } from '../optout/lists.ts';
 import { openKeyCodec, type UnsubscribePayload } from './key-codec.ts';
 import { maskAddress } from './mask-address.ts';
-import { DEFAULT_PAGE_SETTINGS, readPageSettings, type PageSettings } from './page-settings.ts';
+import { cachedPageSettings, DEFAULT_PAGE_SETTINGS, readPageSettings, type PageSettings } from './page-settings.ts';
 import { confirmPage, defaultPage, errorPage, notFoundPage, resultPage, sendPage, tooManyRequestsPage } from './pages.ts';
 import { clientBucket, FixedWindowCounter, type HitResult } from './rate-limit.ts';
 
@@ -39,23 +39,34 @@ export function unsubscribeRouter(ctx: AppContext): Router {
       return r.allowed ? undefined : r;
     }
     const client = clientBucket(req.ip);
-    const results = [perAddress.hit(client)];
-    if (invalidKey) results.push(perAddressInvalid.hit(client));
-    const refused = results.filter((r) => !r.allowed);
-    if (refused.length === 0) return undefined;
-    return refused.reduce((a, b) => (a.retryAfterSeconds >= b.retryAfterSeconds ? a : b));
+    // Both counters count (invalid keys count toward both limits); the longer wait is the one shown.
+    const wait = Math.max(perAddress.refusal(client), invalidKey ? perAddressInvalid.refusal(client) : 0);
+    return wait === 0 ? undefined : { allowed: false, retryAfterSeconds: wait };
   }
 
   // The rate limiter decides before any database read; a refusal shows the settings as last read (one read
   // at most, for the very first request), so a flood of refused requests never reaches the database.
   let lastSettings: PageSettings | undefined;
-  const currentSettings = () => (lastSettings = readPageSettings(ctx.db));
+  const readSettings = cachedPageSettings(ctx.db);
+  const currentSettings = () => (lastSettings = readSettings());
+  // The default page, rendered once per settings version.
+  let defaultFor: PageSettings | undefined;
+  let defaultHtml = '';
+  const defaultPageOf = (settings: PageSettings) => {
+    if (settings !== defaultFor) [defaultFor, defaultHtml] = [settings, defaultPage(settings)];
+    return defaultHtml;
+  };
   function refuse(res: Response, refused: HitResult, headers: Record<string, string> = {}) {
     const page = tooManyRequestsPage(lastSettings ?? currentSettings(), refused.retryAfterSeconds);
     sendPage(res, 429, page, { ...headers, 'Retry-After': String(refused.retryAfterSeconds) });
   }
 
   function handle(req: Request, res: Response, method: Method, rawKey: unknown, deprecated: boolean) {
+    if (method === 'GET' && !deprecated && rawKey === undefined) {
+      // The default page, the hot one: no key to decode, no extra header.
+      const refused = limit(req, method, null, false);
+      return refused ? refuse(res, refused) : sendPage(res, 200, defaultPageOf(currentSettings()));
+    }
     const hasKey = typeof rawKey === 'string' ? rawKey !== '' : rawKey !== undefined;
     const payload = hasKey && typeof rawKey === 'string' ? codec.decode(rawKey) : null;
     const invalidKey = (hasKey || method === 'POST') && !payload;
@@ -67,7 +78,7 @@ export function unsubscribeRouter(ctx: AppContext): Router {
     const refused = limit(req, method, payload, invalidKey);
     if (refused) return refuse(res, refused, headers);
     const settings = currentSettings();
-    if (!hasKey && method === 'GET') return sendPage(res, 200, defaultPage(settings), headers);
+    if (!hasKey && method === 'GET') return sendPage(res, 200, defaultPageOf(settings), headers);
     const list = payload && findList(ctx.db, payload.listId);
     if (!payload || !list) return sendPage(res, 404, notFoundPage(settings), headers);
 
