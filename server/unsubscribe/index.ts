@@ -1,6 +1,7 @@
 import { runAs, UNSUBSCRIBE_PAGE_ACTOR } from '../audit/audit-log.ts';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import { addEmailEntry } from '../optout/entries.ts';
 import { findList } from '../optout/lists.ts';
@@ -18,12 +19,23 @@ export const DEPRECATION_HEADER = '@1735689600';
 
 type Method = 'GET' | 'POST';
 
+/** The unsubscribe pages: their router, and the default page alone for a caller that skips Express to serve it. */
+export interface UnsubscribePages {
+  router: Router;
+  /**
+   * `GET /unsubscribe` (no key) answered from the page cached per settings version, counted under
+   * `clientAddress` by the same limiter as the router's; a failure gets the router's error page.
+   */
+  serveDefault(clientAddress: string | undefined, res: ServerResponse): void;
+}
+
 /**
  * Public unsubscribe pages under /unsubscribe (no API key; CONTRACT §6):
  * GET shows (default page without a key, confirm page with one), POST unsubscribes (also RFC 8058
  * one-click), every bad key gets the same 404 page, and clients that call too often get a 429 page.
+ * One set of rate-limit counters serves the router and `serveDefault`.
  */
-export function unsubscribeRouter(ctx: AppContext): Router {
+export function unsubscribePages(ctx: AppContext): UnsubscribePages {
   const codec = openKeyCodec(ctx.config.dataDir);
   const { rateLimits } = ctx.config;
   const perAddress = new FixedWindowCounter(rateLimits.pages);
@@ -31,14 +43,14 @@ export function unsubscribeRouter(ctx: AppContext): Router {
   const perKeyPosts = new FixedWindowCounter(rateLimits.keyPosts);
 
   /** Counts the request; the first limit exceeded (or undefined when within every limit). */
-  function limit(req: Request, method: Method, payload: UnsubscribePayload | null, invalidKey: boolean): HitResult | undefined {
+  function limit(req: Request | string | undefined, method: Method, payload: UnsubscribePayload | null, invalidKey: boolean): HitResult | undefined {
     // A POST with a valid key is counted per key only: a mailbox provider's many one-click POSTs from
     // few addresses must never be refused for the address.
     if (method === 'POST' && payload) {
       const r = perKeyPosts.hit(keyId(payload));
       return r.allowed ? undefined : r;
     }
-    const client = clientBucket(req.ip);
+    const client = clientBucket(typeof req === 'string' || req === undefined ? req : req.ip);
     // Both counters count (invalid keys count toward both limits); the longer wait is the one shown.
     const wait = Math.max(perAddress.refusal(client), invalidKey ? perAddressInvalid.refusal(client) : 0);
     return wait === 0 ? undefined : { allowed: false, retryAfterSeconds: wait };
@@ -56,17 +68,23 @@ export function unsubscribeRouter(ctx: AppContext): Router {
     if (settings !== defaultFor) [defaultFor, defaultHtml] = [settings, defaultPage(settings)];
     return defaultHtml;
   };
-  function refuse(res: Response, refused: HitResult, headers: Record<string, string> = {}) {
+  function refuse(res: ServerResponse, refused: HitResult, headers: Record<string, string> = {}) {
     const page = tooManyRequestsPage(lastSettings ?? currentSettings(), refused.retryAfterSeconds);
     sendPage(res, 429, page, { ...headers, 'Retry-After': String(refused.retryAfterSeconds) });
   }
 
-  function handle(req: Request, res: Response, method: Method, rawKey: unknown, deprecated: boolean) {
-    if (method === 'GET' && !deprecated && rawKey === undefined) {
-      // The default page, the hot one: no key to decode, no extra header.
-      const refused = limit(req, method, null, false);
+  /** The default page, the hot one: no key to decode, no extra header. */
+  function serveDefault(clientAddress: string | undefined, res: ServerResponse): void {
+    try {
+      const refused = limit(clientAddress, 'GET', null, false);
       return refused ? refuse(res, refused) : sendPage(res, 200, defaultPageOf(currentSettings()));
+    } catch (err) {
+      failPage(ctx, err, 'GET', res);
     }
+  }
+
+  function handle(req: Request, res: Response, method: Method, rawKey: unknown, deprecated: boolean) {
+    if (method === 'GET' && !deprecated && rawKey === undefined) return serveDefault(req.ip, res);
     const hasKey = typeof rawKey === 'string' ? rawKey !== '' : rawKey !== undefined;
     const payload = hasKey && typeof rawKey === 'string' ? codec.decode(rawKey) : null;
     const invalidKey = (hasKey || method === 'POST') && !payload;
@@ -110,8 +128,8 @@ export function unsubscribeRouter(ctx: AppContext): Router {
     if (refused) return refuse(res, refused);
     sendPage(res, 404, notFoundPage(currentSettings()));
   });
-  router.use(pageErrors(ctx));
-  return router;
+  router.use(((err, req, res, _next) => failPage(ctx, err, req.method, res)) as ErrorRequestHandler);
+  return { router, serveDefault };
 }
 
 /** The id a valid key is counted under: its list and address (every key for them shares one counter). */
@@ -120,23 +138,21 @@ function keyId(payload: UnsubscribePayload): string {
 }
 
 /** Errors on the pages become an HTML page; the log names the path, never the key (it is in the URL). */
-function pageErrors(ctx: AppContext): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    let settings: PageSettings = DEFAULT_PAGE_SETTINGS;
-    try {
-      settings = readPageSettings(ctx.db);
-    } catch {
-      // The database itself failed: the defaults will do.
-    }
-    if ((err as { code?: unknown })?.code === 'SQLITE_BUSY') {
-      sendPage(res, 503, errorPage(settings), { 'Retry-After': '5' });
-      return;
-    }
-    console.error(`${req.method} /unsubscribe failed:`, (err as Error)?.message ?? err);
-    sendPage(res, 500, errorPage(settings));
-  };
+function failPage(ctx: AppContext, err: unknown, method: string, res: ServerResponse): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  let settings: PageSettings = DEFAULT_PAGE_SETTINGS;
+  try {
+    settings = readPageSettings(ctx.db);
+  } catch {
+    // The database itself failed: the defaults will do.
+  }
+  if ((err as { code?: unknown })?.code === 'SQLITE_BUSY') {
+    sendPage(res, 503, errorPage(settings), { 'Retry-After': '5' });
+    return;
+  }
+  console.error(`${method} /unsubscribe failed:`, (err as Error)?.message ?? err);
+  sendPage(res, 500, errorPage(settings));
 }

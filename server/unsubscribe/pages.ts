@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { PageSettings } from './page-settings.ts';
 
@@ -134,7 +134,7 @@ export function errorPage(settings: PageSettings): string {
 const PAGE_HEADER_ENTRIES = Object.entries(PAGE_HEADERS);
 
 /** Sends a page with the security headers of every unsubscribe page: one string in one `res.end`. */
-export function sendPage(res: Response, status: number, html: string, headers?: Record<string, string>): void {
+export function sendPage(res: ServerResponse, status: number, html: string, headers?: Record<string, string>): void {
   res.statusCode = status;
   for (const [name, value] of PAGE_HEADER_ENTRIES) res.setHeader(name, value);
   if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
