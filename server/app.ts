@@ -10,15 +10,32 @@ import { catiRouter } from './cati/index.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, errorMiddleware } from './errors.ts';
 import { eventsRouter } from './events/events-router.ts';
-import { allowedHostsCheck } from './http/host-rules.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { allowedHostsCheck, hostHeaderCheck } from './http/host-rules.ts';
 import { jsonBody } from './http/json-body.ts';
 import { optoutRouter } from './optout/index.ts';
-import { unsubscribeRouter } from './unsubscribe/index.ts';
+import { unsubscribePages, type UnsubscribePages } from './unsubscribe/index.ts';
 import { unsubscribeLinksRouter } from './unsubscribe/links-router.ts';
 import { settingsRouter } from './unsubscribe/settings-router.ts';
 
+/**
+ * The server's request listener: the Express app, with `GET /unsubscribe` (the public default page, the
+ * one a flood hits) answered before Express when its Host is ours and no proxy is trusted (the client
+ * address is then the socket's). Headers, body and rate limiting are those of the router.
+ */
+export function createRequestListener(ctx: AppContext): (req: IncomingMessage, res: ServerResponse) => void {
+  const pages = unsubscribePages(ctx);
+  const hostAllowed = hostHeaderCheck(ctx.config);
+  const app = createApp(ctx, pages, hostAllowed);
+  if (ctx.config.trustProxy) return app;
+  return (req, res) => {
+    if (req.method === 'GET' && req.url === '/unsubscribe' && hostAllowed(req.headers.host)) pages.serveDefault(req.socket.remoteAddress, res);
+    else app(req, res);
+  };
+}
+
 /** Builds the Express app: every router is mounted here, in one place. */
-export function createApp(ctx: AppContext): Express {
+export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribePages(ctx), hostAllowed = hostHeaderCheck(ctx.config)): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -26,14 +43,14 @@ export function createApp(ctx: AppContext): Express {
   // One proxy hop: the address it appends to X-Forwarded-For, which a client cannot forge.
   if (ctx.config.trustProxy) app.set('trust proxy', 1);
   // CONTRACT §11: a Host that is not this server's → 421, before anything else.
-  app.use(allowedHostsCheck(ctx.config));
+  app.use(allowedHostsCheck(ctx.config, hostAllowed));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
   // Public HTML pages: no key (CONTRACT §2).
-  app.use('/unsubscribe', unsubscribeRouter(ctx));
+  app.use('/unsubscribe', pages.router);
 
   // The two APIs: Bearer key on every route; each router parses JSON bodies only after its permission check (under /cati/ also Basic, for side-effect-free reads only).
   app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, catiRouter(ctx)); // the dispatcher parses JSON after its permission check

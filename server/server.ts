@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.ts';
+import { createRequestListener } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
 import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
 import { databaseFile, type ServerConfig } from './config.ts';
@@ -42,7 +42,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   attachEventSink(db, events);
   let url = '';
   const ctx: AppContext = { db, dbFile, config, keys, events, baseUrl: () => url };
-  const app = createApp(ctx);
+  const app = createRequestListener(ctx);
 
   const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
   server.keepAliveTimeout = 5000;

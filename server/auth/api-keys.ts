@@ -65,8 +65,27 @@ function toInfo(r: KeyRow): ApiKeyInfo {
   };
 }
 
-/** API-key store over the `api_keys` table; lookups hit SQLite each time so revocation is immediate. */
+/** How long an authenticated key is served from memory before SQLite is asked again. */
+const CACHE_MS = 5_000;
+/** Cached keys at most (a flood of distinct valid keys cannot grow memory; unknown keys are never cached). */
+const CACHE_MAX = 1_000;
+
+interface CachedKey {
+  principal: Principal;
+  /** When the last-used stamp was last written (or read), for the once-a-minute throttle. */
+  lastUsedAt: number | null;
+  until: number;
+}
+
+/**
+ * API-key store over the `api_keys` table. An authenticated key is cached by digest for a few seconds, and
+ * revocation stays immediate: `revoke` here empties the cache, and a commit by any other connection (the
+ * `keys revoke` CLI on the same data dir) changes `PRAGMA data_version`, which is checked on every request.
+ */
 export class ApiKeyStore {
+  private readonly cache = new Map<string, CachedKey>();
+  private readonly dataVersion;
+  private cachedVersion = -1;
   /** Keys held in memory for this run only (CATI_API_KEY, the UI session key), by digest. */
   private readonly memoryKeys = new Map<string, { name: string; permissions: ReadonlySet<Permission> }>();
   private readonly byHash;
@@ -78,6 +97,7 @@ export class ApiKeyStore {
     this.ui = new UiSessionStore(db);
     this.byHash = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
     this.touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   }
 
   /** Accepts `key` (with every permission unless limited) for this run only; it is never written to the database. */
@@ -124,6 +144,7 @@ export class ApiKeyStore {
     return this.db.transaction(() => {
       const now = Date.now();
       if (this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes === 0) return false;
+      this.cache.clear();
       const { name, prefix } = this.get(id)!;
       recordAudit(this.db, { action: 'revoked', entity: 'keys', entityId: id, changes: { name, prefix, revokedAt: [null, new Date(now).toISOString()] } }, now);
       return true;
@@ -134,10 +155,27 @@ export class ApiKeyStore {
    * Records when a key was last used, at most once a minute. Best effort: while another connection holds
    * the write lock (a bulk import), it skips instead of making the request wait on busy_timeout.
    */
-  private markUsed(id: number, lastUsedAt: number | null): void {
+  private markUsed(id: number, lastUsedAt: number | null): number | null {
     const now = Date.now();
-    if (lastUsedAt !== null && lastUsedAt > now - 60_000) return;
+    if (lastUsedAt !== null && lastUsedAt > now - 60_000) return lastUsedAt;
     writeIfIdle(this.db, () => this.touch.run(now, id, now - 60_000));
+    return now;
+  }
+
+  /** The cached entry of a digest while it is fresh and no other connection has committed since it was read. */
+  private cached(digest: string): CachedKey | undefined {
+    const version = this.dataVersion.get()!;
+    if (version !== this.cachedVersion) {
+      this.cache.clear();
+      this.cachedVersion = version;
+      return undefined;
+    }
+    const entry = this.cache.get(digest);
+    if (entry !== undefined && entry.until < Date.now()) {
+      this.cache.delete(digest);
+      return undefined;
+    }
+    return entry;
   }
 
   /** Resolves a presented key to its principal, or undefined when unknown or revoked. */
@@ -149,14 +187,21 @@ export class ApiKeyStore {
       const sessionId = this.ui.authenticate(key);
       return sessionId === null ? undefined : { keyId: null, name: `UI session ${sessionId}`, permissions: new Set(PERMISSIONS), projects: null, uiSessionId: sessionId };
     }
+    const hit = this.cached(digest);
+    if (hit !== undefined) {
+      hit.lastUsedAt = this.markUsed(hit.principal.keyId!, hit.lastUsedAt);
+      return hit.principal;
+    }
     const row = this.byHash.get(digest);
     if (!row) return undefined;
-    this.markUsed(row.id, row.last_used_at);
-    return {
+    const principal: Principal = {
       keyId: row.id,
       name: row.name,
       permissions: new Set(row.permissions.split(',') as Permission[]),
       projects: row.projects ? row.projects.split(',') : null,
     };
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(digest, { principal, lastUsedAt: this.markUsed(row.id, row.last_used_at), until: Date.now() + CACHE_MS });
+    return principal;
   }
 }

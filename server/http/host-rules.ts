@@ -76,13 +76,26 @@ export function hostAllowList(config: HostRulesConfig): (host: string) => boolea
   };
 }
 
-/** Express middleware: 421 for a request whose Host is missing, malformed or not one of ours. */
-export function allowedHostsCheck(config: HostRulesConfig) {
+/** A predicate over `Host` headers; the last header found allowed is trusted as is for a second (interface addresses may change). */
+export function hostHeaderCheck(config: HostRulesConfig): (header: string | undefined) => boolean {
   const allowed = hostAllowList(config);
+  let lastAllowed: string | undefined;
+  let lastAllowedUntil = 0;
+  return (header) => {
+    if (header === lastAllowed && Date.now() < lastAllowedUntil) return true;
+    const host = hostOfHeader(header);
+    if (host === undefined || !allowed(host)) return false;
+    lastAllowed = header;
+    lastAllowedUntil = Date.now() + 1000;
+    return true;
+  };
+}
+
+/** Express middleware: 421 for a request whose Host is missing, malformed or not one of ours. */
+export function allowedHostsCheck(config: HostRulesConfig, allowed = hostHeaderCheck(config)) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const header = req.headers.host;
-    const host = hostOfHeader(header);
-    if (host !== undefined && allowed(host)) return next();
+    if (allowed(header)) return next();
     const shown = (header ?? '(none)').slice(0, 100).replace(/[^\x20-\x7e]/g, '?');
     next(
       new ApiError(

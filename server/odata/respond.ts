@@ -91,10 +91,15 @@ export function writeResult(req: Request, res: Response, result: ODataResult, wi
   const none = format.metadata === 'none';
   res.setHeader('OData-Version', '4.0');
   const type = () => res.setHeader('Content-Type', `${jsonContentType(format)}; charset=utf-8`);
-  // A Buffer, so Express keeps the parameters as written (it would lower-case IEEE754Compatible).
+  // Written directly (Express would lower-case IEEE754Compatible in a string's type): one string with one
+  // `res.end`, so Node sends the head and the body in one write. With an ETag set (entities), Express's send
+  // still answers a matching If-None-Match with 304.
   const text = (status: number, body: string): void => {
     type();
-    res.status(status).send(Buffer.from(body));
+    if (res.hasHeader('ETag')) return void res.status(status).send(Buffer.from(body));
+    res.statusCode = status;
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(req.method === 'HEAD' ? undefined : body);
   };
   const json = (status: number, body: unknown) => text(status, JSON.stringify(body));
   const context = (fragment: string) => (none ? {} : { '@odata.context': contextUrl(serviceRoot, fragment) });

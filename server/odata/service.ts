@@ -203,7 +203,7 @@ export function createODataService(ctx: AppContext): ODataService {
     if (req.authScheme === 'basic' && !isSideEffectFreeRead(slot, req.method)) throw basicRefused();
     const permissions = slot.route.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS;
     if (!hasPermission(req.principal, ...permissions)) throw forbidden(`This operation needs the permission ${permissions.join(' or ')}`);
-    await readJsonBody(req, res); // only now: a key without the permission never makes us parse its body
+    if (req.method !== 'GET' && req.method !== 'HEAD') await readJsonBody(req, res); // only now: a key without the permission never makes us parse its body
     const key = path.key ? typedKey(set.model, path.key) : undefined;
     if (slot.def?.action && path.operation!.args.length > 0) {
       throw badRequest(`Action ${slot.def.name} takes its parameters in the JSON body, not in the path`);

@@ -1,12 +1,13 @@
 import { runAs, UNSUBSCRIBE_PAGE_ACTOR } from '../audit/audit-log.ts';
 import { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import { addEmailEntry } from '../optout/entries.ts';
 import { findList } from '../optout/lists.ts';
 import { openKeyCodec, type UnsubscribePayload } from './key-codec.ts';
 import { maskAddress } from './mask-address.ts';
-import { DEFAULT_PAGE_SETTINGS, readPageSettings, type PageSettings } from './page-settings.ts';
+import { cachedPageSettings, DEFAULT_PAGE_SETTINGS, readPageSettings, type PageSettings } from './page-settings.ts';
 import { confirmPage, defaultPage, errorPage, notFoundPage, resultPage, sendPage, tooManyRequestsPage } from './pages.ts';
 import { clientBucket, FixedWindowCounter, type HitResult } from './rate-limit.ts';
 
@@ -18,12 +19,23 @@ export const DEPRECATION_HEADER = '@1735689600';
 
 type Method = 'GET' | 'POST';
 
+/** The unsubscribe pages: their router, and the default page alone for a caller that skips Express to serve it. */
+export interface UnsubscribePages {
+  router: Router;
+  /**
+   * `GET /unsubscribe` (no key) answered from the page cached per settings version, counted under
+   * `clientAddress` by the same limiter as the router's; a failure gets the router's error page.
+   */
+  serveDefault(clientAddress: string | undefined, res: ServerResponse): void;
+}
+
 /**
  * Public unsubscribe pages under /unsubscribe (no API key; CONTRACT §6):
  * GET shows (default page without a key, confirm page with one), POST unsubscribes (also RFC 8058
  * one-click), every bad key gets the same 404 page, and clients that call too often get a 429 page.
+ * One set of rate-limit counters serves the router and `serveDefault`.
  */
-export function unsubscribeRouter(ctx: AppContext): Router {
+export function unsubscribePages(ctx: AppContext): UnsubscribePages {
   const codec = openKeyCodec(ctx.config.dataDir);
   const { rateLimits } = ctx.config;
   const perAddress = new FixedWindowCounter(rateLimits.pages);
@@ -31,31 +43,48 @@ export function unsubscribeRouter(ctx: AppContext): Router {
   const perKeyPosts = new FixedWindowCounter(rateLimits.keyPosts);
 
   /** Counts the request; the first limit exceeded (or undefined when within every limit). */
-  function limit(req: Request, method: Method, payload: UnsubscribePayload | null, invalidKey: boolean): HitResult | undefined {
+  function limit(req: Request | string | undefined, method: Method, payload: UnsubscribePayload | null, invalidKey: boolean): HitResult | undefined {
     // A POST with a valid key is counted per key only: a mailbox provider's many one-click POSTs from
     // few addresses must never be refused for the address.
     if (method === 'POST' && payload) {
       const r = perKeyPosts.hit(keyId(payload));
       return r.allowed ? undefined : r;
     }
-    const client = clientBucket(req.ip);
-    const results = [perAddress.hit(client)];
-    if (invalidKey) results.push(perAddressInvalid.hit(client));
-    const refused = results.filter((r) => !r.allowed);
-    if (refused.length === 0) return undefined;
-    return refused.reduce((a, b) => (a.retryAfterSeconds >= b.retryAfterSeconds ? a : b));
+    const client = clientBucket(typeof req === 'string' || req === undefined ? req : req.ip);
+    // Both counters count (invalid keys count toward both limits); the longer wait is the one shown.
+    const wait = Math.max(perAddress.refusal(client), invalidKey ? perAddressInvalid.refusal(client) : 0);
+    return wait === 0 ? undefined : { allowed: false, retryAfterSeconds: wait };
   }
 
   // The rate limiter decides before any database read; a refusal shows the settings as last read (one read
   // at most, for the very first request), so a flood of refused requests never reaches the database.
   let lastSettings: PageSettings | undefined;
-  const currentSettings = () => (lastSettings = readPageSettings(ctx.db));
-  function refuse(res: Response, refused: HitResult, headers: Record<string, string> = {}) {
+  const readSettings = cachedPageSettings(ctx.db);
+  const currentSettings = () => (lastSettings = readSettings());
+  // The default page, rendered once per settings version.
+  let defaultFor: PageSettings | undefined;
+  let defaultHtml = '';
+  const defaultPageOf = (settings: PageSettings) => {
+    if (settings !== defaultFor) [defaultFor, defaultHtml] = [settings, defaultPage(settings)];
+    return defaultHtml;
+  };
+  function refuse(res: ServerResponse, refused: HitResult, headers: Record<string, string> = {}) {
     const page = tooManyRequestsPage(lastSettings ?? currentSettings(), refused.retryAfterSeconds);
     sendPage(res, 429, page, { ...headers, 'Retry-After': String(refused.retryAfterSeconds) });
   }
 
+  /** The default page, the hot one: no key to decode, no extra header. */
+  function serveDefault(clientAddress: string | undefined, res: ServerResponse): void {
+    try {
+      const refused = limit(clientAddress, 'GET', null, false);
+      return refused ? refuse(res, refused) : sendPage(res, 200, defaultPageOf(currentSettings()));
+    } catch (err) {
+      failPage(ctx, err, 'GET', res);
+    }
+  }
+
   function handle(req: Request, res: Response, method: Method, rawKey: unknown, deprecated: boolean) {
+    if (method === 'GET' && !deprecated && rawKey === undefined) return serveDefault(req.ip, res);
     const hasKey = typeof rawKey === 'string' ? rawKey !== '' : rawKey !== undefined;
     const payload = hasKey && typeof rawKey === 'string' ? codec.decode(rawKey) : null;
     const invalidKey = (hasKey || method === 'POST') && !payload;
@@ -67,7 +96,7 @@ export function unsubscribeRouter(ctx: AppContext): Router {
     const refused = limit(req, method, payload, invalidKey);
     if (refused) return refuse(res, refused, headers);
     const settings = currentSettings();
-    if (!hasKey && method === 'GET') return sendPage(res, 200, defaultPage(settings), headers);
+    if (!hasKey && method === 'GET') return sendPage(res, 200, defaultPageOf(settings), headers);
     const list = payload && findList(ctx.db, payload.listId);
     if (!payload || !list) return sendPage(res, 404, notFoundPage(settings), headers);
 
@@ -99,8 +128,8 @@ export function unsubscribeRouter(ctx: AppContext): Router {
     if (refused) return refuse(res, refused);
     sendPage(res, 404, notFoundPage(currentSettings()));
   });
-  router.use(pageErrors(ctx));
-  return router;
+  router.use(((err, req, res, _next) => failPage(ctx, err, req.method, res)) as ErrorRequestHandler);
+  return { router, serveDefault };
 }
 
 /** The id a valid key is counted under: its list and address (every key for them shares one counter). */
@@ -109,23 +138,21 @@ function keyId(payload: UnsubscribePayload): string {
 }
 
 /** Errors on the pages become an HTML page; the log names the path, never the key (it is in the URL). */
-function pageErrors(ctx: AppContext): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    let settings: PageSettings = DEFAULT_PAGE_SETTINGS;
-    try {
-      settings = readPageSettings(ctx.db);
-    } catch {
-      // The database itself failed: the defaults will do.
-    }
-    if ((err as { code?: unknown })?.code === 'SQLITE_BUSY') {
-      sendPage(res, 503, errorPage(settings), { 'Retry-After': '5' });
-      return;
-    }
-    console.error(`${req.method} /unsubscribe failed:`, (err as Error)?.message ?? err);
-    sendPage(res, 500, errorPage(settings));
-  };
+function failPage(ctx: AppContext, err: unknown, method: string, res: ServerResponse): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  let settings: PageSettings = DEFAULT_PAGE_SETTINGS;
+  try {
+    settings = readPageSettings(ctx.db);
+  } catch {
+    // The database itself failed: the defaults will do.
+  }
+  if ((err as { code?: unknown })?.code === 'SQLITE_BUSY') {
+    sendPage(res, 503, errorPage(settings), { 'Retry-After': '5' });
+    return;
+  }
+  console.error(`${method} /unsubscribe failed:`, (err as Error)?.message ?? err);
+  sendPage(res, 500, errorPage(settings));
 }

@@ -35,6 +35,28 @@ const NAMES = Object.keys(FIELDS) as (keyof PageSettings)[];
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
+/** Bumped by every `updatePageSettings` of this process (other processes are seen through `data_version`). */
+let localWrites = 0;
+
+/**
+ * The effective settings, read once per change: a reader that answers the same object until this process
+ * updates them or another connection commits (`PRAGMA data_version`, checked on each call), so callers can
+ * cache what they render from it by object identity.
+ */
+export function cachedPageSettings(db: Db): () => Readonly<PageSettings> {
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  let settings: Readonly<PageSettings> | undefined;
+  let readAt = { local: -1, other: -1 };
+  return () => {
+    const other = dataVersion.get()!;
+    if (settings === undefined || other !== readAt.other || localWrites !== readAt.local) {
+      readAt = { local: localWrites, other };
+      settings = readPageSettings(db);
+    }
+    return settings;
+  };
+}
+
 /** The effective settings: stored values over the defaults. */
 export function readPageSettings(db: Db): PageSettings {
   const rows = prepareCached(db, `SELECT key, value FROM settings WHERE key IN (${NAMES.map(() => '?').join(', ')})`)
@@ -88,6 +110,7 @@ export function updatePageSettings(db: Db, patch: PageSettingsPatch): PageSettin
       else upsert.run(FIELDS[name].key, JSON.stringify(value));
     }
     const after = readPageSettings(db);
+    localWrites++;
     const changes = diffChanges({ ...before }, { ...after });
     if (Object.keys(changes).length > 0) recordAudit(db, { action: 'updated', entity: 'optout-settings', entityId: null, changes });
     return after;

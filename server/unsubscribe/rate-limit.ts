@@ -34,6 +34,18 @@ export class FixedWindowCounter {
   /** Counts one request of `id` and says whether it is within the limit. */
   hit(id: string): HitResult {
     const now = this.now();
+    const w = this.count(id, now);
+    return { allowed: w.count <= this.rule.limit, retryAfterSeconds: this.secondsLeft(w, now) };
+  }
+
+  /** Counts one request of `id`: 0 when within the limit, else the seconds to wait (allocates only for a new window). */
+  refusal(id: string): number {
+    const now = this.now();
+    const w = this.count(id, now);
+    return w.count <= this.rule.limit ? 0 : this.secondsLeft(w, now);
+  }
+
+  private count(id: string, now: number): Window {
     this.prune(now);
     let w = this.windows.get(id);
     if (!w || now >= w.start + this.rule.windowMs) {
@@ -42,8 +54,11 @@ export class FixedWindowCounter {
       this.windows.set(id, w);
     }
     w.count++;
-    const retryAfterSeconds = Math.max(1, Math.ceil((w.start + this.rule.windowMs - now) / 1000));
-    return { allowed: w.count <= this.rule.limit, retryAfterSeconds };
+    return w;
+  }
+
+  private secondsLeft(w: Window, now: number): number {
+    return Math.max(1, Math.ceil((w.start + this.rule.windowMs - now) / 1000));
   }
 
   /** Number of ids currently tracked. */
@@ -72,6 +87,15 @@ export class FixedWindowCounter {
  * IPv6 by its /64 prefix (one subscriber usually holds a whole /64).
  */
 export function clientBucket(ip: string | undefined): string {
+  if (ip !== lastIp) [lastIp, lastBucket] = [ip, bucketOf(ip)];
+  return lastBucket;
+}
+
+// The last address and its bucket: consecutive requests mostly come from the same client.
+let lastIp: string | undefined;
+let lastBucket = bucketOf(undefined);
+
+function bucketOf(ip: string | undefined): string {
   if (!ip) return 'unknown';
   const address = ip.replace(/%.*$/, '');
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../server/auth/api-keys.ts';
+import { ApiKeyStore, hashKey } from '../../server/auth/api-keys.ts';
+import { databaseFile } from '../../server/config.ts';
+import { openDatabase } from '../../server/db/open.ts';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -150,5 +152,17 @@ describe('API keys over HTTP (/admin/keys)', () => {
     const get = await t.json('GET', '/admin/keys/1');
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('DELETE');
+  });
+  it('refuses a key at once when another process revokes it (the keys CLI on the same data dir), though it was just used', async () => {
+    const { body } = await create({ name: 'cli-revoked', permissions: ['cati_administrate'] });
+    expect((await t.json('GET', '/cati/blacklist', { key: body.key })).status).toBe(200);
+    expect((await t.json('GET', '/cati/blacklist', { key: body.key })).status).toBe(200);
+    const db = openDatabase(databaseFile(t.dataDir)); // what `npm run keys -- revoke ID` opens
+    try {
+      expect(new ApiKeyStore(db).revoke(body.id)).toBe(true);
+    } finally {
+      db.close();
+    }
+    expect((await t.json('GET', '/cati/blacklist', { key: body.key })).status).toBe(401);
   });
 });
