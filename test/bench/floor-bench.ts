@@ -19,6 +19,8 @@ import { seedCalls } from '../../server/demo/demo.ts';
 import { ensureRendererBuilt, launchChromium, RENDERER_DIR } from '../e2e/ui-harness.ts';
 
 const CALLS = Number(process.env.CATI_BENCH_CALLS ?? 1_000_000);
+/** Days the seeded calls spread over: 400 puts 20,000,000 at about 50,000 a day, a 500-seat centre's pace. */
+const DAYS = Number(process.env.CATI_BENCH_DAYS ?? 30);
 const SESSIONS = 500;
 const SUBSCRIBERS = 200;
 const RATE = 200; // calls per second
@@ -39,8 +41,8 @@ ensureRendererBuilt();
 const dir = mkdtempSync(join(tmpdir(), 'floor-bench-'));
 const seedDb = openDatabase(databaseFile(dir));
 const seedStart = performance.now();
-seedCalls(seedDb, CALLS, () => {});
-console.log(`seed: ${CALLS} calls in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+seedCalls(seedDb, CALLS, () => {}, DAYS);
+console.log(`seed: ${CALLS} calls over ${DAYS} days in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 seedDb.close();
 
 const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'floor-bench-server.ts'), dir, RENDERER_DIR], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -241,5 +243,6 @@ try {
 } finally {
   proc.kill('SIGTERM');
   await new Promise((r) => proc.once('exit', r));
-  rmSync(dir, { recursive: true, force: true });
+  if (process.env.CATI_BENCH_KEEP) console.log(`data dir kept: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
