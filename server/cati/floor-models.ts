@@ -44,8 +44,8 @@ export const extendedStatusModel: EntityModel = {
  * order: now (epoch ms), the staleness cutoff (epoch ms), and a JSON array of `[callCenterId, todayStart,
  * todayEnd, whole]` per call centre, read once into `d` (`whole`: both ends are whole 15-minute buckets, so today's
  * counts come from the summaries of migrations 015/016: CallsToday from `call_totals`, one row per bucket;
- * CompletesToday from `call_counts` by its index on (interviewer, outcome, bucket), only the Complete outcomes'
- * rows; else the calls are counted). The calls and breaks of a session are its interviewer's from its LoginTime on
+ * CompletesToday from `call_counts`, keyed by (interviewer, outcome, bucket), only the Complete outcomes' rows;
+ * else the calls are counted). The calls and breaks of a session are its interviewer's from its LoginTime on
  * (an interviewer has at most one open session); "last" means the latest Time.
  */
 const FLOOR_SQL = `(WITH p AS MATERIALIZED (SELECT ? AS now_ms, ? AS cutoff),
@@ -65,7 +65,7 @@ const FLOOR_SQL = `(WITH p AS MATERIALIZED (SELECT ? AS now_ms, ? AS cutoff),
     ELSE (SELECT COUNT(*) FROM calls c WHERE c.interviewer_id = x.interviewer_id
       AND c.time >= d.day_start AND c.time < d.day_end) END AS CallsToday,
     CASE WHEN d.whole THEN
-      (SELECT COALESCE(SUM(k.n), 0) FROM call_counts k INDEXED BY call_counts_outcome WHERE k.interviewer_id = x.interviewer_id
+      (SELECT COALESCE(SUM(k.n), 0) FROM call_counts k WHERE k.interviewer_id = x.interviewer_id
         AND k.extended_status IN (SELECT code FROM extended_statuses WHERE category = 'Complete')
         AND k.bucket >= d.day_start / 900000 AND k.bucket < d.day_end / 900000)
     ELSE (SELECT COUNT(*) FROM calls c WHERE c.interviewer_id = x.interviewer_id

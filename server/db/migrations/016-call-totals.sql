@@ -1,25 +1,35 @@
--- The floor's CallsToday and CompletesToday (CONTRACT §9) read fewer summary rows: call_counts (migration 015) has
--- a row per outcome in each 15-minute bucket, so adding up an interviewer's day read every outcome twice. Now:
+-- The floor's CallsToday and CompletesToday (CONTRACT §9) read fewer summary rows: call_counts (migration 015) holds
+-- a row per outcome in each 15-minute bucket, keyed by (interviewer, bucket, outcome), so adding up an interviewer's
+-- day read every outcome's rows, twice. Now:
 -- - call_totals: calls per interviewer and 15-minute bucket, all outcomes together (CallsToday reads one row per
 --   bucket);
--- - call_counts_outcome: call_counts by interviewer and outcome first, so CompletesToday reads only the rows of
---   the outcomes whose category is Complete, without leaving the index (n is in it).
+-- - call_counts keyed by (interviewer, outcome, bucket): CompletesToday reads a range of buckets per outcome whose
+--   category is Complete, nothing else (no secondary index: counting a call stays one upsert per summary).
 -- Both kept by the same triggers, in the writing transaction.
-CREATE TABLE call_totals (
-  interviewer_id INTEGER NOT NULL,
-  bucket INTEGER NOT NULL,          -- time / 900000 (15 minutes since the epoch)
-  n INTEGER NOT NULL,
-  PRIMARY KEY (interviewer_id, bucket)
-) WITHOUT ROWID;
-
-INSERT INTO call_totals (interviewer_id, bucket, n)
-  SELECT interviewer_id, bucket, SUM(n) FROM call_counts GROUP BY 1, 2;
-
-CREATE INDEX call_counts_outcome ON call_counts (interviewer_id, extended_status, bucket, n);
-
 DROP TRIGGER calls_count_insert;
 DROP TRIGGER calls_count_delete;
 DROP TRIGGER calls_count_update;
+
+CREATE TABLE call_counts_by_outcome (
+  interviewer_id INTEGER NOT NULL,
+  bucket INTEGER NOT NULL,          -- time / 900000 (15 minutes since the epoch)
+  extended_status INTEGER NOT NULL, -- the call's ExtendedStatus; -2147483649 (outside Int32) for none
+  n INTEGER NOT NULL,
+  PRIMARY KEY (interviewer_id, extended_status, bucket)
+) WITHOUT ROWID;
+INSERT INTO call_counts_by_outcome (interviewer_id, bucket, extended_status, n)
+  SELECT interviewer_id, bucket, extended_status, n FROM call_counts WHERE n <> 0 ORDER BY interviewer_id, extended_status, bucket;
+DROP TABLE call_counts;
+ALTER TABLE call_counts_by_outcome RENAME TO call_counts;
+
+CREATE TABLE call_totals (
+  interviewer_id INTEGER NOT NULL,
+  bucket INTEGER NOT NULL,          -- time / 900000
+  n INTEGER NOT NULL,
+  PRIMARY KEY (interviewer_id, bucket)
+) WITHOUT ROWID;
+INSERT INTO call_totals (interviewer_id, bucket, n)
+  SELECT interviewer_id, bucket, SUM(n) FROM call_counts GROUP BY 1, 2;
 
 CREATE TRIGGER calls_count_insert AFTER INSERT ON calls WHEN NEW.interviewer_id IS NOT NULL
 BEGIN
