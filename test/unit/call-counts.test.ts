@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { floorParams } from '../../server/cati/floor-sets.ts';
 import { serverTimeZone, todayIn } from '../../server/cati/time-zones.ts';
 import { floorModel } from '../../server/cati/floor-models.ts';
-import { openDatabase } from '../../server/db/open.ts';
+import { listMigrations, openDatabase } from '../../server/db/open.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
 import { selectList } from '../../server/odata/collection-query.ts';
 
@@ -66,5 +67,35 @@ describe('call_counts and call_totals (migrations 015, 016): the summaries behin
     db.prepare("INSERT INTO calls (time, survey_id, interviewer_id, telephone_number, call_center_id) VALUES (?, 'p1', 2, '0202', 1)").run(noon);
     expect(summary()).toEqual(recount());
     expect(totals()).toEqual(retotal());
+  });
+
+  it('migration 016 upgrades a database with calls: both summaries equal the calls, and the triggers keep them so', () => {
+    const file = join(dir, 'upgrade.sqlite');
+    const old = new Database(file);
+    old.exec('CREATE TABLE schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    for (const m of listMigrations().filter((m) => m.id <= 15)) {
+      old.exec(m.sql);
+      old.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, 0)').run(m.id, m.name);
+    }
+    old.prepare("INSERT INTO surveys (id, name) VALUES ('p1', 'One')").run();
+    const add = old.prepare("INSERT INTO calls (time, survey_id, interviewer_id, telephone_number, extended_status, duration, call_center_id) VALUES (?, 'p1', ?, '0201', ?, 0, 1)");
+    for (let i = 0; i < 500; i++) add.run(noon - i * 97_000, i % 7 === 0 ? null : 1 + (i % 9), i % 5 === 0 ? null : 1 + (i % 4));
+    old.exec('DELETE FROM calls WHERE id % 13 = 0'); // leaves summary rows at n = 0 behind
+    old.close();
+    const up = openDatabase(file);
+    const rows = (sql: string) => up.prepare(sql).all();
+    const check = () => {
+      expect(rows('SELECT interviewer_id, bucket, extended_status, n FROM call_counts WHERE n <> 0 ORDER BY 1, 2, 3')).toEqual(
+        rows(`SELECT interviewer_id, time / 900000 AS bucket, COALESCE(extended_status, ${NONE}) AS extended_status, COUNT(*) AS n FROM calls WHERE interviewer_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`),
+      );
+      expect(rows('SELECT interviewer_id, bucket, n FROM call_totals WHERE n <> 0 ORDER BY 1, 2')).toEqual(
+        rows('SELECT interviewer_id, time / 900000 AS bucket, COUNT(*) AS n FROM calls WHERE interviewer_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2'),
+      );
+    };
+    check();
+    up.exec(`UPDATE calls SET extended_status = 1 WHERE id % 11 = 0; DELETE FROM calls WHERE id % 17 = 0;
+      INSERT INTO calls (time, survey_id, interviewer_id, telephone_number, call_center_id) VALUES (${noon}, 'p1', 3, '0203', 1)`);
+    check();
+    up.close();
   });
 });
