@@ -190,12 +190,14 @@ function keys(args: string[]) {
 }
 
 async function seed(args: string[]) {
-  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, calls: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, calls: { type: 'string' }, days: { type: 'string' } } });
   const calls = intOption('calls', values.calls, 1_000_000);
+  const days = intOption('days', values.days, 30, 36_500);
+  if (days < 1) fail('--days must be at least 1');
   const db = openDatabase(databaseFile(resolve(values['data-dir'] ?? './data')));
   try {
     const { seedCalls } = await import('./demo/demo.ts');
-    seedCalls(db, calls, (line) => process.stdout.write(`${line}\n`));
+    seedCalls(db, calls, (line) => process.stdout.write(`${line}\n`), days);
   } finally {
     db.close();
   }

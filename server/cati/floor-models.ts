@@ -42,11 +42,15 @@ export const extendedStatusModel: EntityModel = {
 /**
  * One row per open session whose last activity is recent enough (CONTRACT §9 "Precisely"). Parameters, in
  * order: now (epoch ms), the staleness cutoff (epoch ms), and a JSON array of `[callCenterId, todayStart,
- * todayEnd, whole]` per call centre (`whole`: both ends are whole 15-minute buckets, so today's counts come from
- * the `call_counts` summary of migration 015; else the calls are counted). The calls and breaks of a session are its interviewer's from its LoginTime on
+ * todayEnd, whole]` per call centre, read once into `d` (`whole`: both ends are whole 15-minute buckets, so today's
+ * counts come from the summaries of migrations 015/016: CallsToday from `call_totals`, one row per bucket;
+ * CompletesToday from `call_counts`, keyed by (interviewer, outcome, bucket), only the Complete outcomes' rows;
+ * else the calls are counted). The calls and breaks of a session are its interviewer's from its LoginTime on
  * (an interviewer has at most one open session); "last" means the latest Time.
  */
-const FLOOR_SQL = `(SELECT
+const FLOOR_SQL = `(WITH p AS MATERIALIZED (SELECT ? AS now_ms, ? AS cutoff),
+  d AS MATERIALIZED (SELECT value ->> 0 AS center, value ->> 1 AS day_start, value ->> 2 AS day_end, value ->> 3 AS whole FROM json_each(?))
+  SELECT
     x.session_id AS SessionId, x.interviewer_id AS InterviewerId, x.name AS Name, x.display_name AS DisplayName,
     x.call_center_id AS CallCenterId, x.login_time AS LoginTime,
     CASE WHEN ob.id IS NOT NULL THEN 'OnBreak' WHEN oc.id IS NOT NULL THEN 'OnCall' ELSE 'Waiting' END AS State,
@@ -55,20 +59,20 @@ const FLOOR_SQL = `(SELECT
     ob.break_type_id AS BreakTypeId, bt.name AS BreakTypeName,
     (ob.id IS NOT NULL AND bt.max_minutes IS NOT NULL AND p.now_ms - ob.time > bt.max_minutes * 60000) AS BreakOverLimit,
     COALESCE(oc.survey_id, lc.survey_id) AS SurveyId,
-    CASE WHEN d.value ->> '$[3]' THEN
-      (SELECT COALESCE(SUM(k.n), 0) FROM call_counts k WHERE k.interviewer_id = x.interviewer_id
-        AND k.bucket >= (d.value ->> '$[1]') / 900000 AND k.bucket < (d.value ->> '$[2]') / 900000)
+    CASE WHEN d.whole THEN
+      (SELECT COALESCE(SUM(k.n), 0) FROM call_totals k WHERE k.interviewer_id = x.interviewer_id
+        AND k.bucket >= d.day_start / 900000 AND k.bucket < d.day_end / 900000)
     ELSE (SELECT COUNT(*) FROM calls c WHERE c.interviewer_id = x.interviewer_id
-      AND c.time >= d.value ->> '$[1]' AND c.time < d.value ->> '$[2]') END AS CallsToday,
-    CASE WHEN d.value ->> '$[3]' THEN
+      AND c.time >= d.day_start AND c.time < d.day_end) END AS CallsToday,
+    CASE WHEN d.whole THEN
       (SELECT COALESCE(SUM(k.n), 0) FROM call_counts k WHERE k.interviewer_id = x.interviewer_id
-        AND k.bucket >= (d.value ->> '$[1]') / 900000 AND k.bucket < (d.value ->> '$[2]') / 900000
-        AND k.extended_status IN (SELECT code FROM extended_statuses WHERE category = 'Complete'))
+        AND k.extended_status IN (SELECT code FROM extended_statuses WHERE category = 'Complete')
+        AND k.bucket >= d.day_start / 900000 AND k.bucket < d.day_end / 900000)
     ELSE (SELECT COUNT(*) FROM calls c WHERE c.interviewer_id = x.interviewer_id
-      AND c.time >= d.value ->> '$[1]' AND c.time < d.value ->> '$[2]'
+      AND c.time >= d.day_start AND c.time < d.day_end
       AND c.extended_status IN (SELECT code FROM extended_statuses WHERE category = 'Complete')) END AS CompletesToday,
     x.is_locked AS IsLocked
-  FROM (SELECT ? AS now_ms, ? AS cutoff, ? AS days) p
+  FROM p
   CROSS JOIN (SELECT s.id AS session_id, s.interviewer_id, i.name, i.display_name, s.call_center_id, s.login_time,
       COALESCE(i.is_locked, 0) AS is_locked, COALESCE(i.call_center_id, s.call_center_id) AS home_center,
       (SELECT b.id FROM breaks b WHERE b.interviewer_id = s.interviewer_id AND b.duration IS NULL AND b.time >= s.login_time
@@ -86,7 +90,7 @@ const FLOOR_SQL = `(SELECT
   LEFT JOIN calls oc ON oc.id = x.oc_id
   LEFT JOIN calls lc ON lc.id = x.lc_id
   LEFT JOIN breaks lb ON lb.id = x.lb_id
-  LEFT JOIN json_each(p.days) d ON json_extract(d.value, '$[0]') = x.home_center
+  LEFT JOIN d ON d.center = x.home_center
   WHERE x.login_time >= p.cutoff
     OR EXISTS (SELECT 1 FROM calls c WHERE c.interviewer_id = x.interviewer_id AND c.time >= p.cutoff)
     OR EXISTS (SELECT 1 FROM breaks b WHERE b.interviewer_id = x.interviewer_id AND b.time >= p.cutoff)

@@ -1,5 +1,6 @@
 /**
- * Bulk loads of calls (the demo, `npm run seed`) and the `call_counts` summary of migration 015: its insert
+ * Bulk loads of calls (the demo, `npm run seed`) and the summaries `call_counts` (migration 015) and `call_totals`
+ * (016): their insert
  * trigger costs one upsert per call, so a bulk load drops it, inserts, rebuilds the summary with one GROUP BY and
  * puts the trigger back — all inside the caller's transaction, so no reader ever sees the summary out of step.
  */
@@ -17,10 +18,14 @@ export function bulkInsertCalls<T>(db: Db, insert: () => T): T {
   return result;
 }
 
-/** Recomputes the whole `call_counts` summary from the calls (after a bulk load without its trigger). */
+/** Recomputes the summaries `call_counts` and `call_totals` from the calls (after a bulk load without the trigger). */
 export function rebuildCallCounts(db: Db): void {
+  // Grouped in each summary's key order, so the rows are appended, not inserted all over the B-tree.
   db.exec(`DELETE FROM call_counts;
-    INSERT INTO call_counts (interviewer_id, bucket, extended_status, n)
-      SELECT interviewer_id, time / 900000, COALESCE(extended_status, -2147483649), COUNT(*)
-      FROM calls WHERE interviewer_id IS NOT NULL GROUP BY 1, 2, 3;`);
+    DELETE FROM call_totals;
+    INSERT INTO call_counts (interviewer_id, extended_status, bucket, n)
+      SELECT interviewer_id, COALESCE(extended_status, -2147483649), time / 900000, COUNT(*)
+      FROM calls WHERE interviewer_id IS NOT NULL GROUP BY 1, 2, 3;
+    INSERT INTO call_totals (interviewer_id, bucket, n)
+      SELECT interviewer_id, bucket, SUM(n) FROM call_counts GROUP BY 1, 2;`);
 }

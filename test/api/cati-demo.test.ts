@@ -134,6 +134,27 @@ describe('npm run seed', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('spreads the calls over --days days (400: a year and more of history), and refuses --days 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cati-seed-'));
+    const seed = (...args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'seed', '--data-dir', dir, ...args], { encoding: 'utf8', timeout: 60_000 });
+    try {
+      expect((await seed('--calls', '4000', '--days', '400')).stdout).toMatch(/inserted 4000 calls over 400 days/);
+      await expect(seed('--calls', '10', '--days', '0')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--days must be at least 1/) });
+      const db = openDatabase(databaseFile(dir), { readonly: true });
+      try {
+        const [min, max] = db.prepare('SELECT MIN(time), MAX(time) FROM calls').raw().get() as [number, number];
+        expect(min).toBeGreaterThanOrEqual(Date.now() - 401 * 86_400_000);
+        expect(min).toBeLessThan(Date.now() - 398 * 86_400_000);
+        expect(max).toBeLessThanOrEqual(Date.now());
+        expect(db.prepare('SELECT COUNT(*) FROM calls').pluck().get()).toBe(4000);
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('$metadata', () => {
