@@ -158,8 +158,8 @@ export class ApiKeyStore {
   private markUsed(id: number, lastUsedAt: number | null): number | null {
     const now = Date.now();
     if (lastUsedAt !== null && lastUsedAt > now - 60_000) return lastUsedAt;
-    writeIfIdle(this.db, () => this.touch.run(now, id, now - 60_000));
-    return now;
+    // A skipped stamp is tried again on the key's next use.
+    return writeIfIdle(this.db, () => this.touch.run(now, id, now - 60_000)) ? now : lastUsedAt;
   }
 
   /** The cached entry of a digest while it is fresh and no other connection has committed since it was read. */
