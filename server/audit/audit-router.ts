@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';
 import { ApiError } from '../errors.ts';
 import { csvCell } from '../optout/csv-cell.ts';
-import { drained } from '../optout/export-csv.ts';
+import { drained } from '../http/drained.ts';
 import { queryParams } from '../optout/request-input.ts';
 import { auditPage, encodeCursor, parseAuditQuery, storedPage, type AuditQuery, type StoredRow } from './audit-query.ts';
 

@@ -9,7 +9,8 @@
  */
 import type { Response } from 'express';
 import { csvCell } from '../optout/csv-cell.ts';
-import { drained, type ExportColumn, type ExportWriter } from './export-stream.ts';
+import { drained } from '../http/drained.ts';
+import type { ExportColumn, ExportWriter } from './export-stream.ts';
 import { isoString } from './wire-json.ts';
 
 const CHUNK_CHARS = 256 * 1024;

@@ -73,20 +73,6 @@ export interface ExportSource {
   rows?: Row[];
 }
 
-/** Waits until the response can take more, or the client went away (false). */
-export function drained(res: Response): Promise<boolean> {
-  if (res.destroyed) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve(!res.destroyed);
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
 /** A cooperative loop: `tick()` after each unit of work yields every SLICE_MS; false once the client is gone. */
 function scheduler(res: Response) {
   let since = performance.now();

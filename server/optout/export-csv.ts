@@ -5,6 +5,7 @@ import { openDatabase } from '../db/open.ts';
 import { csvCell } from './csv-cell.ts';
 import type { EntryKind } from './entries.ts';
 import { listOf } from './list-access.ts';
+import { drained } from '../http/drained.ts';
 
 const CHUNK_CHARS = 64 * 1024;
 /** Chunks written without waiting before the export yields to the event loop anyway (other requests go on). */
@@ -15,20 +16,6 @@ const QUERY: Record<EntryKind, string> = {
   domains: 'SELECT domain, timestamp FROM optout_domains WHERE list_id = ? ORDER BY timestamp, id',
 };
 const HEADER: Record<EntryKind, string> = { emails: 'emailAddress,timestamp,unsubscribedFrom', domains: 'domain,timestamp' };
-
-/** Waits until the response can take more, or the client went away (false). */
-export function drained(res: Response): Promise<boolean> {
-  if (res.destroyed) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve(!res.destroyed);
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 /**
  * GET …/emails/export or …/domains/export: every entry as CSV (RFC 4180 quoting, formula-injection guard),
