@@ -43,7 +43,7 @@ export const extendedStatusModel: EntityModel = {
  * One row per open session whose last activity is recent enough (CONTRACT §9 "Precisely"). Parameters, in
  * order: now (epoch ms), the staleness cutoff (epoch ms), and a JSON array of `[callCenterId, todayStart,
  * todayEnd, whole]` per call centre, read once into `d` (`whole`: both ends are whole 15-minute buckets, so today's
- * counts come from the summaries of migrations 015/016: CallsToday from `call_totals`, one row per bucket;
+ * counts come from the summaries of migration 015: CallsToday from `call_totals`, one row per bucket;
  * CompletesToday from `call_counts`, keyed by (interviewer, outcome, bucket), only the Complete outcomes' rows;
  * else the calls are counted). The calls and breaks of a session are its interviewer's from its LoginTime on
  * (an interviewer has at most one open session); "last" means the latest Time.

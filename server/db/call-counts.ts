@@ -1,7 +1,6 @@
 /**
- * Bulk loads of calls (the demo, `npm run seed`) and the summaries `call_counts` (migration 015) and `call_totals`
- * (016): their insert
- * trigger costs one upsert per call, so a bulk load drops it, inserts, rebuilds the summary with one GROUP BY and
+ * Bulk loads of calls (the demo, `npm run seed`) and the summaries `call_counts` and `call_totals` (migration 015):
+ * their insert trigger costs one upsert per call, so a bulk load drops it, inserts, rebuilds the summary with one GROUP BY and
  * puts the trigger back — all inside the caller's transaction, so no reader ever sees the summary out of step.
  */
 import type { Db } from './open.ts';
