@@ -57,6 +57,8 @@ export async function startEmbeddedServer(settings: DesktopSettings, options: Em
   const tls = await tlsFilesFor(settings, options.dataDir);
   const config = defaultConfig({
     host, port: settings.port, dataDir: options.dataDir, staticDir: options.staticDir, apiKey, demo: options.demo ?? false, demoLive: options.demoLive ?? false, ...tls,
+    // The window reloads on every restart or switch: what it still had open to the old server may be cut soon.
+    shutdownGraceMs: 2_000,
   });
   const timeoutMs = options.timeoutMs ?? 20_000;
   let timer: NodeJS.Timeout | undefined;

@@ -24,6 +24,8 @@ export interface ServerConfig {
   rateLimits: UnsubscribeRateLimits;
   /** An open session without activity for this long is stale: off the floor (CONTRACT §9, `--stale-session-hours`). */
   staleSessionHours: number;
+  /** On close, how long in-flight requests may take before the connections left open are cut. */
+  shutdownGraceMs: number;
   /** `--demo-live`: a simulated dialer posts logins, calls, breaks and logouts through the ingest routes. */
   demoLive: boolean;
   /** `GET /events` (CONTRACT §9, §13). */
@@ -77,6 +79,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
       keyPosts: { limit: 30, windowMs: 60_000 },
     },
     staleSessionHours: 12,
+    shutdownGraceMs: 20_000,
     demoLive: false,
     events: { heartbeatMs: 15_000, maxStreamsPerKey: 50, replayEvents: 10_000, maxBufferedBytes: 4 * 1024 * 1024 },
     ...overrides,

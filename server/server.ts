@@ -25,9 +25,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-
-/** How long a closing server waits for in-flight requests before it cuts the connections left open. */
-const SHUTDOWN_GRACE_MS = 20_000;
 /** Opens (and migrates) the database, builds the app and listens; loads `--demo` data and starts `--demo-live`. */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   // A certificate that does not belong to its key fails here (TlsFileError), before anything is opened.
@@ -82,9 +79,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       await live?.stop(); // the simulated dialer stops with the server, before it stops accepting
       await new Promise<void>((resolve) => {
         events.close(); // open event streams would otherwise keep the server from closing
-        // In-flight requests get SHUTDOWN_GRACE_MS to finish; a connection still open then (a client that
+        // In-flight requests get config.shutdownGraceMs to finish; a connection still open then (a client that
         // keeps a socket without finishing a request) is cut, so closing always ends.
-        const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+        const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
         server.close(() => {
           clearTimeout(grace);
           db.close();
