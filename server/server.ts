@@ -6,7 +6,7 @@ import { ApiKeyStore } from './auth/api-keys.ts';
 import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
 import { databaseFile, type ServerConfig } from './config.ts';
 import type { AppContext } from './context.ts';
-import { openDatabase } from './db/open.ts';
+import { SqliteStore } from './db/sqlite-store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
 import { removeRunLock, writeRunLock } from './run-lock.ts';
 import { EventHub } from './events/event-hub.ts';
@@ -30,15 +30,16 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // A certificate that does not belong to its key fails here (TlsFileError), before anything is opened.
   const tls = config.tlsCert && config.tlsKey ? loadTlsPair(config.tlsCert, config.tlsKey) : null;
   const dbFile = databaseFile(config.dataDir);
-  const db = openDatabase(dbFile);
+  const store = SqliteStore.open(dbFile);
+  const db = store.db;
   resetUploadDir(config.dataDir);
   fillCallCenterTimeZones(db);
   const keys = new ApiKeyStore(db);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
   const events = new EventHub(config.events);
-  attachEventSink(db, events);
+  attachEventSink(store, events, db);
   let url = '';
-  const ctx: AppContext = { db, dbFile, config, keys, events, baseUrl: () => url };
+  const ctx: AppContext = { store, db, dbFile, config, keys, events, baseUrl: () => url };
   const app = createRequestListener(ctx);
 
   const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
@@ -54,7 +55,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     });
   } catch (err) {
     events.close();
-    db.close();
+    await store.close();
     throw err;
   }
   const { port } = server.address() as AddressInfo;
@@ -84,9 +85,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
         server.close(() => {
           clearTimeout(grace);
-          db.close();
-          removeRunLock(config.dataDir, url);
-          void closeReadPool(dbFile).then(resolve); // $apply's read connection (server/odata/read-pool.ts) goes too
+          void store
+            .close()
+            .then(() => removeRunLock(config.dataDir, url))
+            .then(() => closeReadPool(dbFile)) // $apply's read connection (server/odata/read-pool.ts) goes too
+            .then(resolve);
         });
         server.closeIdleConnections();
       });

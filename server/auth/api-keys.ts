@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/audit-log.ts';
+import { recordAuditSync } from '../audit/audit-log.ts';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
@@ -124,7 +124,7 @@ export class ApiKeyStore {
       const created = this.get(Number(lastInsertRowid))!;
       // Never the key or its digest: the name, the visible prefix, what it may do.
       const changes = { name: created.name, prefix: created.prefix, permissions: created.permissions, projects: created.projects };
-      recordAudit(this.db, { action: 'created', entity: 'keys', entityId: created.id, changes }, now);
+      recordAuditSync(this.db, { action: 'created', entity: 'keys', entityId: created.id, changes }, now);
       return created;
     }).immediate();
     return { key, info };
@@ -146,7 +146,7 @@ export class ApiKeyStore {
       if (this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes === 0) return false;
       this.cache.clear();
       const { name, prefix } = this.get(id)!;
-      recordAudit(this.db, { action: 'revoked', entity: 'keys', entityId: id, changes: { name, prefix, revokedAt: [null, new Date(now).toISOString()] } }, now);
+      recordAuditSync(this.db, { action: 'revoked', entity: 'keys', entityId: id, changes: { name, prefix, revokedAt: [null, new Date(now).toISOString()] } }, now);
       return true;
     }).immediate();
   }

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { recordAudit } from '../audit/audit-log.ts';
+import { recordAuditSync } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, notFound, unauthorized } from '../errors.ts';
 import { parsePositiveId } from '../http/path-params.ts';
@@ -39,7 +39,7 @@ const ownSession = (req: Request): number | null => req.principal?.uiSessionId ?
 function revokeSession(ctx: AppContext, id: number): void {
   const revoked = ctx.db.transaction(() => {
     if (!ctx.keys.ui.revoke(id)) return false;
-    recordAudit(ctx.db, { action: 'revoked', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } });
+    recordAuditSync(ctx.db, { action: 'revoked', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } });
     return true;
   })();
   if (!revoked) throw notFound(`No live UI session with id ${id}`);

@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/audit-log.ts';
+import { recordAuditSync } from '../audit/audit-log.ts';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
@@ -73,7 +73,7 @@ export class UiSessionStore {
         .run(hashKey(key), now, now);
       const id = Number(lastInsertRowid);
       // A UI session is a key (CONTRACT §10): its creation is audited, the new session as its own actor.
-      recordAudit(this.db, { action: 'created', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } }, now, {
+      recordAuditSync(this.db, { action: 'created', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } }, now, {
         keyId: null,
         name: `UI session ${id}`,
       });

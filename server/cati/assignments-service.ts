@@ -1,11 +1,11 @@
-import { recordAudit } from '../audit/audit-log.ts';
+import { recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, notFound } from '../errors.ts';
 import {
   groupAssignmentsModel, interviewerAssignmentsModel, runSource, surveyResourcesModel, type AssignmentSource,
 } from './assignment-queries.ts';
 import { assignmentChange, interviewerAssignmentRows, type AssignmentRecord } from '../events/assignment-events.ts';
-import { publishChange, publishChanges } from '../events/publisher.ts';
+import { publishChangeSync, publishChangesSync } from '../events/publisher.ts';
 import { assertGroup } from './groups-service.ts';
 import { interviewerVersion } from './interviewers-service.ts';
 import { assertActiveSurvey } from './surveys-service.ts';
@@ -66,7 +66,7 @@ function interviewerRow(db: Db, interviewerId: number, surveyId: string, intervi
 function auditedWrite<T>(db: Db, operation: string, resource: string, write: () => { result: T; changes: Record<string, unknown> | null }): T {
   return db.transaction(() => {
     const { result, changes } = write();
-    if (changes) recordAudit(db, { action: operation, entity: 'assignments', entityId: resource, changes });
+    if (changes) recordAuditSync(db, { action: operation, entity: 'assignments', entityId: resource, changes });
     return result;
   }).immediate();
 }
@@ -81,7 +81,7 @@ export function interviewerAssignOnSurvey(db: Db, interviewerId: number, surveyI
     const n = db.prepare('INSERT OR IGNORE INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?)').run(interviewerId, surveyId).changes;
     return { result: n, changes: n ? { SurveyId: surveyId } : null };
   });
-  if (changes) publishChange(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, null)));
+  if (changes) publishChangeSync(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.DeAssignFromSurvey`: removes only the explicit assignment. */
@@ -91,7 +91,7 @@ export function interviewerDeAssignFromSurvey(db: Db, interviewerId: number, sur
     const n = db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId).changes;
     return { result: n, changes: n ? { SurveyId: surveyId } : null };
   });
-  if (changes) publishChange(db, assignmentChange('deleted', interviewerRow(db, interviewerId, surveyId, null)));
+  if (changes) publishChangeSync(db, assignmentChange('deleted', interviewerRow(db, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.AssignOnCall`: assigns one interview of the survey. */
@@ -104,7 +104,7 @@ export function interviewerAssignOnCall(db: Db, interviewerId: number, surveyId:
       .run(interviewerId, surveyId, interviewId).changes;
     return { result: n, changes: n ? { SurveyId: surveyId, InterviewId: interviewId } : null };
   });
-  if (changes) publishChange(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, interviewId)));
+  if (changes) publishChangeSync(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, interviewId)));
 }
 
 /** Interviewer `Controller.DeAssignFromCalls`: removes its call assignments of the survey. */
@@ -115,7 +115,7 @@ export function interviewerDeAssignFromCalls(db: Db, interviewerId: number, surv
     db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
     return { result: rows, changes: rows.length ? { SurveyId: surveyId, InterviewIds: rows.map((r) => r.InterviewId) } : null };
   });
-  publishChanges(db, gone.map((r) => assignmentChange('deleted', r)));
+  publishChangesSync(db, gone.map((r) => assignmentChange('deleted', r)));
 }
 
 /** Interviewer `Controller.CleanAssignments`: removes every survey and call assignment of the interviewer. */
@@ -128,7 +128,7 @@ export function interviewerCleanAssignments(db: Db, interviewerId: number): void
     const removed = rows.map((r) => ({ SurveyId: r.SurveyId, InterviewId: r.InterviewId }));
     return { result: rows, changes: rows.length ? { Removed: removed } : null };
   });
-  publishChanges(db, gone.map((r) => assignmentChange('deleted', r)));
+  publishChangesSync(db, gone.map((r) => assignmentChange('deleted', r)));
 }
 
 /** Interviewer `Controller.GetAssignments()`: one row per (SurveyId, AssignmentType). */
@@ -153,7 +153,7 @@ export function groupAssignOnSurvey(db: Db, groupId: number, surveyId: string, c
     const n = db.prepare('INSERT OR IGNORE INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?)').run(groupId, surveyId, callCenterId).changes;
     return { result: n, changes: n ? { SurveyId: surveyId, CallCenterId: callCenterId } : null };
   });
-  if (changes) publishChange(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, null)));
+  if (changes) publishChangeSync(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.DeAssignFromSurvey`. */
@@ -165,7 +165,7 @@ export function groupDeAssignFromSurvey(db: Db, groupId: number, surveyId: strin
       .run(groupId, surveyId, callCenterId).changes;
     return { result: n, changes: n ? { SurveyId: surveyId, CallCenterId: callCenterId } : null };
   });
-  if (changes) publishChange(db, assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, null)));
+  if (changes) publishChangeSync(db, assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.AssignOnCall`. */
@@ -178,7 +178,7 @@ export function groupAssignOnCall(db: Db, groupId: number, surveyId: string, int
       .run(groupId, surveyId, callCenterId, interviewId).changes;
     return { result: n, changes: n ? { SurveyId: surveyId, InterviewId: interviewId, CallCenterId: callCenterId } : null };
   });
-  if (changes) publishChange(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, interviewId)));
+  if (changes) publishChangeSync(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, interviewId)));
 }
 
 /** Group `Controller.DeAssignFromCalls`. */
@@ -192,7 +192,7 @@ export function groupDeAssignFromCalls(db: Db, groupId: number, surveyId: string
     db.prepare('DELETE FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?').run(groupId, surveyId, callCenterId);
     return { result: ids, changes: ids.length ? { SurveyId: surveyId, CallCenterId: callCenterId, InterviewIds: ids } : null };
   });
-  publishChanges(db, gone.map((i) => assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, i))));
+  publishChangesSync(db, gone.map((i) => assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, i))));
 }
 
 /** Group `Controller.GetAssignments(callCenterId)`. */

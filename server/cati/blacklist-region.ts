@@ -6,7 +6,7 @@
  * others are deleted and each deletion is audited; one audit row records the region change and counts.
  */
 import type { CountryCode } from 'libphonenumber-js';
-import { recordAudit } from '../audit/audit-log.ts';
+import { recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { renormaliseStored, trunkPrefix, type NumberType } from './phone-region.ts';
 
@@ -59,7 +59,7 @@ export function applyPhoneRegion(db: Db, region: CountryCode | null): Renormalis
         if (keeper) {
           remove.run(item.id);
           merged++;
-          recordAudit(db, {
+          recordAuditSync(db, {
             action: 'deleted',
             entity: 'blacklist',
             entityId: item.id,
@@ -81,9 +81,9 @@ export function applyPhoneRegion(db: Db, region: CountryCode | null): Renormalis
       PHONE_REGION_SETTING,
       JSON.stringify(region),
     );
-    recordAudit(db, { action: 'updated', entity: 'settings', entityId: PHONE_REGION_SETTING, changes: { phoneRegion: [previous, region] } });
+    recordAuditSync(db, { action: 'updated', entity: 'settings', entityId: PHONE_REGION_SETTING, changes: { phoneRegion: [previous, region] } });
     if (region && (updated > 0 || merged > 0)) {
-      recordAudit(db, { action: 'renormalised', entity: 'blacklist', entityId: null, changes: { PhoneRegion: region, Updated: updated, Merged: merged } });
+      recordAuditSync(db, { action: 'renormalised', entity: 'blacklist', entityId: null, changes: { PhoneRegion: region, Updated: updated, Merged: merged } });
     }
     return { changed: true, previous, updated, merged };
   }).immediate();

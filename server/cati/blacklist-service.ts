@@ -3,10 +3,10 @@
  * the dialer's Check (Equal and StartWith rules). Plain functions over Db; the HTTP side is blacklist-set.ts.
  */
 import type { CountryCode } from 'libphonenumber-js';
-import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import { diffChanges, recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import { entityRecord, entityRecords, publishChange, publishChanges } from '../events/publisher.ts';
+import { entityRecordSync, entityRecordsSync, publishChangeSync, publishChangesSync } from '../events/publisher.ts';
 import { prepareCached } from '../odata/collection-query.ts';
 import { checkIfMatch } from '../odata/format.ts';
 import {
@@ -74,10 +74,10 @@ export function createItem(db: Db, fields: Fields, region: CountryCode | null = 
       .prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?)')
       .run(number, fields.Type, fields.Comment ?? null, now);
     const newId = Number(r.lastInsertRowid);
-    recordAudit(db, { action: 'created', entity: 'blacklist', entityId: newId, changes: { TelephoneNumber: number, Type: fields.Type, Comment: fields.Comment ?? null } });
+    recordAuditSync(db, { action: 'created', entity: 'blacklist', entityId: newId, changes: { TelephoneNumber: number, Type: fields.Type, Comment: fields.Comment ?? null } });
     return newId;
   }).immediate();
-  publishChange(db, { type: 'blacklist', action: 'created', id, record: entityRecord(db, blacklistModel, id) });
+  publishChangeSync(db, { type: 'blacklist', action: 'created', id, record: entityRecordSync(db, blacklistModel, id) });
   return id;
 }
 
@@ -110,9 +110,9 @@ export function updateItem(db: Db, id: number, fields: Fields, ifMatch: string |
     const comment = fields.Comment === undefined ? row.comment : fields.Comment;
     db.prepare('UPDATE blacklist SET telephone_number = ?, type = ?, comment = ?, version = version + 1 WHERE id = ?').run(number, type, comment, id);
     const before = { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment };
-    recordAudit(db, { action: 'updated', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
+    recordAuditSync(db, { action: 'updated', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
   }).immediate();
-  publishChange(db, { type: 'blacklist', action: 'updated', id, record: entityRecord(db, blacklistModel, id) });
+  publishChangeSync(db, { type: 'blacklist', action: 'updated', id, record: entityRecordSync(db, blacklistModel, id) });
 }
 
 /** Deletes an item; 404 if absent, 412 on a stale If-Match. */
@@ -120,12 +120,12 @@ export function deleteItem(db: Db, id: number, ifMatch: string | undefined): voi
   const record = db.transaction(() => {
     const row = current(db, id);
     checkIfMatch(ifMatch, row.version);
-    const last = entityRecord(db, blacklistModel, id);
+    const last = entityRecordSync(db, blacklistModel, id);
     db.prepare('DELETE FROM blacklist WHERE id = ?').run(id);
-    recordAudit(db, { action: 'deleted', entity: 'blacklist', entityId: id, changes: { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment } });
+    recordAuditSync(db, { action: 'deleted', entity: 'blacklist', entityId: id, changes: { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment } });
     return last;
   }).immediate();
-  publishChange(db, { type: 'blacklist', action: 'deleted', id, record });
+  publishChangeSync(db, { type: 'blacklist', action: 'deleted', id, record });
 }
 
 export interface ImportInvalidItem {
@@ -195,10 +195,10 @@ export function importItems(db: Db, items: unknown[], region: CountryCode | null
       if (r.changes === 1) added.push(Number(r.lastInsertRowid));
       else result.Duplicates++;
     });
-    recordAudit(db, { action: 'imported', entity: 'blacklist', entityId: null, changes: { Added: added.length, Duplicates: result.Duplicates, Invalid: result.Invalid } });
+    recordAuditSync(db, { action: 'imported', entity: 'blacklist', entityId: null, changes: { Added: added.length, Duplicates: result.Duplicates, Invalid: result.Invalid } });
   }).immediate();
   result.Added = added.length;
-  publishChanges(db, entityRecords(db, blacklistModel, added).map((record) => ({ type: 'blacklist', action: 'created', id: record.Id as number, record })));
+  publishChangesSync(db, entityRecordsSync(db, blacklistModel, added).map((record) => ({ type: 'blacklist', action: 'created', id: record.Id as number, record })));
   return result;
 }
 

@@ -2,7 +2,7 @@
  * Break types (CONTRACT §9): rows appear when ingest first names a type (a trigger of migration 007);
  * supervisors change Name, MaxMinutes and IsPaid. Every change is audited in its transaction.
  */
-import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import { diffChanges, recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { bodyObject, optBool, optInt, rejectUnknown, reqString } from './body-fields.ts';
@@ -37,6 +37,6 @@ export function updateBreakType(db: Db, id: number, body: unknown, ifMatch?: str
     db.prepare('UPDATE break_types SET name = ?, max_minutes = ?, is_paid = ?, version = version + 1 WHERE id = ?').run(
       after.Name, after.MaxMinutes, after.IsPaid ? 1 : 0, id,
     );
-    recordAudit(db, { action: 'updated', entity: 'breaktypes', entityId: id, changes: diffChanges({ ...before }, { ...after }) });
+    recordAuditSync(db, { action: 'updated', entity: 'breaktypes', entityId: id, changes: diffChanges({ ...before }, { ...after }) });
   }).immediate();
 }

@@ -1,4 +1,4 @@
-import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import { diffChanges, recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optString, rejectUnknown, reqString } from './body-fields.ts';
@@ -32,7 +32,7 @@ export function createCallCenter(db: Db, body: unknown): number {
   return db.transaction(() => {
     assertNameFree(db, name, null);
     const id = Number(db.prepare('INSERT INTO call_centers (name, time_zone) VALUES (?, ?)').run(name, zone).lastInsertRowid);
-    recordAudit(db, { action: 'created', entity: 'callcenters', entityId: id, changes: { Name: name, TimeZone: zone } });
+    recordAuditSync(db, { action: 'created', entity: 'callcenters', entityId: id, changes: { Name: name, TimeZone: zone } });
     return id;
   }).immediate();
 }
@@ -53,7 +53,7 @@ export function updateCallCenter(db: Db, id: number, body: unknown, ifMatch?: st
     if (name !== undefined) assertNameFree(db, name, id);
     const after = { Name: name ?? row.name, TimeZone: zone ?? row.time_zone };
     db.prepare('UPDATE call_centers SET name = ?, time_zone = ?, version = version + 1 WHERE id = ?').run(after.Name, after.TimeZone, id);
-    recordAudit(db, { action: 'updated', entity: 'callcenters', entityId: id, changes: diffChanges({ Name: row.name, TimeZone: row.time_zone }, after) });
+    recordAuditSync(db, { action: 'updated', entity: 'callcenters', entityId: id, changes: diffChanges({ Name: row.name, TimeZone: row.time_zone }, after) });
   }).immediate();
 }
 

@@ -2,7 +2,7 @@
  * Outcome names and categories of ExtendedStatus codes (CONTRACT §9): create, update, delete, each audited
  * in its transaction. A code without a row counts as Other wherever categories are used.
  */
-import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import { diffChanges, recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optEnum, optInt, rejectUnknown, reqString } from './body-fields.ts';
@@ -38,7 +38,7 @@ export function createExtendedStatus(db: Db, body: unknown): number {
       throw conflict(`An outcome with Code ${code} already exists`, [{ code: 'ExistingId', target: 'Code', message: String(code) }]);
     }
     db.prepare('INSERT INTO extended_statuses (code, name, category) VALUES (?, ?, ?)').run(code, name, category);
-    recordAudit(db, { action: 'created', entity: 'extendedstatuses', entityId: code, changes: { Code: code, Name: name, Category: category } });
+    recordAuditSync(db, { action: 'created', entity: 'extendedstatuses', entityId: code, changes: { Code: code, Name: name, Category: category } });
   }).immediate();
   return code;
 }
@@ -55,7 +55,7 @@ export function updateExtendedStatus(db: Db, code: number, body: unknown, ifMatc
     checkVersion(version, ifMatch);
     const after: OutcomeWire = { Name: name ?? before.Name, Category: category ?? before.Category };
     db.prepare('UPDATE extended_statuses SET name = ?, category = ?, version = version + 1 WHERE code = ?').run(after.Name, after.Category, code);
-    recordAudit(db, { action: 'updated', entity: 'extendedstatuses', entityId: code, changes: diffChanges({ ...before }, { ...after }) });
+    recordAuditSync(db, { action: 'updated', entity: 'extendedstatuses', entityId: code, changes: diffChanges({ ...before }, { ...after }) });
   }).immediate();
 }
 
@@ -65,6 +65,6 @@ export function deleteExtendedStatus(db: Db, code: number, ifMatch?: string): vo
     const { version, ...before } = current(db, code);
     checkVersion(version, ifMatch);
     db.prepare('DELETE FROM extended_statuses WHERE code = ?').run(code);
-    recordAudit(db, { action: 'deleted', entity: 'extendedstatuses', entityId: code, changes: { Code: code, ...before } });
+    recordAuditSync(db, { action: 'deleted', entity: 'extendedstatuses', entityId: code, changes: { Code: code, ...before } });
   }).immediate();
 }

@@ -1,4 +1,4 @@
-import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import { diffChanges, recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optIdArray, optString, rejectUnknown, reqString } from './body-fields.ts';
@@ -89,7 +89,7 @@ export function createGroup(db: Db, body: unknown): number {
     assertParents(db, null, parents);
     const id = Number(db.prepare('INSERT INTO groups (name, description) VALUES (?, ?)').run(input.name!, input.description ?? null).lastInsertRowid);
     setParents(db, id, parents);
-    recordAudit(db, { action: 'created', entity: 'groups', entityId: id, changes: { Name: input.name!, Description: input.description ?? null, ParentGroups: parents } });
+    recordAuditSync(db, { action: 'created', entity: 'groups', entityId: id, changes: { Name: input.name!, Description: input.description ?? null, ParentGroups: parents } });
     return id;
   }).immediate();
 }
@@ -114,7 +114,7 @@ export function updateGroup(db: Db, id: number, body: unknown, ifMatch?: string)
     };
     db.prepare('UPDATE groups SET name = ?, description = ?, version = version + 1 WHERE id = ?').run(after.Name, after.Description, id);
     const before = { Name: current.Name, Description: current.Description, ParentGroups: current.ParentGroups };
-    recordAudit(db, { action: 'updated', entity: 'groups', entityId: id, changes: diffChanges(before, after) });
+    recordAuditSync(db, { action: 'updated', entity: 'groups', entityId: id, changes: diffChanges(before, after) });
   }).immediate();
 }
 
@@ -133,7 +133,7 @@ export function deleteGroup(db: Db, id: number, ifMatch?: string): void {
       SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM interviewer_groups WHERE interviewer_id = ?)`);
     for (const m of members) orphanToRoot.run(m, ROOT_GROUP_ID, m);
     const { version: _version, GroupId: _id, ...old } = current;
-    recordAudit(db, { action: 'deleted', entity: 'groups', entityId: id, changes: { ...old, Members: members } });
+    recordAuditSync(db, { action: 'deleted', entity: 'groups', entityId: id, changes: { ...old, Members: members } });
   }).immediate();
 }
 

@@ -3,7 +3,7 @@
  */
 import type { AppContext } from '../context.ts';
 import { assignmentChange, groupAssignmentRows } from '../events/assignment-events.ts';
-import { publishChanges } from '../events/publisher.ts';
+import { publishChangesSync } from '../events/publisher.ts';
 import { queryEntity, type Row } from '../odata/collection-query.ts';
 import type { FunctionDef } from '../odata/model.ts';
 import { fromSource } from './assignment-queries.ts';
@@ -82,7 +82,7 @@ export function groupsSet(ctx: AppContext): EntitySetDef {
         // The group's assignments go with it: read them first (same tick), announce them after the commit.
         const assignments = groupAssignmentRows(db, c.key as number);
         deleteGroup(db, c.key as number, c.req.get('if-match'));
-        publishChanges(db, assignments.map((a) => assignmentChange('deleted', a)));
+        publishChangesSync(db, assignments.map((a) => assignmentChange('deleted', a)));
         return ok.noContent();
       },
     },

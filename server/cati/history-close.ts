@@ -4,7 +4,7 @@
  */
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import { publishChange, wireRecord } from '../events/publisher.ts';
+import { publishChangeSync, wireRecord } from '../events/publisher.ts';
 import { queryEntity, type Row } from '../odata/collection-query.ts';
 import { bodyObject, optInt, rejectUnknown } from './body-fields.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
@@ -60,7 +60,7 @@ export function closeSession(db: Db, sessionId: number, body: unknown, ifMatch?:
     db.prepare('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ?').run(logout, sessionId);
     return sessionRecord(db, sessionId);
   }).immediate();
-  publishChange(db, { type: 'session', action: 'closed', id: sessionId, record });
+  publishChangeSync(db, { type: 'session', action: 'closed', id: sessionId, record });
 }
 
 /** Time, Duration (required) of a closing PATCH; the record must be open. */
@@ -98,7 +98,7 @@ export function closeCall(db: Db, id: number, body: unknown, ifMatch?: string): 
     for (const [name, value] of variables ?? []) setVar.run(row!.survey_id, row!.interview_id, name, value);
     return wireRecord(callHistoryModel, queryEntity(db, callHistoryModel, id) as Row);
   }).immediate();
-  publishChange(db, { type: 'call', action: 'closed', id, record });
+  publishChangeSync(db, { type: 'call', action: 'closed', id, record });
 }
 
 /** `PATCH /cati/breakhistory(id)` {Duration}: closes an open break. */
@@ -113,5 +113,5 @@ export function closeBreak(db: Db, id: number, body: unknown, ifMatch?: string):
     db.prepare('UPDATE breaks SET duration = ?, time = COALESCE(?, time) WHERE id = ?').run(duration, time ?? null, id);
     return wireRecord(breakHistoryModel, queryEntity(db, breakHistoryModel, id) as Row);
   }).immediate();
-  publishChange(db, { type: 'break', action: 'closed', id, record });
+  publishChangeSync(db, { type: 'break', action: 'closed', id, record });
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/open.ts';
 import { badRequest } from '../errors.ts';
-import { publishChanges, wireRecord, type Change } from '../events/publisher.ts';
+import { publishChangesSync, wireRecord, type Change } from '../events/publisher.ts';
 import { prepareCached, type Row } from '../odata/collection-query.ts';
 import type { EntityModel } from '../odata/model.ts';
 import { bodyObject, optBool, optInt, optString, rejectUnknown, reqString, SURVEY_ID } from './body-fields.ts';
@@ -180,7 +180,7 @@ export function ingestHistory(db: Db, kind: HistoryKind, body: unknown): number[
     }
     return out;
   }).immediate();
-  publishChanges(db, changes);
+  publishChangesSync(db, changes);
   return ids;
 }
 

@@ -1,4 +1,4 @@
-import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import { diffChanges, recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import {
@@ -107,7 +107,7 @@ export async function createInterviewer(db: Db, body: unknown): Promise<number> 
     const created: Record<string, unknown> = { ...wireValues(db, newId, input), IsLocked: input.isLocked === true };
     created.ParentGroups = groupsOfInterviewer(db, newId);
     if (hash) created.Password = '(set)';
-    recordAudit(db, { action: 'created', entity: 'interviewers', entityId: newId, changes: created });
+    recordAuditSync(db, { action: 'created', entity: 'interviewers', entityId: newId, changes: created });
     return newId;
   }).immediate();
 }
@@ -138,7 +138,7 @@ export async function updateInterviewer(db: Db, id: number, body: unknown, ifMat
     if (input.parents !== undefined) setGroups(db, id, input.parents);
     const changes: Record<string, unknown> = diffChanges(before, auditedFields(db, id, input));
     if (hash !== undefined) changes.Password = [null, '(changed)'];
-    recordAudit(db, { action: 'updated', entity: 'interviewers', entityId: id, changes });
+    recordAuditSync(db, { action: 'updated', entity: 'interviewers', entityId: id, changes });
   }).immediate();
 }
 
@@ -165,7 +165,7 @@ export function deleteInterviewer(db: Db, id: number, ifMatch?: string): void {
     checkVersion(interviewerVersion(db, id), ifMatch);
     const old = { ...wireValues(db, id), ParentGroups: groupsOfInterviewer(db, id) };
     db.prepare('DELETE FROM interviewers WHERE id = ?').run(id);
-    recordAudit(db, { action: 'deleted', entity: 'interviewers', entityId: id, changes: old });
+    recordAuditSync(db, { action: 'deleted', entity: 'interviewers', entityId: id, changes: old });
   }).immediate();
 }
 
@@ -185,7 +185,7 @@ export function lockInterviewer(db: Db, id: number, locked: boolean): boolean {
   return db.transaction(() => {
     interviewerVersion(db, id);
     const changed = setLocked(db, id, locked, Date.now());
-    if (changed) recordAudit(db, { action: locked ? 'locked' : 'unlocked', entity: 'interviewers', entityId: id, changes: { IsLocked: [!locked, locked] } });
+    if (changed) recordAuditSync(db, { action: locked ? 'locked' : 'unlocked', entity: 'interviewers', entityId: id, changes: { IsLocked: [!locked, locked] } });
     return changed;
   }).immediate();
 }

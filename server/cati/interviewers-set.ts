@@ -13,13 +13,13 @@ import {
 import { groupModel, interviewerModel, interviewerPropertiesModel } from './cati-models.ts';
 import { withParents } from './groups-set.ts';
 import { assignmentChange, interviewerAssignmentRows } from '../events/assignment-events.ts';
-import { entityRecord, publishChange, publishChanges, type EventAction } from '../events/publisher.ts';
+import { entityRecordSync, publishChangeSync, publishChangesSync, type EventAction } from '../events/publisher.ts';
 import type { Db } from '../db/open.ts';
 import { createInterviewer, deleteInterviewer, interviewerVersion, lockInterviewer, updateInterviewer } from './interviewers-service.ts';
 
 /** Announces a committed interviewer change on /events with the record as /interviewers returns it. */
 function publishInterviewer(db: Db, action: EventAction, id: number): void {
-  publishChange(db, { type: 'interviewer', action, id, record: entityRecord(db, interviewerModel, id) });
+  publishChangeSync(db, { type: 'interviewer', action, id, record: entityRecordSync(db, interviewerModel, id) });
 }
 
 /** Lock or Unlock, announced when the state changed. */
@@ -96,10 +96,10 @@ export function interviewerPropertiesSet(ctx: AppContext): EntitySetDef {
       handler: (c) => {
         const id = c.key as number;
         // Read before the delete (same tick, nothing interleaves): the record and the assignments it takes along.
-        const record = entityRecord(db, interviewerModel, id);
+        const record = entityRecordSync(db, interviewerModel, id);
         const assignments = interviewerAssignmentRows(db, id);
         deleteInterviewer(db, id, c.req.get('if-match'));
-        publishChanges(db, [{ type: 'interviewer', action: 'deleted', id, record }, ...assignments.map((a) => assignmentChange('deleted', a))]);
+        publishChangesSync(db, [{ type: 'interviewer', action: 'deleted', id, record }, ...assignments.map((a) => assignmentChange('deleted', a))]);
         return ok.noContent();
       },
     },

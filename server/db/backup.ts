@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { recordAudit } from '../audit/audit-log.ts';
+import { recordAuditSync } from '../audit/audit-log.ts';
 import { databaseFile } from '../config.ts';
 import { runningServer } from '../run-lock.ts';
 import { sqliteNativeBinding } from './native-binding.ts';
@@ -86,7 +86,7 @@ export async function backupDatabase(source: Db, toFile: string): Promise<Databa
     await source.backup(partial, { progress: ({ remainingPages }) => Math.max(remainingPages, 100) });
     const info = verifyDatabaseFile(partial);
     renameSync(partial, toFile);
-    source.transaction(() => recordAudit(source, { action: 'backup', entity: 'settings', entityId: null, changes: { file: toFile, size: info.size } }))();
+    source.transaction(() => recordAuditSync(source, { action: 'backup', entity: 'settings', entityId: null, changes: { file: toFile, size: info.size } }))();
     return { ...info, file: toFile };
   } catch (err) {
     rmSync(partial, { force: true });
@@ -135,7 +135,7 @@ export async function restoreDatabase(dataDir: string, fromFile: string, now = n
   const db = openDatabase(target);
   try {
     db.transaction(() =>
-      recordAudit(db, { action: 'restore', entity: 'settings', entityId: null, changes: { from: fromFile, kept: kept && basename(kept) } }),
+      recordAuditSync(db, { action: 'restore', entity: 'settings', entityId: null, changes: { from: fromFile, kept: kept && basename(kept) } }),
     )();
   } finally {
     db.close();

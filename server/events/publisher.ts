@@ -1,10 +1,11 @@
 /**
- * The one publisher of /events (CONTRACT §9). Every write path calls `publishChanges(db, [...])` (or
+ * The one publisher of /events (CONTRACT §9). Every write path calls `publishChanges(store, [...])` (or
  * `publishChange`) right after its transaction commits, with each record in its wire form as captured when
  * it changed. Calling it inside a transaction throws, so nothing is announced that could still roll back.
  * Without a server (CLI, unit tests on a bare database) it does nothing.
  */
 import type { Db } from '../db/open.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { prepareCached, queryEntity, selectList, type Row } from '../odata/collection-query.ts';
 import { formatEntity } from '../odata/format.ts';
 import type { EntityModel } from '../odata/model.ts';
@@ -27,14 +28,16 @@ export interface Change {
 
 /** Where published events go (the server's EventHub). */
 export interface EventSink {
-  publish(events: { type: EventType; data: Record<string, unknown> }[]): void;
+  /** Delivers to this process's subscribers (SQLite), or through the database to every process's (PostgreSQL NOTIFY). */
+  publish(events: { type: EventType; data: Record<string, unknown> }[]): void | Promise<void>;
 }
 
-const sinks = new WeakMap<Db, EventSink>();
+const sinks = new WeakMap<object, EventSink>();
 
-/** Connects a database to the stream its server serves (done once by startServer). */
-export function attachEventSink(db: Db, sink: EventSink): void {
-  sinks.set(db, sink);
+/** Connects a store (and, until every module is on the Store, its SQLite connection) to the stream its server serves. */
+export function attachEventSink(store: Store, sink: EventSink, db?: Db): void {
+  sinks.set(store, sink);
+  if (db) sinks.set(db, sink);
 }
 
 /** A row (property name → SQL value) in the wire form GET returns, without `@odata.context`. */
@@ -43,13 +46,13 @@ export function wireRecord(model: EntityModel, row: Row): Record<string, unknown
 }
 
 /** The entity of `key` in wire form as GET returns it (undefined when absent). */
-export function entityRecord(db: Db, model: EntityModel, key: unknown): Record<string, unknown> | undefined {
+export function entityRecordSync(db: Db, model: EntityModel, key: unknown): Record<string, unknown> | undefined {
   const row = queryEntity(db, model, key);
   return row && wireRecord(model, row);
 }
 
 /** Many entities of a single-key model in wire form, in the order of `keys` (one query). */
-export function entityRecords(db: Db, model: EntityModel, keys: readonly (number | string)[]): Record<string, unknown>[] {
+export function entityRecordsSync(db: Db, model: EntityModel, keys: readonly (number | string)[]): Record<string, unknown>[] {
   if (keys.length === 0) return [];
   const keyColumn = model.properties.find((p) => p.name === model.key[0])!.column!;
   const rows = prepareCached(db, `SELECT ${selectList(model)} FROM ${model.from} WHERE ${keyColumn} IN (SELECT value FROM json_each(?))`).all(
@@ -62,15 +65,48 @@ export function entityRecords(db: Db, model: EntityModel, keys: readonly (number
   });
 }
 
-/** Publishes committed changes, in order, to every /events subscriber. Must run after the commit. */
-export function publishChanges(db: Db, changes: readonly Change[]): void {
-  if (db.inTransaction) throw new Error('publishChanges inside a transaction: publish after the commit');
-  const sink = sinks.get(db);
+/** The entity of `key` in wire form as GET returns it (undefined when absent). */
+export async function entityRecord(q: Queryable, model: EntityModel, key: unknown): Promise<Record<string, unknown> | undefined> {
+  const keyColumn = model.properties.find((p) => p.name === model.key[0])!.column!;
+  const row = await q.get<Row>(`SELECT ${selectList(model)} FROM ${model.from} WHERE (${keyColumn}) = ?`, [key]);
+  return row && wireRecord(model, row);
+}
+
+/** Many entities of a single-key model in wire form, in the order of `keys` (one query). */
+export async function entityRecords(q: Queryable, model: EntityModel, keys: readonly (number | string)[]): Promise<Record<string, unknown>[]> {
+  if (keys.length === 0) return [];
+  const keyColumn = model.properties.find((p) => p.name === model.key[0])!.column!;
+  const type = typeof keys[0] === 'number' ? 'int' : 'text';
+  const rows = await q.all<Row>(`SELECT ${selectList(model)} FROM ${model.from} WHERE ${keyColumn} IN ${q.dialect.jsonValues(type)}`, [JSON.stringify(keys)]);
+  const byKey = new Map(rows.map((r) => [r[model.key[0]!], r]));
+  return keys.flatMap((k) => {
+    const r = byKey.get(k);
+    return r ? [wireRecord(model, r)] : [];
+  });
+}
+
+/** Publishes committed changes, in order, to every /events subscriber. Must run after the commit (with the store, never a `tx`). */
+export async function publishChanges(store: Queryable, changes: readonly Change[]): Promise<void> {
+  if (store.inTransaction) throw new Error('publishChanges inside a transaction: publish after the commit');
+  const sink = sinks.get(store);
   if (!sink || changes.length === 0) return;
-  sink.publish(changes.map((c) => ({ type: c.type, data: { action: c.action, id: c.id, ...c.record } })));
+  await sink.publish(changes.map((c) => ({ type: c.type, data: { action: c.action, id: c.id, ...c.record } })));
 }
 
 /** Publishes one committed change (see publishChanges). */
-export function publishChange(db: Db, change: Change): void {
-  publishChanges(db, [change]);
+export function publishChange(store: Queryable, change: Change): Promise<void> {
+  return publishChanges(store, [change]);
+}
+
+/** Publishes committed changes (synchronous, for modules not yet on the Store). */
+export function publishChangesSync(db: Db, changes: readonly Change[]): void {
+  if (db.inTransaction) throw new Error('publishChanges inside a transaction: publish after the commit');
+  const sink = sinks.get(db);
+  if (!sink || changes.length === 0) return;
+  void sink.publish(changes.map((c) => ({ type: c.type, data: { action: c.action, id: c.id, ...c.record } })));
+}
+
+/** Publishes one committed change (see publishChangesSync). */
+export function publishChangeSync(db: Db, change: Change): void {
+  publishChangesSync(db, [change]);
 }

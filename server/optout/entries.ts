@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { recordAudit } from '../audit/audit-log.ts';
+import { recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 
 /** The two kinds of entries a list holds; the table and column names are fixed here, never taken from input. */
@@ -57,7 +57,7 @@ export function addEmailEntry(db: Db, listId: number, email: string, unsubscribe
     const row = s.insertEmail.get(listId, email, Date.now(), unsubscribedFrom) as { id: number } | undefined;
     if (!row) return s.findEmail.get(listId, email) as number;
     const changes = { listId, emailAddress: email, unsubscribedFrom };
-    recordAudit(db, { action: 'created', entity: 'optout-emails', entityId: row.id, changes });
+    recordAuditSync(db, { action: 'created', entity: 'optout-emails', entityId: row.id, changes });
     return row.id;
   }).immediate();
 }
@@ -68,7 +68,7 @@ export function addDomainEntry(db: Db, listId: number, domain: string): number {
   return db.transaction(() => {
     const row = s.insertDomain.get(listId, domain, Date.now()) as { id: number } | undefined;
     if (!row) return s.findDomain.get(listId, domain) as number;
-    recordAudit(db, { action: 'created', entity: 'optout-domains', entityId: row.id, changes: { listId, domain } });
+    recordAuditSync(db, { action: 'created', entity: 'optout-domains', entityId: row.id, changes: { listId, domain } });
     return row.id;
   }).immediate();
 }
@@ -81,7 +81,7 @@ export function deleteEntry(db: Db, kind: EntryKind, listId: number, entryId: nu
   return db.transaction(() => {
     const old = db.prepare(`DELETE FROM ${table} WHERE id = ? AND list_id = ? RETURNING ${columns}`).get(entryId, listId) as Record<string, unknown> | undefined;
     if (!old) return false;
-    recordAudit(db, { action: 'deleted', entity: kind === 'emails' ? 'optout-emails' : 'optout-domains', entityId: entryId, changes: { listId, ...old } });
+    recordAuditSync(db, { action: 'deleted', entity: kind === 'emails' ? 'optout-emails' : 'optout-domains', entityId: entryId, changes: { listId, ...old } });
     return true;
   }).immediate();
 }

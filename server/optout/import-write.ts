@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import { recordAuditSync, type Actor } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 import type { EntryKind } from './entries.ts';
 import type { ImportOutcome, InvalidItem } from './import-protocol.ts';
@@ -55,7 +55,7 @@ export class EntryImporter {
         const now = Date.now();
         const added = insert.run(listId, now).changes;
         const counts = { listId, kind: this.kind, newRows: added, duplicatedRows: this.counts.valid - added, invalidRows: this.counts.invalid };
-        recordAudit(this.db, { action: 'imported', entity: 'optout-imports', entityId: listId, changes: counts }, now, actor);
+        recordAuditSync(this.db, { action: 'imported', entity: 'optout-imports', entityId: listId, changes: counts }, now, actor);
         return added;
       })
       .immediate();

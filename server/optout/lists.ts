@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit/audit-log.ts';
+import { recordAuditSync } from '../audit/audit-log.ts';
 import type { Db } from '../db/open.ts';
 
 /** An opt-out list: the company-level list (projectId null) or one project's list. */
@@ -44,7 +44,7 @@ export function ensureList(db: Db, companyId: number, projectId: string | null):
     const insert = db.prepare('INSERT INTO optout_lists (company_id, project_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
     const created = insert.run(companyId, projectId, Date.now()).changes > 0;
     const list = findListFor(db, companyId, projectId)!;
-    if (created) recordAudit(db, { action: 'created', entity: 'optout-lists', entityId: list.id, changes: { companyId, projectId } });
+    if (created) recordAuditSync(db, { action: 'created', entity: 'optout-lists', entityId: list.id, changes: { companyId, projectId } });
     return list;
   }).immediate();
 }

@@ -1,4 +1,4 @@
-import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import { diffChanges, recordAuditSync } from '../audit/audit-log.ts';
 import { prepareCached } from '../odata/collection-query.ts';
 import type { Db } from '../db/open.ts';
 import { badRequest } from '../errors.ts';
@@ -112,7 +112,7 @@ export function updatePageSettings(db: Db, patch: PageSettingsPatch): PageSettin
     const after = readPageSettings(db);
     localWrites++;
     const changes = diffChanges({ ...before }, { ...after });
-    if (Object.keys(changes).length > 0) recordAudit(db, { action: 'updated', entity: 'optout-settings', entityId: null, changes });
+    if (Object.keys(changes).length > 0) recordAuditSync(db, { action: 'updated', entity: 'optout-settings', entityId: null, changes });
     return after;
   }).immediate();
 }

@@ -1,0 +1,47 @@
+/**
+ * Where SQLite's SQL and PostgreSQL's differ, services ask the dialect for the fragment instead of testing the
+ * engine. Everything else is written once in the SQL both accept: `?` placeholders (the PostgreSQL store
+ * numbers them), `INSERT ... ON CONFLICT ... DO NOTHING/UPDATE`, `RETURNING`, `COALESCE`, `CASE`, `||`.
+ * Values stay the same on both: times are epoch milliseconds in integer columns, flags 0/1 integers.
+ */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /**
+   * The values of a JSON array bound as one `?` parameter (a JSON string), as a one-column subquery:
+   * `col IN ${d.jsonValues('int')}`, bound with `JSON.stringify(list)`.
+   */
+  jsonValues(type: 'int' | 'text'): string;
+  /** A boolean expression as the integer 0/1 (SQLite's comparisons already are; PostgreSQL's are booleans). */
+  int(booleanExpr: string): string;
+  /** The larger / smaller of two values (SQLite's two-argument max()/min(); PostgreSQL's GREATEST/LEAST). */
+  greatest(a: string, b: string): string;
+  least(a: string, b: string): string;
+  /** 1-based position of `needle` in `haystack`, case-sensitive, 0 when absent. */
+  position(haystack: string, needle: string): string;
+  /** Case-insensitive equality for ASCII names (SQLite's `= x COLLATE NOCASE`). */
+  equalsIgnoreCase(a: string, b: string): string;
+  /** Concatenation of a group's values with a separator. */
+  groupConcat(expr: string, separator: string): string;
+}
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  jsonValues: () => '(SELECT value FROM json_each(?))',
+  int: (e) => `(${e})`,
+  greatest: (a, b) => `max(${a}, ${b})`,
+  least: (a, b) => `min(${a}, ${b})`,
+  position: (h, n) => `instr(${h}, ${n})`,
+  equalsIgnoreCase: (a, b) => `${a} = ${b} COLLATE NOCASE`,
+  groupConcat: (e, sep) => `group_concat(${e}, ${sep})`,
+};
+
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  jsonValues: (type) => `(SELECT v${type === 'int' ? '::bigint' : ''} FROM json_array_elements_text(?::json) v)`,
+  int: (e) => `(${e})::int`,
+  greatest: (a, b) => `GREATEST(${a}, ${b})`,
+  least: (a, b) => `LEAST(${a}, ${b})`,
+  position: (h, n) => `strpos(${h}, ${n})`,
+  equalsIgnoreCase: (a, b) => `lower(${a}) = lower(${b})`,
+  groupConcat: (e, sep) => `string_agg(${e}, ${sep})`,
+};

@@ -1,0 +1,189 @@
+/**
+ * The embedded engine: better-sqlite3 behind the asynchronous Store interface. Statements run synchronously
+ * (better-sqlite3's strength: no thread hop, microseconds a statement) and hand back settled promises; each
+ * SQL text is prepared once (at most MAX_STATEMENTS kept, oldest dropped first).
+ *
+ * One connection serves everything, so a transaction holds it: while one is open (its callback may await real
+ * I/O), statements from other requests wait until it ends instead of slipping into it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Statement } from 'better-sqlite3';
+import { badRequest } from '../errors.ts';
+import { runRead } from '../odata/read-pool.ts';
+import { sqliteDialect } from './dialect.ts';
+import { openDatabase, type Db } from './open.ts';
+import type { Params, Queryable, Row, RunResult, Store } from './store.ts';
+
+const MAX_STATEMENTS = 1000;
+
+interface Tx {
+  depth: number;
+}
+
+export class SqliteStore implements Store {
+  readonly engine = 'sqlite' as const;
+  readonly dialect = sqliteDialect;
+  readonly description: string;
+  private readonly statements = new Map<string, Statement<unknown[]>>();
+  private readonly plucked = new Map<string, Statement<unknown[]>>();
+  private readonly raws = new Map<string, Statement<unknown[]>>();
+  private readonly txContext = new AsyncLocalStorage<Tx>();
+  /** Settles when the open transaction ends; null when none is open. */
+  private txDone: Promise<void> | null = null;
+  private readonly txView: Queryable;
+
+  /** `db`: an open (migrated) connection; `file`: its path, for the read-only connections of chunks/readHeavy. */
+  constructor(
+    readonly db: Db,
+    readonly file: string,
+  ) {
+    this.description = `sqlite:${file}`;
+    const store = this;
+    this.txView = {
+      engine: 'sqlite',
+      dialect: sqliteDialect,
+      get inTransaction() {
+        return store.db.inTransaction;
+      },
+      all: (s, p) => this.exec_(() => this.stmt(this.statements, s).all(...(p ?? [])) as never),
+      get: (s, p) => this.exec_(() => this.stmt(this.statements, s).get(...(p ?? [])) as never),
+      value: (s, p) => this.exec_(() => this.stmt(this.plucked, s).get(...(p ?? [])) as never),
+      column: (s, p) => this.exec_(() => this.stmt(this.plucked, s).all(...(p ?? [])) as never),
+      rows: (s, p) => this.exec_(() => this.stmt(this.raws, s).all(...(p ?? [])) as never),
+      run: (s, p) => this.exec_(() => ({ changes: this.stmt(this.statements, s).run(...(p ?? [])).changes })),
+      exec: (s) => this.exec_(() => void this.db.exec(s)),
+    };
+  }
+
+  /** Opens (and migrates) the database file. */
+  static open(file: string): SqliteStore {
+    return new SqliteStore(openDatabase(file), file);
+  }
+
+  get inTransaction(): boolean {
+    return this.db.inTransaction && this.txContext.getStore() !== undefined;
+  }
+
+  private stmt(cache: Map<string, Statement<unknown[]>>, text: string): Statement<unknown[]> {
+    let s = cache.get(text);
+    if (s) return s;
+    if (cache.size >= MAX_STATEMENTS) cache.delete(cache.keys().next().value!);
+    try {
+      s = this.db.prepare<unknown[]>(text);
+    } catch (err) {
+      // SQLite refuses some client-built queries at prepare time (expression tree too large): the client's query, a 400.
+      if ((err as { code?: unknown }).code === 'SQLITE_ERROR' && /too (large|many|complex)|depth|overflow|variables/i.test((err as Error).message)) {
+        throw badRequest('The query is too complex for the database; simplify $filter or $orderby');
+      }
+      throw err;
+    }
+    if (cache === this.plucked) s.pluck();
+    else if (cache === this.raws) s.raw();
+    cache.set(text, s);
+    return s;
+  }
+
+  /** Runs `work` now when no transaction is open or we are inside it; otherwise after the transaction ends. */
+  private exec_<T>(work: () => T): Promise<T> {
+    if (this.txDone && !this.txContext.getStore()) return this.afterTx(work);
+    try {
+      return Promise.resolve(work());
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  private async afterTx<T>(work: () => T): Promise<T> {
+    while (this.txDone && !this.txContext.getStore()) await this.txDone;
+    return work();
+  }
+
+  all<T = Row>(sql: string, params?: Params): Promise<T[]> {
+    return this.txView.all<T>(sql, params);
+  }
+  get<T = Row>(sql: string, params?: Params): Promise<T | undefined> {
+    return this.txView.get<T>(sql, params);
+  }
+  value<T = unknown>(sql: string, params?: Params): Promise<T | undefined> {
+    return this.txView.value<T>(sql, params);
+  }
+  column<T = unknown>(sql: string, params?: Params): Promise<T[]> {
+    return this.txView.column<T>(sql, params);
+  }
+  rows(sql: string, params?: Params): Promise<unknown[][]> {
+    return this.txView.rows(sql, params);
+  }
+  run(sql: string, params?: Params): Promise<RunResult> {
+    return this.txView.run(sql, params);
+  }
+  exec(sql: string): Promise<void> {
+    return this.txView.exec(sql);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const outer = this.txContext.getStore();
+    if (outer) return this.savepoint(outer, fn);
+    while (this.txDone) await this.txDone;
+    let end!: () => void;
+    this.txDone = new Promise((resolve) => (end = resolve));
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await this.txContext.run({ depth: 0 }, () => fn(this.txView));
+        this.db.exec('COMMIT');
+        return out;
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      this.txDone = null;
+      end();
+    }
+  }
+
+  private async savepoint<T>(outer: Tx, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const name = `sp${outer.depth + 1}`;
+    this.db.exec(`SAVEPOINT ${name}`);
+    try {
+      const out = await this.txContext.run({ depth: outer.depth + 1 }, () => fn(this.txView));
+      this.db.exec(`RELEASE ${name}`);
+      return out;
+    } catch (err) {
+      this.db.exec(`ROLLBACK TO ${name}`);
+      this.db.exec(`RELEASE ${name}`);
+      throw err;
+    }
+  }
+
+  async *chunks(sql: string, params: Params, size: number): AsyncIterable<unknown[][]> {
+    const reader = openDatabase(this.file, { readonly: true, migrate: false });
+    try {
+      const it = reader.prepare<unknown[]>(sql).raw().iterate(...params) as IterableIterator<unknown[]>;
+      let chunk: unknown[][] = [];
+      for (const row of it) {
+        chunk.push(row);
+        if (chunk.length >= size) {
+          yield chunk;
+          chunk = [];
+        }
+      }
+      if (chunk.length) yield chunk;
+    } finally {
+      reader.close();
+    }
+  }
+
+  async readHeavy<T = Row>(sql: string, params: Params = []): Promise<T[]> {
+    const { rows } = await runRead(this.file, { sql, params: [...params] });
+    return rows as T[];
+  }
+
+  async close(): Promise<void> {
+    while (this.txDone) await this.txDone;
+    this.statements.clear();
+    this.plucked.clear();
+    this.raws.clear();
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The data layer every service talks to (CONTRACT §12): one asynchronous interface, two engines —
+ * better-sqlite3 (the embedded default, sqlite-store.ts) and PostgreSQL (pg-store.ts). Services write portable
+ * SQL with `?` placeholders; where the engines' SQL differs they ask `q.dialect` for the fragment.
+ *
+ * Transactions: `store.transaction(async (tx) => ...)` runs its callback in one transaction and hands it `tx`;
+ * statements inside use `tx`. A statement that reaches the store itself from inside the callback's async
+ * context still runs in that transaction (never on another connection, which could deadlock or miss the
+ * transaction's own writes); a transaction opened inside another becomes a savepoint.
+ */
+import type { Dialect } from './dialect.ts';
+
+/** Values a statement binds: numbers (epoch ms times, 0/1 flags), strings, null, bigint and Buffers. */
+export type Params = readonly unknown[];
+
+/** One row, column name → value. */
+export type Row = Record<string, unknown>;
+
+export interface RunResult {
+  /** Rows the statement inserted, updated or deleted. */
+  changes: number;
+}
+
+export type EngineName = 'sqlite' | 'postgres';
+
+/** What runs statements: the store itself or an open transaction. */
+export interface Queryable {
+  readonly engine: EngineName;
+  readonly dialect: Dialect;
+  /** True inside a transaction (audit rows may only be written there; events only outside). */
+  readonly inTransaction: boolean;
+  /** Every row as an object. */
+  all<T = Row>(sql: string, params?: Params): Promise<T[]>;
+  /** The first row, or undefined. */
+  get<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
+  /** The first column of the first row, or undefined. */
+  value<T = unknown>(sql: string, params?: Params): Promise<T | undefined>;
+  /** The first column of every row. */
+  column<T = unknown>(sql: string, params?: Params): Promise<T[]>;
+  /** Every row as an array of values, in the SELECT list's order (for serializers that know the columns). */
+  rows(sql: string, params?: Params): Promise<unknown[][]>;
+  /** INSERT/UPDATE/DELETE; use `RETURNING` with `get`/`value` to read generated keys. */
+  run(sql: string, params?: Params): Promise<RunResult>;
+  /** Several statements without parameters (schema changes). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Store extends Queryable {
+  /** Runs `fn` in one transaction (BEGIN IMMEDIATE on SQLite): committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Reads a large result in chunks of at most `size` rows (arrays of values) without holding the whole answer
+   * or the store: a read-only connection of its own on SQLite, a cursor on PostgreSQL. Breaking out of the
+   * loop releases it.
+   */
+  chunks(sql: string, params: Params, size: number): AsyncIterable<unknown[][]>;
+  /**
+   * A read that may take long (a GROUP BY over millions of rows): on SQLite it runs on a worker thread's
+   * read-only connection so the event loop stays free; on PostgreSQL it is an ordinary query.
+   */
+  readHeavy<T = Row>(sql: string, params?: Params): Promise<T[]>;
+  /** A short description for logs and /health: `sqlite:/path/cati.sqlite` or `postgres://host/db` (no password). */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+/** The database is unreachable or the connection broke: the request gets 503, the store reconnects by itself. */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+}
