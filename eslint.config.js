@@ -16,6 +16,13 @@ export default tseslint.config(
     },
   },
   {
+    // Every database call is asynchronous (server/db/store.ts): a promise nobody awaits is a lost error or a
+    // write that races its answer, so the type-aware rule checks the server side.
+    files: ['server/**/*.ts', 'main/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
     // The renderer runs in a browser page (Vue single-file components with TypeScript).
     files: ['renderer/**/*.{ts,vue}'],
     languageOptions: { globals: { ...globals.browser }, parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.vue'] } },

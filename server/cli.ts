@@ -122,7 +122,7 @@ async function serve(args: string[]) {
     process.stderr.write('warning: the API is exposed on the network without TLS; API keys cross the network in clear text (use --tls-cert/--tls-key)\n');
   }
   const stop = () => {
-    running.close().then(() => process.exit(0));
+    void running.close().then(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

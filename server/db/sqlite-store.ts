@@ -38,13 +38,11 @@ export class SqliteStore implements Store {
     readonly file: string,
   ) {
     this.description = `sqlite:${file}`;
-    const store = this;
+    const isOpen = () => db.inTransaction;
     this.txView = {
       engine: 'sqlite',
       dialect: sqliteDialect,
-      get inTransaction() {
-        return store.db.inTransaction;
-      },
+      inTransaction: false,
       all: (s, p) => this.exec_(() => this.stmt(this.statements, s).all(...(p ?? [])) as never),
       get: (s, p) => this.exec_(() => this.stmt(this.statements, s).get(...(p ?? [])) as never),
       value: (s, p) => this.exec_(() => this.stmt(this.plucked, s).get(...(p ?? [])) as never),
@@ -53,6 +51,7 @@ export class SqliteStore implements Store {
       run: (s, p) => this.exec_(() => ({ changes: this.stmt(this.statements, s).run(...(p ?? [])).changes })),
       exec: (s) => this.exec_(() => void this.db.exec(s)),
     };
+    Object.defineProperty(this.txView, 'inTransaction', { get: isOpen });
   }
 
   /** Opens (and migrates) the database file. */
