@@ -73,6 +73,6 @@ export function runSource(db: Db, source: AssignmentSource): Row[] {
 }
 
 /** Answers a GetAssignments call through the engine; the source's `?` are those of the model's FROM subquery. */
-export function fromSource(call: ODataCall, source: AssignmentSource): ODataResult {
+export function fromSource(call: ODataCall, source: AssignmentSource): Promise<ODataResult> {
   return call.query(source.model, { scope: { fromParams: source.params } });
 }

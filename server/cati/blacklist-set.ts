@@ -6,7 +6,7 @@
  */
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
-import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { queryEntitySync, type Row } from '../odata/collection-query.ts';
 import { ok, type EntitySetDef, type ODataService } from '../odata/service.ts';
 import { blacklistModel, checkFunction, checkResultModel, importAction, importErrorModel, importItemType, importResultModel } from './blacklist-model.ts';
 import { applyPhoneRegion } from './blacklist-region.ts';
@@ -17,7 +17,7 @@ import { checkPhoneRegion } from './phone-region.ts';
 export function blacklistSet(ctx: AppContext): EntitySetDef {
   const { db } = ctx;
   const region = ctx.config.phoneRegion ? checkPhoneRegion(ctx.config.phoneRegion) : null;
-  const byId = (id: number) => queryEntity(db, blacklistModel, id) as Row;
+  const byId = (id: number) => queryEntitySync(db, blacklistModel, id) as Row;
   return {
     model: blacklistModel,
     // list and get: the generic collection query / entity read over blacklistModel.

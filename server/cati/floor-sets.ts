@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/open.ts';
-import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { queryEntitySync, type Row } from '../odata/collection-query.ts';
 import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { updateBreakType } from './break-types-service.ts';
 import { createExtendedStatus, deleteExtendedStatus, updateExtendedStatus } from './extended-statuses-service.ts';
@@ -17,7 +17,7 @@ export function breakTypesSet(ctx: AppContext): EntitySetDef {
   const update: Route = {
     handler: (c) => {
       updateBreakType(db, c.key as number, c.body, c.req.get('if-match'));
-      return ok.entity(breakTypeModel, queryEntity(db, breakTypeModel, c.key) as Row);
+      return ok.entity(breakTypeModel, queryEntitySync(db, breakTypeModel, c.key) as Row);
     },
   };
   return { model: breakTypeModel, update }; // update also serves PATCH, after the dispatcher's PATCH body rule
@@ -26,7 +26,7 @@ export function breakTypesSet(ctx: AppContext): EntitySetDef {
 /** `/cati/extendedstatuses`: the outcome table, editable. */
 export function extendedStatusesSet(ctx: AppContext): EntitySetDef {
   const { db } = ctx;
-  const byCode = (code: number) => queryEntity(db, extendedStatusModel, code) as Row;
+  const byCode = (code: number) => queryEntitySync(db, extendedStatusModel, code) as Row;
   const update: Route = {
     handler: (c) => {
       updateExtendedStatus(db, c.key as number, c.body, c.req.get('if-match'));

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts';
 import { assignmentChange, groupAssignmentRows } from '../events/assignment-events.ts';
 import { publishChangesSync } from '../events/publisher.ts';
-import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { queryEntitySync, type Row } from '../odata/collection-query.ts';
 import type { FunctionDef } from '../odata/model.ts';
 import { fromSource } from './assignment-queries.ts';
 import { ok, type EntitySetDef, type OperationRoute } from '../odata/service.ts';
@@ -33,7 +33,7 @@ export function withParents(ctx: AppContext) {
 export function groupsSet(ctx: AppContext): EntitySetDef {
   const { db } = ctx;
   const postProcess = withParents(ctx);
-  const byId = (id: number) => queryEntity(db, groupModel, id, { postProcess }) as Row;
+  const byId = (id: number) => queryEntitySync(db, groupModel, id, { postProcess }) as Row;
   const done = () => ok.value('Edm.Boolean', true);
   const operations: OperationRoute[] = [
     {

@@ -5,7 +5,7 @@
 import type { Db } from '../db/open.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { publishChangeSync, wireRecord } from '../events/publisher.ts';
-import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { queryEntitySync, type Row } from '../odata/collection-query.ts';
 import { bodyObject, optInt, rejectUnknown } from './body-fields.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
 import { checkVersion } from './etag-check.ts';
@@ -15,7 +15,7 @@ const NON_NEG = { min: 0, max: 2147483647 };
 
 /** A session as the API returns it (wire form). */
 export function sessionRecord(db: Db, id: number): Record<string, unknown> {
-  return wireRecord(sessionHistoryModel, queryEntity(db, sessionHistoryModel, id) as Row);
+  return wireRecord(sessionHistoryModel, queryEntitySync(db, sessionHistoryModel, id) as Row);
 }
 
 /**
@@ -30,7 +30,7 @@ export function closeEarlierOpenSessions(db: Db, id: number, interviewer: number
   const close = db.prepare('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ?');
   const closed = earlier.map((e) => {
     close.run(login, e);
-    return queryEntity(db, sessionHistoryModel, e) as Row;
+    return queryEntitySync(db, sessionHistoryModel, e) as Row;
   });
   const later = db
     .prepare('SELECT MIN(login_time) FROM sessions WHERE interviewer_id = ? AND logout_time IS NULL AND id <> ? AND login_time > ?')
@@ -96,7 +96,7 @@ export function closeCall(db: Db, id: number, body: unknown, ifMatch?: string): 
       waiting_time = COALESCE(?, waiting_time) WHERE id = ?`).run(duration, time ?? null, status === undefined ? 0 : 1, status ?? null, waiting ?? null, id);
     const setVar = db.prepare('INSERT OR REPLACE INTO interview_variables (survey_id, interview_id, name, value) VALUES (?, ?, ?, ?)');
     for (const [name, value] of variables ?? []) setVar.run(row!.survey_id, row!.interview_id, name, value);
-    return wireRecord(callHistoryModel, queryEntity(db, callHistoryModel, id) as Row);
+    return wireRecord(callHistoryModel, queryEntitySync(db, callHistoryModel, id) as Row);
   }).immediate();
   publishChangeSync(db, { type: 'call', action: 'closed', id, record });
 }
@@ -111,7 +111,7 @@ export function closeBreak(db: Db, id: number, body: unknown, ifMatch?: string):
     assertOpen('break', id, row);
     checkVersion(1, ifMatch);
     db.prepare('UPDATE breaks SET duration = ?, time = COALESCE(?, time) WHERE id = ?').run(duration, time ?? null, id);
-    return wireRecord(breakHistoryModel, queryEntity(db, breakHistoryModel, id) as Row);
+    return wireRecord(breakHistoryModel, queryEntitySync(db, breakHistoryModel, id) as Row);
   }).immediate();
   publishChangeSync(db, { type: 'break', action: 'closed', id, record });
 }

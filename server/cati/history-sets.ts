@@ -4,7 +4,7 @@
  * break or session).
  */
 import type { AppContext } from '../context.ts';
-import { checkSelect, queryEntity, type Row } from '../odata/collection-query.ts';
+import { checkSelect, queryEntitySync, type Row } from '../odata/collection-query.ts';
 import type { EntityModel } from '../odata/model.ts';
 import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
@@ -23,7 +23,7 @@ function closeRoute(ctx: AppContext, model: EntityModel, close: (db: AppContext[
     permissions: ['cati_integrate'],
     handler: (c) => {
       close(ctx.db, c.key as number, c.body, c.req.get('if-match'));
-      return ok.entity(model, queryEntity(ctx.db, model, c.key) as Row);
+      return ok.entity(model, queryEntitySync(ctx.db, model, c.key) as Row);
     },
   };
 }
@@ -37,7 +37,7 @@ export function historySets(ctx: AppContext): EntitySetDef[] {
       model: sessionHistoryModel,
       create: ingestRoute(ctx, 'interviewersessionhistory'),
       // Seed §4.2: GET by SessionId answers a collection holding that one session.
-      get: { handler: (c) => ok.collection(sessionHistoryModel, [c.entity()]) },
+      get: { handler: async (c) => ok.collection(sessionHistoryModel, [await c.entity()]) },
       patch: closeRoute(ctx, sessionHistoryModel, closeSession),
     },
   ];

@@ -2,7 +2,7 @@
  * /cati/interviewers (read, bound operations of seed §4.5) and /cati/interviewerproperties (write).
  */
 import type { AppContext } from '../context.ts';
-import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { queryEntitySync, type Row } from '../odata/collection-query.ts';
 import type { FunctionDef } from '../odata/model.ts';
 import { fromSource } from './assignment-queries.ts';
 import { ok, type EntitySetDef, type OperationRoute } from '../odata/service.ts';
@@ -72,7 +72,7 @@ export function interviewersSet(ctx: AppContext): EntitySetDef {
  */
 export function interviewerPropertiesSet(ctx: AppContext): EntitySetDef {
   const { db } = ctx;
-  const byId = (id: number) => queryEntity(db, interviewerModel, id) as Row;
+  const byId = (id: number) => queryEntitySync(db, interviewerModel, id) as Row;
   return {
     model: interviewerPropertiesModel,
     list: false,

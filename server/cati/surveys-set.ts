@@ -3,7 +3,7 @@
  * GetBasicProperties (seed §4.6), and the ingest writes POST / PUT for `cati_integrate` (CONTRACT §4).
  */
 import type { AppContext } from '../context.ts';
-import { queryEntity, type Row } from '../odata/collection-query.ts';
+import { queryEntitySync, type Row } from '../odata/collection-query.ts';
 import { fromSource } from './assignment-queries.ts';
 import { ok, type EntitySetDef } from '../odata/service.ts';
 import { surveyAssignmentsSource } from './assignments-service.ts';
@@ -18,7 +18,7 @@ export function surveysSet(ctx: AppContext): EntitySetDef {
     return rows.map((row) => ({ ...row, Variables: variables.get(row.SurveyId as string) ?? [] }));
   };
   // The ingest client sees its own write even when the survey is SoftDeleted.
-  const byId = (id: string) => queryEntity(db, surveyModel, id, { postProcess }) as Row;
+  const byId = (id: string) => queryEntitySync(db, surveyModel, id, { postProcess }) as Row;
   return {
     model: surveyModel,
     scope: () => ACTIVE_SURVEYS,

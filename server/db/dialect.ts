@@ -22,6 +22,10 @@ export interface Dialect {
   equalsIgnoreCase(a: string, b: string): string;
   /** Concatenation of a group's values with a separator. */
   groupConcat(expr: string, separator: string): string;
+  /** `a` equals `b`, NULL equal to NULL (SQLite's `IS`). */
+  isSame(a: string, b: string): string;
+  /** An ORDER BY term with SQLite's NULL placement on both engines: NULLs first ascending, last descending. */
+  orderTerm(expr: string, desc: boolean): string;
 }
 
 export const sqliteDialect: Dialect = {
@@ -33,6 +37,8 @@ export const sqliteDialect: Dialect = {
   position: (h, n) => `instr(${h}, ${n})`,
   equalsIgnoreCase: (a, b) => `${a} = ${b} COLLATE NOCASE`,
   groupConcat: (e, sep) => `group_concat(${e}, ${sep})`,
+  isSame: (a, b) => `${a} IS ${b}`,
+  orderTerm: (e, desc) => `${e} ${desc ? 'DESC' : 'ASC'}`,
 };
 
 export const postgresDialect: Dialect = {
@@ -44,4 +50,6 @@ export const postgresDialect: Dialect = {
   position: (h, n) => `strpos(${h}, ${n})`,
   equalsIgnoreCase: (a, b) => `lower(${a}) = lower(${b})`,
   groupConcat: (e, sep) => `string_agg(${e}, ${sep})`,
+  isSame: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
+  orderTerm: (e, desc) => `${e} ${desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`,
 };

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../db/open.ts';
 import type { Queryable, Store } from '../db/store.ts';
-import { prepareCached, queryEntity, selectList, type Row } from '../odata/collection-query.ts';
+import { prepareCached, queryEntitySync, selectList, type Row } from '../odata/collection-query.ts';
 import { formatEntity } from '../odata/format.ts';
 import type { EntityModel } from '../odata/model.ts';
 
@@ -47,7 +47,7 @@ export function wireRecord(model: EntityModel, row: Row): Record<string, unknown
 
 /** The entity of `key` in wire form as GET returns it (undefined when absent). */
 export function entityRecordSync(db: Db, model: EntityModel, key: unknown): Record<string, unknown> | undefined {
-  const row = queryEntity(db, model, key);
+  const row = queryEntitySync(db, model, key);
   return row && wireRecord(model, row);
 }
 

@@ -6,6 +6,8 @@
 import { badRequest } from '../errors.ts';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.ts';
+import type { Dialect } from '../db/dialect.ts';
+import type { Queryable } from '../db/store.ts';
 import { compileFilter, compileFilterCached, compileOrderby, resolveProperty, type OrderKey, type SqlFragment } from './compile-sql.ts';
 import { keyRangeScan } from './key-ranges.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
@@ -25,7 +27,7 @@ export interface CollectionScope {
 export interface CollectionPage {
   rows: Row[];
   /** A large `$top`: the next rows after `rows` (at most STREAM_CHUNK per call, [] when done), for streaming. */
-  more?: () => Row[];
+  more?: () => Promise<Row[]>;
   count?: number;
   /** Set when more rows follow: the value of `$skiptoken` for the next page. */
   nextSkiptoken?: string;
@@ -34,7 +36,7 @@ export interface CollectionPage {
 export interface CollectionQueryOptions {
   scope?: CollectionScope;
   /** Adds virtual properties (or rewrites values) of a whole page after the query: one query per page, never per row. */
-  postProcess?: (rows: Row[]) => Row[];
+  postProcess?: (rows: Row[]) => Row[] | Promise<Row[]>;
   pageSize?: number;
   now?: number;
   /** A `$top` above STREAM_CHUNK answers `more` (rows read chunk by chunk) instead of every row at once. */
@@ -44,9 +46,8 @@ export interface CollectionQueryOptions {
 const statements = new WeakMap<Db, Map<string, Statement<unknown[]>>>();
 
 /**
- * The statement registry: a prepared statement cached per database, SQL text and mode (`pluck`: the first
- * column only), so a module prepares each of its statements once (the text holds only whitelisted columns;
- * at most 1000 per database, oldest dropped first).
+ * The statement registry of modules not yet on the Store (the Store caches its own statements): a prepared
+ * statement cached per database, SQL text and mode (`pluck`: the first column only).
  */
 export function prepareCached(db: Db, text: string, mode?: 'pluck'): Statement<unknown[]> {
   let cache = statements.get(db);
@@ -137,15 +138,15 @@ function decodeToken(token: string, keys: OrderKey[]): unknown[] {
   return t.v;
 }
 
-/** WHERE condition selecting the rows after `values` in the order (SQLite: NULLs first ascending). */
-function seek(keys: OrderKey[], values: unknown[]): SqlFragment {
+/** WHERE condition selecting the rows after `values` in the order (NULLs first ascending, as `orderTerm` sorts). */
+function seek(d: Dialect, keys: OrderKey[], values: unknown[]): SqlFragment {
   const ors: string[] = [];
   const params: unknown[] = [];
   for (let i = 0; i < keys.length; i++) {
     const parts: string[] = [];
     const p: unknown[] = [];
     for (let j = 0; j < i; j++) {
-      parts.push(`(${keys[j]!.prop.column}) IS ?`);
+      parts.push(d.isSame(`(${keys[j]!.prop.column})`, '?'));
       p.push(values[j]);
     }
     const { prop, desc } = keys[i]!;
@@ -164,7 +165,7 @@ function seek(keys: OrderKey[], values: unknown[]): SqlFragment {
     ors.push(`(${parts.join(' AND ')})`);
     params.push(...p);
   }
-  if (ors.length === 0) return { sql: '0', params: [] };
+  if (ors.length === 0) return { sql: '1 = 0', params: [] };
   // A leading range bound on the first key lets SQLite use an index on it.
   const first = keys[0]!;
   const lead = values[0];
@@ -190,7 +191,7 @@ interface CollectionPlan {
   order: string;
 }
 
-function plan(model: EntityModel, options: QueryOptions, q: CollectionQueryOptions): CollectionPlan {
+function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions): CollectionPlan {
   if (!model.from) throw new Error(`Entity type ${model.typeName} has no SQL source`);
   checkSelect(model, options.select);
   const where: string[] = [];
@@ -218,11 +219,11 @@ function plan(model: EntityModel, options: QueryOptions, q: CollectionQueryOptio
     pageParams.push(...scan.where.params);
   }
   if (options.skiptoken !== undefined) {
-    const s = seek(keys, decodeToken(options.skiptoken, keys));
+    const s = seek(d, keys, decodeToken(options.skiptoken, keys));
     pageWhere.push(s.sql);
     pageParams.push(...s.params);
   }
-  const order = keys.map((k) => `(${k.prop.column}) ${k.desc ? 'DESC' : 'ASC'}`).join(', ');
+  const order = keys.map((k) => d.orderTerm(`(${k.prop.column})`, k.desc)).join(', ');
   return { where, params, from, pageWhere, pageParams, keys, order };
 }
 
@@ -236,11 +237,11 @@ const SKIP_STEP = 20_000;
  * request holds the event loop for a whole deep OFFSET walk (CONTRACT §13). Mutates `options`; the page
  * query then starts after the token with the remaining (small) `$skip`.
  */
-export async function skipInSteps(db: Db, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): Promise<void> {
+export async function skipInSteps(db: Queryable, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): Promise<void> {
   for (let i = 0; (options.skip ?? 0) > SKIP_STEP && i < 1_000_000; i++) {
-    const p = plan(model, options, q);
+    const p = plan(db.dialect, model, options, q);
     const cols = p.keys.map((k) => `${k.prop.column} AS "${k.prop.name}"`).join(', ');
-    const row = prepareCached(db, `SELECT ${cols} FROM ${p.from}${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT 1 OFFSET ?`).get(...p.pageParams, SKIP_STEP - 1) as Row | undefined;
+    const row = await db.get<Row>(`SELECT ${cols} FROM ${p.from}${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT 1 OFFSET ?`, [...p.pageParams, SKIP_STEP - 1]);
     if (!row) return; // fewer rows remain than one step: the page query walks them
     options.skiptoken = encodeToken(p.keys, row);
     options.skip = options.skip! - SKIP_STEP;
@@ -255,18 +256,18 @@ export const STREAM_CHUNK = 1000;
  * The rows of a large `$top` in chunks of STREAM_CHUNK, each chunk a seek after the last row read (the first
  * one with the request's OFFSET), so no single call reads them all at once.
  */
-function chunks(db: Db, p: CollectionPlan, text: string, top: number, skip: number): () => Row[] {
+function chunks(db: Queryable, p: CollectionPlan, text: string, top: number, skip: number): () => Promise<Row[]> {
   let left = top;
   let last: Row | undefined;
-  return () => {
+  return async () => {
     if (left <= 0) return [];
     let rows: Row[];
     if (!last) {
-      rows = prepareCached(db, text).all(...p.pageParams, Math.min(STREAM_CHUNK, left), skip) as Row[];
+      rows = await db.all<Row>(text, [...p.pageParams, Math.min(STREAM_CHUNK, left), skip]);
     } else {
-      const after = seek(p.keys, p.keys.map((k) => last![k.prop.name] ?? null));
+      const after = seek(db.dialect, p.keys, p.keys.map((k) => last![k.prop.name] ?? null));
       const next = text.replace(' ORDER BY ', `${p.pageWhere.length ? ' AND ' : ' WHERE '}${after.sql} ORDER BY `);
-      rows = prepareCached(db, next).all(...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0) as Row[];
+      rows = await db.all<Row>(next, [...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0]);
     }
     left = rows.length < STREAM_CHUNK ? 0 : left - rows.length;
     last = rows.at(-1);
@@ -275,11 +276,9 @@ function chunks(db: Db, p: CollectionPlan, text: string, top: number, skip: numb
 }
 
 /** Runs the collection query of a model with the request's options; SQL never sees a raw value. */
-export function queryCollection(db: Db, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): CollectionPage {
-  const p = plan(model, options, q);
-  const count = options.count
-    ? ((prepareCached(db, `SELECT count(*) AS n FROM ${model.from}${whereText(p.where)}`).get(...p.params) as { n: number }).n)
-    : undefined;
+export async function queryCollection(db: Queryable, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): Promise<CollectionPage> {
+  const p = plan(db.dialect, model, options, q);
+  const count = options.count ? await db.value<number>(`SELECT count(*) AS n FROM ${model.from}${whereText(p.where)}`, p.params) : undefined;
   const pageSize = q.pageSize ?? QUERY_LIMITS.pageSize;
   const limit = options.top ?? pageSize + 1;
   if (limit === 0) return { rows: [], count };
@@ -289,18 +288,18 @@ export function queryCollection(db: Db, model: EntityModel, options: QueryOption
   if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK && !q.postProcess) {
     return { rows: [], count, more: chunks(db, p, text, options.top, options.skip ?? 0) };
   }
-  let rows = prepareCached(db, text).all(...p.pageParams, limit, options.skip ?? 0) as Row[];
+  let rows = await db.all<Row>(text, [...p.pageParams, limit, options.skip ?? 0]);
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && rows.length > pageSize) {
     rows = rows.slice(0, pageSize);
     nextSkiptoken = encodeToken(p.keys, rows[rows.length - 1]!);
   }
-  if (q.postProcess && rows.length > 0) rows = q.postProcess(rows);
+  if (q.postProcess && rows.length > 0) rows = await q.postProcess(rows);
   return { rows, count, nextSkiptoken };
 }
 
-/** Reads one entity by key (with an optional scope); undefined when absent. */
-export function queryEntity(db: Db, model: EntityModel, key: unknown, q: CollectionQueryOptions = {}): Row | undefined {
+/** The SELECT of one entity by key (with an optional scope) and its parameters. */
+function entityQuery(model: EntityModel, key: unknown, q: CollectionQueryOptions): SqlFragment {
   if (!model.from) throw new Error(`Entity type ${model.typeName} has no SQL source`);
   const [keyProp] = keyProps(model);
   if (!keyProp) throw new Error(`Entity type ${model.typeName} has no key`);
@@ -310,6 +309,19 @@ export function queryEntity(db: Db, model: EntityModel, key: unknown, q: Collect
     where.push(`(${q.scope.where})`);
     params.push(...(q.scope.params ?? []));
   }
-  const row = prepareCached(db, `SELECT ${selectList(model)} FROM ${model.from} WHERE ${where.join(' AND ')}`).get(...params) as Row | undefined;
+  return { sql: `SELECT ${selectList(model)} FROM ${model.from} WHERE ${where.join(' AND ')}`, params };
+}
+
+/** Reads one entity by key (with an optional scope); undefined when absent. */
+export async function queryEntity(db: Queryable, model: EntityModel, key: unknown, q: CollectionQueryOptions = {}): Promise<Row | undefined> {
+  const { sql, params } = entityQuery(model, key, q);
+  const row = await db.get<Row>(sql, params);
+  return row && q.postProcess ? (await q.postProcess([row]))[0] : row;
+}
+
+/** queryEntity for modules not yet on the Store. */
+export function queryEntitySync(db: Db, model: EntityModel, key: unknown, q: { scope?: CollectionScope; postProcess?: (rows: Row[]) => Row[] } = {}): Row | undefined {
+  const { sql, params } = entityQuery(model, key, q);
+  const row = prepareCached(db, sql).get(...params) as Row | undefined;
   return row && q.postProcess ? q.postProcess([row])[0] : row;
 }

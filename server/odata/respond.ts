@@ -78,7 +78,7 @@ async function streamCollection(res: Response, head: string, page: CollectionPag
     if (i > 0) await new Promise((ok) => setImmediate(ok));
     send(page.rows.slice(i, i + CHUNK_ROWS));
   }
-  for (let rows = page.more?.() ?? []; rows.length > 0 && !res.destroyed; rows = page.more!()) {
+  for (let rows = (await page.more?.()) ?? []; rows.length > 0 && !res.destroyed; rows = await page.more!()) {
     send(rows);
     await new Promise((ok) => setImmediate(ok));
   }

@@ -85,9 +85,9 @@ export interface ODataCall {
    * Runs the generic collection query with this request's options (default model: the set's).
    * `exportColumns`: columns an export adds (CONTRACT §8, e.g. one per requested variable).
    */
-  query(model?: EntityModel, q?: CollectionQueryOptions & { exportColumns?: ExportColumns }): ODataResult;
+  query(model?: EntityModel, q?: CollectionQueryOptions & { exportColumns?: ExportColumns }): Promise<ODataResult>;
   /** The current entity of the key via the generic query (with the set's scope/postProcess); 404 if absent. */
-  entity(): Row;
+  entity(): Promise<Row>;
   /** Throws 412 unless If-Match is absent, `*`, or matches this version. */
   checkIfMatch(version: unknown): void;
 }
@@ -114,7 +114,7 @@ export interface EntitySetDef {
   /** Limits the generic list/get (e.g. hides soft-deleted rows). */
   scope?: (call: ODataCall) => CollectionScope | undefined;
   /** Adds virtual properties to a page of rows of the generic list/get (one query per page, never per row). */
-  postProcess?: (rows: Row[]) => Row[];
+  postProcess?: (rows: Row[]) => Row[] | Promise<Row[]>;
   /** Collection GET: generic unless a handler is given; `false` disables it. */
   list?: Partial<Route> | false;
   /** GET by key: generic unless a handler is given; `false` disables it. */
@@ -152,7 +152,7 @@ const basicRefused = () =>
 async function countOf(call: ODataCall, slot: Slot): Promise<ODataResult> {
   call.options.count = true;
   call.options.top = 0;
-  const result = slot.route.handler ? await slot.route.handler(call) : call.query();
+  const result = slot.route.handler ? await slot.route.handler(call) : await call.query();
   if (result.kind !== 'collection') throw new Error(`$count of ${call.set.model.setName}: the route did not answer a collection`);
   return ok.count(result.page.count ?? result.page.rows.length);
 }
@@ -234,7 +234,7 @@ export function createODataService(ctx: AppContext): ODataService {
       serviceRoot,
       format,
       exporting,
-      query: (model = set.model, q = {}) => {
+      query: async (model = set.model, q = {}) => {
         const own = model === set.model;
         const scope = q.scope ?? (own ? set.scope?.(call) : undefined);
         if (exporting) {
@@ -249,11 +249,11 @@ export function createODataService(ctx: AppContext): ODataService {
           pendingApply = { model, scope };
           return ok.collection(model, []);
         }
-        const page = queryCollection(ctx.db, model, options, { stream: true, ...q, scope, postProcess: q.postProcess ?? (own ? set.postProcess : undefined) });
+        const page = await queryCollection(ctx.store, model, options, { stream: true, ...q, scope, postProcess: q.postProcess ?? (own ? set.postProcess : undefined) });
         return ok.collection(model, page);
       },
-      entity: () => {
-        const row = queryEntity(ctx.db, set.model, key, { scope: set.scope?.(call), postProcess: set.postProcess });
+      entity: async () => {
+        const row = await queryEntity(ctx.store, set.model, key, { scope: set.scope?.(call), postProcess: set.postProcess });
         if (!row) throw notFound(`No ${set.model.typeName} with ${set.model.key[0]} ${JSON.stringify(key)}`);
         return row;
       },
@@ -263,10 +263,10 @@ export function createODataService(ctx: AppContext): ODataService {
     if (slot.kind === 'count') result = await countOf(call, slot);
     else if (slot.route.handler) result = await slot.route.handler(call);
     else if (slot.kind === 'list') {
-      if (!exporting && !options.apply) await skipInSteps(ctx.db, set.model, options, { scope: set.scope?.(call) });
-      result = call.query();
+      if (!exporting && !options.apply) await skipInSteps(ctx.store, set.model, options, { scope: set.scope?.(call) });
+      result = await call.query();
     }
-    else result = ok.entity(set.model, call.entity());
+    else result = ok.entity(set.model, await call.entity());
     if (options.apply && !applied) throw badRequest('$apply is not supported on this resource');
     if (pendingApply) {
       // The result rows have their own shape, named by its columns ($select included).
