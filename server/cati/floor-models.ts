@@ -3,6 +3,7 @@
  * /cati/floor, whose SQL source is one parameterised subquery so the OData engine's $filter, $orderby,
  * $count and paging apply to its computed columns.
  */
+import type { Dialect } from '../db/dialect.ts';
 import type { EntityModel, PropertyDef } from '../odata/model.ts';
 
 const p = (name: string, column: string, type: PropertyDef['type'], extra: Partial<PropertyDef> = {}): PropertyDef => ({ name, column, type, ...extra });
@@ -46,25 +47,26 @@ export const extendedStatusModel: EntityModel = {
  * counts come from the summaries of migration 015: CallsToday from `call_totals`, one row per bucket;
  * CompletesToday from `call_counts`, keyed by (interviewer, outcome, bucket), only the Complete outcomes' rows;
  * else the calls are counted). The calls and breaks of a session are its interviewer's from its LoginTime on
- * (an interviewer has at most one open session); "last" means the latest Time.
+ * (an interviewer has at most one open session); "last" means the latest Time. The same SQL on both engines but for
+ * the reading of the JSON parameter (`d.jsonRows`) and the dialect's scalar max and 0/1 flag.
  */
-const FLOOR_SQL = `(WITH p AS MATERIALIZED (SELECT ? AS now_ms, ? AS cutoff),
-  d AS MATERIALIZED (SELECT value ->> 0 AS center, value ->> 1 AS day_start, value ->> 2 AS day_end, value ->> 3 AS whole FROM json_each(?))
+const floorSql = (d: Dialect) => `(WITH p AS MATERIALIZED (SELECT CAST(? AS BIGINT) AS now_ms, CAST(? AS BIGINT) AS cutoff),
+  d AS MATERIALIZED (SELECT * FROM ${d.jsonRows([['center', 'int'], ['day_start', 'int'], ['day_end', 'int'], ['whole', 'int']])} AS j)
   SELECT
     x.session_id AS SessionId, x.interviewer_id AS InterviewerId, x.name AS Name, x.display_name AS DisplayName,
     x.call_center_id AS CallCenterId, x.login_time AS LoginTime,
     CASE WHEN ob.id IS NOT NULL THEN 'OnBreak' WHEN oc.id IS NOT NULL THEN 'OnCall' ELSE 'Waiting' END AS State,
     CASE WHEN ob.id IS NOT NULL THEN ob.time WHEN oc.id IS NOT NULL THEN oc.time
-      ELSE MAX(x.login_time, COALESCE(lc.time + lc.duration * 1000, 0), COALESCE(lb.time + lb.duration * 1000, 0)) END AS StateSince,
+      ELSE ${d.greatest('x.login_time', d.greatest('COALESCE(lc.time + lc.duration * 1000, 0)', 'COALESCE(lb.time + lb.duration * 1000, 0)'))} END AS StateSince,
     ob.break_type_id AS BreakTypeId, bt.name AS BreakTypeName,
-    (ob.id IS NOT NULL AND bt.max_minutes IS NOT NULL AND p.now_ms - ob.time > bt.max_minutes * 60000) AS BreakOverLimit,
+    ${d.int('ob.id IS NOT NULL AND bt.max_minutes IS NOT NULL AND p.now_ms - ob.time > bt.max_minutes * 60000')} AS BreakOverLimit,
     COALESCE(oc.survey_id, lc.survey_id) AS SurveyId,
-    CASE WHEN d.whole THEN
+    CASE WHEN d.whole = 1 THEN
       (SELECT COALESCE(SUM(k.n), 0) FROM call_totals k WHERE k.interviewer_id = x.interviewer_id
         AND k.bucket >= d.day_start / 900000 AND k.bucket < d.day_end / 900000)
     ELSE (SELECT COUNT(*) FROM calls c WHERE c.interviewer_id = x.interviewer_id
       AND c.time >= d.day_start AND c.time < d.day_end) END AS CallsToday,
-    CASE WHEN d.whole THEN
+    CASE WHEN d.whole = 1 THEN
       (SELECT COALESCE(SUM(k.n), 0) FROM call_counts k WHERE k.interviewer_id = x.interviewer_id
         AND k.extended_status IN (SELECT code FROM extended_statuses WHERE category = 'Complete')
         AND k.bucket >= d.day_start / 900000 AND k.bucket < d.day_end / 900000)
@@ -102,11 +104,19 @@ const FLOOR_SQL = `(WITH p AS MATERIALIZED (SELECT ? AS now_ms, ? AS cutoff),
 
 const f = (name: string, type: PropertyDef['type'], extra: Partial<PropertyDef> = {}) => p(name, `f.${name}`, type, extra);
 
-export const floorModel: EntityModel = {
+const floorModels = new Map<Dialect, EntityModel>();
+
+/** The read-only /cati/floor for the store's dialect (`floorModel(ctx.store.dialect)`; one model per dialect). */
+export function floorModel(d: Dialect): EntityModel {
+  let model = floorModels.get(d);
+  if (!model) floorModels.set(d, (model = { ...floorShape, from: floorSql(d) }));
+  return model;
+}
+
+const floorShape: EntityModel = {
   typeName: 'FloorRow',
   setName: 'floor',
   key: ['SessionId'],
-  from: FLOOR_SQL,
   properties: [
     f('SessionId', 'Edm.Int64'),
     f('InterviewerId', 'Edm.Int32'),

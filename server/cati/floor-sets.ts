@@ -64,7 +64,7 @@ export function floorParams(db: Db, now: number, staleSessionHours: number): unk
 export function floorSet(ctx: AppContext): EntitySetDef {
   const { db } = ctx;
   return {
-    model: floorModel,
+    model: floorModel(ctx.store.dialect),
     scope: () => ({ fromParams: floorParams(db, Date.now(), ctx.config.staleSessionHours) }),
   };
 }

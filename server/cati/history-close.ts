@@ -2,65 +2,80 @@
  * Closing what ingest left open (CONTRACT §9): `PATCH` of a call, a break or a session, and the rule that
  * an interviewer has at most one open session. A record closes once; a second PATCH is a 409.
  */
-import type { Db } from '../db/open.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import { publishChangeSync, wireRecord } from '../events/publisher.ts';
-import { queryEntitySync, type Row } from '../odata/collection-query.ts';
+import { publishChange, wireRecord } from '../events/publisher.ts';
+import { queryEntity, type Row } from '../odata/collection-query.ts';
 import { bodyObject, optInt, rejectUnknown } from './body-fields.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
 import { checkVersion } from './etag-check.ts';
+import type { EntityModel } from '../odata/model.ts';
 import { readVariables, recordTime } from './history-fields.ts';
 
 const NON_NEG = { min: 0, max: 2147483647 };
 
+/** An answer's value as stored (an upsert, as the answers are kept per survey, interview and name). */
+export const SET_VARIABLE = `INSERT INTO interview_variables (survey_id, interview_id, name, value) VALUES (?, ?, ?, ?)
+  ON CONFLICT (survey_id, interview_id, name) DO UPDATE SET value = excluded.value`;
+
+/** A record as the API returns it (wire form). */
+async function wire(db: Queryable, model: EntityModel, id: number): Promise<Record<string, unknown>> {
+  return wireRecord(model, (await queryEntity(db, model, id)) as Row);
+}
+
 /** A session as the API returns it (wire form). */
-export function sessionRecord(db: Db, id: number): Record<string, unknown> {
-  return wireRecord(sessionHistoryModel, queryEntitySync(db, sessionHistoryModel, id) as Row);
+export function sessionRecord(db: Queryable, id: number): Promise<Record<string, unknown>> {
+  return wire(db, sessionHistoryModel, id);
 }
 
 /**
  * Inside the ingest transaction, after session `id` (login at `login`) was inserted: closes the interviewer's
  * other open sessions that began no later, at `login`; and if one began later, closes this one at that time.
  */
-export function closeEarlierOpenSessions(db: Db, id: number, interviewer: number, login: number): { closed: Row[]; selfClosed: boolean } {
-  const earlier = db
-    .prepare('SELECT id FROM sessions WHERE interviewer_id = ? AND logout_time IS NULL AND id <> ? AND login_time <= ?')
-    .pluck()
-    .all(interviewer, id, login) as number[];
-  const close = db.prepare('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ?');
-  const closed = earlier.map((e) => {
-    close.run(login, e);
-    return queryEntitySync(db, sessionHistoryModel, e) as Row;
-  });
-  const later = db
-    .prepare('SELECT MIN(login_time) FROM sessions WHERE interviewer_id = ? AND logout_time IS NULL AND id <> ? AND login_time > ?')
-    .pluck()
-    .get(interviewer, id, login) as number | null;
+export async function closeEarlierOpenSessions(
+  db: Queryable,
+  id: number,
+  interviewer: number,
+  login: number,
+): Promise<{ closed: Row[]; selfClosed: boolean }> {
+  const earlier = await db.column<number>('SELECT id FROM sessions WHERE interviewer_id = ? AND logout_time IS NULL AND id <> ? AND login_time <= ?', [
+    interviewer, id, login,
+  ]);
+  const closed: Row[] = [];
+  for (const e of earlier) {
+    await db.run('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ?', [login, e]);
+    closed.push((await queryEntity(db, sessionHistoryModel, e)) as Row);
+  }
+  const later = (await db.value<number | null>(
+    'SELECT MIN(login_time) FROM sessions WHERE interviewer_id = ? AND logout_time IS NULL AND id <> ? AND login_time > ?',
+    [interviewer, id, login],
+  )) ?? null;
   const selfClosed =
-    later !== null && db.prepare('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ? AND logout_time IS NULL').run(later, id).changes > 0;
+    later !== null && (await db.run('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ? AND logout_time IS NULL', [later, id])).changes > 0;
   return { closed, selfClosed };
 }
 
 /** `PATCH /cati/interviewersessionhistory(id)` {LogoutTime}: closes an open session; a closed one → 409. */
-export function closeSession(db: Db, sessionId: number, body: unknown, ifMatch?: string): void {
+export async function closeSession(store: Store, sessionId: number, body: unknown, ifMatch?: string): Promise<void> {
   const b = bodyObject(body, '{"LogoutTime": "<date-time>"}');
   rejectUnknown(b, ['SessionId', 'LogoutTime']);
   if (b.SessionId !== undefined && b.SessionId !== sessionId) throw badRequest(`SessionId in the body does not match the key ${sessionId}`);
   const logout = recordTime(b.LogoutTime, 'LogoutTime');
-  const record = db.transaction(() => {
-    const row = db.prepare('SELECT login_time, logout_time, version FROM sessions WHERE id = ?').get(sessionId) as
-      | { login_time: number; logout_time: number | null; version: number }
-      | undefined;
+  const record = await store.transaction(async (tx) => {
+    const row = await tx.get<{ login_time: number; logout_time: number | null; version: number }>(
+      'SELECT login_time, logout_time, version FROM sessions WHERE id = ?',
+      [sessionId],
+    );
     if (!row) throw notFound(`Session ${sessionId} does not exist`);
     checkVersion(row.version, ifMatch);
     if (row.logout_time !== null) {
       throw conflict(`Session ${sessionId} is already closed (LogoutTime ${new Date(row.logout_time).toISOString()}); a closed session cannot be changed`);
     }
     if (logout < row.login_time) throw badRequest('LogoutTime is before the session\'s LoginTime');
-    db.prepare('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ?').run(logout, sessionId);
-    return sessionRecord(db, sessionId);
-  }).immediate();
-  publishChangeSync(db, { type: 'session', action: 'closed', id: sessionId, record });
+    await tx.run('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ?', [logout, sessionId]);
+    return sessionRecord(tx, sessionId);
+  });
+  await publishChange(store, { type: 'session', action: 'closed', id: sessionId, record });
 }
 
 /** Time, Duration (required) of a closing PATCH; the record must be open. */
@@ -78,40 +93,43 @@ function assertOpen(kind: string, id: number, row: { duration: number | null } |
 }
 
 /** `PATCH /cati/callhistory(id)` {Duration, ExtendedStatus, WaitingTime, Variables}: closes an open call. */
-export function closeCall(db: Db, id: number, body: unknown, ifMatch?: string): void {
+export async function closeCall(store: Store, id: number, body: unknown, ifMatch?: string): Promise<void> {
   const b = bodyObject(body, '{"Duration": seconds, "ExtendedStatus": code, "WaitingTime": seconds, "Variables": {...}}');
   rejectUnknown(b, ['Id', 'Time', 'Duration', 'ExtendedStatus', 'WaitingTime', 'Variables']);
   const { time, duration } = readClose(b, 'call', id);
   const status = optInt(b, 'ExtendedStatus', { nullable: true });
   const waiting = optInt(b, 'WaitingTime', NON_NEG);
   const variables = readVariables(b, '');
-  const record = db.transaction(() => {
-    const row = db.prepare('SELECT survey_id, interview_id, duration FROM calls WHERE id = ?').get(id) as
-      | { survey_id: string; interview_id: number | null; duration: number | null }
-      | undefined;
+  const record = await store.transaction(async (tx) => {
+    const row = await tx.get<{ survey_id: string; interview_id: number | null; duration: number | null }>(
+      'SELECT survey_id, interview_id, duration FROM calls WHERE id = ?',
+      [id],
+    );
     assertOpen('call', id, row);
     checkVersion(1, ifMatch);
     if (variables && row!.interview_id === null) throw badRequest('Variables need the call\'s InterviewId (answers are stored per survey and interview)');
-    db.prepare(`UPDATE calls SET duration = ?, time = COALESCE(?, time), extended_status = CASE WHEN ? THEN ? ELSE extended_status END,
-      waiting_time = COALESCE(?, waiting_time) WHERE id = ?`).run(duration, time ?? null, status === undefined ? 0 : 1, status ?? null, waiting ?? null, id);
-    const setVar = db.prepare('INSERT OR REPLACE INTO interview_variables (survey_id, interview_id, name, value) VALUES (?, ?, ?, ?)');
-    for (const [name, value] of variables ?? []) setVar.run(row!.survey_id, row!.interview_id, name, value);
-    return wireRecord(callHistoryModel, queryEntitySync(db, callHistoryModel, id) as Row);
-  }).immediate();
-  publishChangeSync(db, { type: 'call', action: 'closed', id, record });
+    await tx.run(
+      `UPDATE calls SET duration = ?, time = COALESCE(?, time), extended_status = CASE WHEN ? = 1 THEN ? ELSE extended_status END,
+      waiting_time = COALESCE(?, waiting_time) WHERE id = ?`,
+      [duration, time ?? null, status === undefined ? 0 : 1, status ?? null, waiting ?? null, id],
+    );
+    for (const [name, value] of variables ?? []) await tx.run(SET_VARIABLE, [row!.survey_id, row!.interview_id, name, value]);
+    return wire(tx, callHistoryModel, id);
+  });
+  await publishChange(store, { type: 'call', action: 'closed', id, record });
 }
 
 /** `PATCH /cati/breakhistory(id)` {Duration}: closes an open break. */
-export function closeBreak(db: Db, id: number, body: unknown, ifMatch?: string): void {
+export async function closeBreak(store: Store, id: number, body: unknown, ifMatch?: string): Promise<void> {
   const b = bodyObject(body, '{"Duration": seconds}');
   rejectUnknown(b, ['Id', 'Time', 'Duration']);
   const { time, duration } = readClose(b, 'break', id);
-  const record = db.transaction(() => {
-    const row = db.prepare('SELECT duration FROM breaks WHERE id = ?').get(id) as { duration: number | null } | undefined;
+  const record = await store.transaction(async (tx) => {
+    const row = await tx.get<{ duration: number | null }>('SELECT duration FROM breaks WHERE id = ?', [id]);
     assertOpen('break', id, row);
     checkVersion(1, ifMatch);
-    db.prepare('UPDATE breaks SET duration = ?, time = COALESCE(?, time) WHERE id = ?').run(duration, time ?? null, id);
-    return wireRecord(breakHistoryModel, queryEntitySync(db, breakHistoryModel, id) as Row);
-  }).immediate();
-  publishChangeSync(db, { type: 'break', action: 'closed', id, record });
+    await tx.run('UPDATE breaks SET duration = ?, time = COALESCE(?, time) WHERE id = ?', [duration, time ?? null, id]);
+    return wire(tx, breakHistoryModel, id);
+  });
+  await publishChange(store, { type: 'break', action: 'closed', id, record });
 }

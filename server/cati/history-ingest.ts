@@ -1,11 +1,11 @@
-import type { Db } from '../db/open.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
-import { publishChangesSync, wireRecord, type Change } from '../events/publisher.ts';
-import { prepareCached, type Row } from '../odata/collection-query.ts';
+import { publishChanges, wireRecord, type Change } from '../events/publisher.ts';
+import type { Row } from '../odata/collection-query.ts';
 import type { EntityModel } from '../odata/model.ts';
 import { bodyObject, optBool, optInt, optString, rejectUnknown, reqString, SURVEY_ID } from './body-fields.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
-import { closeEarlierOpenSessions, sessionRecord } from './history-close.ts';
+import { closeEarlierOpenSessions, sessionRecord, SET_VARIABLE } from './history-close.ts';
 import { readVariables, recordTime } from './history-fields.ts';
 
 /** History ingest batch limit (CONTRACT §7). */
@@ -30,6 +30,7 @@ interface ReadRecord {
 
 interface RecordSpec {
   fields: readonly string[];
+  /** The INSERT, answering the new id (`RETURNING id`). */
   insert: string;
   event: Change['type'];
   model: EntityModel;
@@ -56,7 +57,7 @@ const SPECS: Record<HistoryKind, RecordSpec> = {
   callhistory: {
     fields: ['Time', 'SurveyId', 'InterviewId', 'InterviewerId', 'TelephoneNumber', 'ExtendedStatus', 'Duration', 'WaitingTime', 'CallCenterId', 'Variables'],
     insert: `INSERT INTO calls (time, survey_id, interview_id, interviewer_id, telephone_number, extended_status, duration, waiting_time, call_center_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     event: 'call',
     model: callHistoryModel,
     row: ([Time, SurveyId, InterviewId, InterviewerId, TelephoneNumber, ExtendedStatus, Duration, WaitingTime, CallCenterId], Id) => ({
@@ -85,7 +86,7 @@ const SPECS: Record<HistoryKind, RecordSpec> = {
   breakhistory: {
     fields: ['Time', 'SurveyId', 'Duration', 'InterviewerId', 'CallCenterId', 'BreakTypeId', 'BreakTypeName', 'IsPaid'],
     insert: `INSERT INTO breaks (time, survey_id, duration, interviewer_id, call_center_id, break_type_id, break_type_name, is_paid)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     event: 'break',
     model: breakHistoryModel,
     row: ([Time, SurveyId, Duration, InterviewerId, CallCenterId, BreakTypeId, BreakTypeName, IsPaid], Id) => ({
@@ -108,7 +109,7 @@ const SPECS: Record<HistoryKind, RecordSpec> = {
   },
   interviewersessionhistory: {
     fields: ['CallCenterId', 'InterviewerId', 'LoginTime', 'LogoutTime'],
-    insert: 'INSERT INTO sessions (call_center_id, interviewer_id, login_time, logout_time) VALUES (?, ?, ?, ?)',
+    insert: 'INSERT INTO sessions (call_center_id, interviewer_id, login_time, logout_time) VALUES (?, ?, ?, ?) RETURNING id',
     event: 'session',
     model: sessionHistoryModel,
     row: ([CallCenterId, InterviewerId, LoginTime, LogoutTime], SessionId) => ({ SessionId, CallCenterId, InterviewerId, LoginTime, LogoutTime, '@etag': 1 }),
@@ -141,7 +142,7 @@ function recordsOf(body: unknown): { records: unknown[]; batch: boolean } {
  * record index; nothing is stored. A session closes the interviewer's earlier open session at its LoginTime.
  * After the commit every stored record (and every session closed by a login) is published to /events.
  */
-export function ingestHistory(db: Db, kind: HistoryKind, body: unknown): number[] {
+export async function ingestHistory(store: Store, kind: HistoryKind, body: unknown): Promise<number[]> {
   const spec = SPECS[kind];
   const { records, batch } = recordsOf(body);
   const rows = records.map((rec, i) => {
@@ -152,44 +153,42 @@ export function ingestHistory(db: Db, kind: HistoryKind, body: unknown): number[
     rejectUnknown(r, spec.fields, pre);
     return { pre, ...spec.read(r, pre) };
   });
-  const surveyOk = cachedCheck(db, 'SELECT 1 FROM surveys WHERE id = ?');
-  const interviewerOk = cachedCheck(db, 'SELECT 1 FROM interviewers WHERE id = ?');
-  const callCenterOk = cachedCheck(db, 'SELECT 1 FROM call_centers WHERE id = ?');
-  const insert = prepareCached(db, spec.insert);
-  const setVar = prepareCached(db, 'INSERT OR REPLACE INTO interview_variables (survey_id, interview_id, name, value) VALUES (?, ?, ?, ?)');
   const changes: Change[] = [];
-  const ids = db.transaction(() => {
+  const ids = await store.transaction(async (tx) => {
+    const surveyOk = cachedCheck(tx, 'SELECT 1 FROM surveys WHERE id = ?');
+    const interviewerOk = cachedCheck(tx, 'SELECT 1 FROM interviewers WHERE id = ?');
+    const callCenterOk = cachedCheck(tx, 'SELECT 1 FROM call_centers WHERE id = ?');
     const out: number[] = [];
     for (const row of rows) {
       const at = row.pre || 'Record 0: '; // a single record is index 0 of what was posted
-      if (row.survey !== null && !surveyOk(row.survey)) throw badRequest(`${at}unknown survey '${row.survey}'`);
-      if (row.interviewer !== null && !interviewerOk(row.interviewer)) throw badRequest(`${at}unknown interviewer ${row.interviewer}`);
-      if (!callCenterOk(row.callCenter)) throw badRequest(`${at}unknown call centre ${row.callCenter}`);
-      const id = Number(insert.run(...row.params).lastInsertRowid);
+      if (row.survey !== null && !(await surveyOk(row.survey))) throw badRequest(`${at}unknown survey '${row.survey}'`);
+      if (row.interviewer !== null && !(await interviewerOk(row.interviewer))) throw badRequest(`${at}unknown interviewer ${row.interviewer}`);
+      if (!(await callCenterOk(row.callCenter))) throw badRequest(`${at}unknown call centre ${row.callCenter}`);
+      const id = Number(await tx.value<number>(spec.insert, row.params));
       out.push(id);
-      for (const [name, value] of row.variables ?? []) setVar.run(row.survey, row.interviewId, name, value);
+      for (const [name, value] of row.variables ?? []) await tx.run(SET_VARIABLE, [row.survey, row.interviewId, name, value]);
       if (row.login === undefined) {
         changes.push({ type: spec.event, action: row.open ? 'opened' : 'created', id, record: wireRecord(spec.model, spec.row(row.params, id)) });
         continue;
       }
       // One open session per interviewer: this login closes the earlier open one (or, posted open before a
       // later open login, is closed by it). Records are captured now, as each change happened.
-      const { closed, selfClosed } = closeEarlierOpenSessions(db, id, row.interviewer!, row.login);
+      const { closed, selfClosed } = await closeEarlierOpenSessions(tx, id, row.interviewer!, row.login);
       for (const c of closed) changes.push({ type: 'session', action: 'closed', id: c.SessionId as number, record: wireRecord(sessionHistoryModel, c) });
-      changes.push({ type: 'session', action: row.open && !selfClosed ? 'opened' : 'created', id, record: sessionRecord(db, id) });
+      changes.push({ type: 'session', action: row.open && !selfClosed ? 'opened' : 'created', id, record: await sessionRecord(tx, id) });
     }
     return out;
-  }).immediate();
-  publishChangesSync(db, changes);
+  });
+  await publishChanges(store, changes);
   return ids;
 }
 
-function cachedCheck(db: Db, sql: string): (key: string | number) => boolean {
-  const stmt = prepareCached(db, sql, 'pluck');
+/** A reference check (`SELECT 1 ... WHERE id = ?`) remembered per key for one batch. */
+function cachedCheck(db: Queryable, sql: string): (key: string | number) => Promise<boolean> {
   const cache = new Map<string | number, boolean>();
-  return (key) => {
+  return async (key) => {
     let ok = cache.get(key);
-    if (ok === undefined) cache.set(key, (ok = stmt.get(key) !== undefined));
+    if (ok === undefined) cache.set(key, (ok = (await db.value(sql, [key])) !== undefined));
     return ok;
   };
 }

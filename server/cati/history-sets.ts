@@ -4,7 +4,8 @@
  * break or session).
  */
 import type { AppContext } from '../context.ts';
-import { checkSelect, queryEntitySync, type Row } from '../odata/collection-query.ts';
+import type { Store } from '../db/store.ts';
+import { checkSelect, queryEntity, type Row } from '../odata/collection-query.ts';
 import type { EntityModel } from '../odata/model.ts';
 import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
@@ -14,16 +15,16 @@ import { callHistoryWithVariablesModel, readHistoryWithVariablesRequest, variabl
 import { cheapPathApplies, historyWithVariablesPage, skipInSteps } from './history-with-variables-page.ts';
 
 function ingestRoute(ctx: AppContext, kind: HistoryKind): EntitySetDef['create'] {
-  return { permissions: ['cati_integrate'], handler: (c) => ok.json({ value: ingestHistory(ctx.db, kind, c.body) }, 201) };
+  return { permissions: ['cati_integrate'], handler: async (c) => ok.json({ value: await ingestHistory(ctx.store, kind, c.body) }, 201) };
 }
 
 /** PATCH closing an open record (cati_integrate), answering the closed record. */
-function closeRoute(ctx: AppContext, model: EntityModel, close: (db: AppContext['db'], id: number, body: unknown, ifMatch?: string) => void): Route {
+function closeRoute(ctx: AppContext, model: EntityModel, close: (store: Store, id: number, body: unknown, ifMatch?: string) => Promise<void>): Route {
   return {
     permissions: ['cati_integrate'],
-    handler: (c) => {
-      close(ctx.db, c.key as number, c.body, c.req.get('if-match'));
-      return ok.entity(model, queryEntitySync(ctx.db, model, c.key) as Row);
+    handler: async (c) => {
+      await close(ctx.store, c.key as number, c.body, c.req.get('if-match'));
+      return ok.entity(model, (await queryEntity(ctx.store, model, c.key)) as Row);
     },
   };
 }
@@ -45,23 +46,24 @@ export function historySets(ctx: AppContext): EntitySetDef[] {
 
 /** /callhistorywithvariables: a query-only set over a parameterised UNION ALL of calls, breaks and sessions. */
 export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
-  const { db } = ctx;
+  const { store } = ctx;
+  const model = callHistoryWithVariablesModel(store.dialect);
   return {
-    model: callHistoryWithVariablesModel,
+    model,
     get: false,
     list: {
       handler: async (c) => {
-        const request = readHistoryWithVariablesRequest(db, c.options.params);
+        const request = await readHistoryWithVariablesRequest(store, c.options.params);
         if (!c.exporting && cheapPathApplies(c.options)) {
-          await skipInSteps(db, request, c.options);
-          checkSelect(callHistoryWithVariablesModel, c.options.select);
-          const page = historyWithVariablesPage(db, request, c.options);
-          return ok.collection(callHistoryWithVariablesModel, { ...page, rows: page.rows.length ? variablesAttacher(db, request.variables)(page.rows) : [] });
+          await skipInSteps(store, request, c.options);
+          checkSelect(model, c.options.select);
+          const page = await historyWithVariablesPage(store, request, c.options);
+          return ok.collection(model, { ...page, rows: page.rows.length ? await variablesAttacher(store, request.variables)(page.rows) : [] });
         }
-        return c.query(callHistoryWithVariablesModel, {
+        return c.query(model, {
           scope: { fromParams: request.fromParams },
-          postProcess: variablesAttacher(db, request.variables),
-          exportColumns: variableExportColumns(request.variables),
+          postProcess: variablesAttacher(store, request.variables),
+          exportColumns: variableExportColumns(store.dialect, request.variables),
         });
       },
     },

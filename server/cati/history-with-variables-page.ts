@@ -5,32 +5,32 @@
  * NumberInOrder continues from the cursor kept in our `$skiptoken` (which still reads as the generic
  * `NumberInOrder` token). Other shapes fall back to the generic query over the union.
  */
-import type { Db } from '../db/open.ts';
+import type { Dialect } from '../db/dialect.ts';
+import type { Queryable } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
-import { prepareCached, type CollectionPage, type Row } from '../odata/collection-query.ts';
+import type { CollectionPage, Row } from '../odata/collection-query.ts';
 import { QUERY_LIMITS, type QueryOptions } from '../odata/query-options.ts';
-import type { HistoryWithVariablesRequest } from './history-with-variables.ts';
+import { surveysIn, type HistoryWithVariablesRequest } from './history-with-variables.ts';
 
-/** One source of the union: its order rank, table, time column, SELECT list and extra condition. */
+/** One source of the union: its order rank, table, time column, SELECT list and survey column (if it has one). */
 interface Source {
   ord: number;
   from: string;
   id: string;
   time: string;
   select: string;
-  where: string;
+  survey?: string;
   enabled: (r: HistoryWithVariablesRequest) => boolean;
 }
 
-const SURVEYS = (col: string) => `(@surveys IS NULL OR ${col} IN (SELECT value FROM json_each(@surveys)))`;
 const SOURCES: Source[] = [
-  { ord: 0, from: 'calls c', id: 'c.id', time: 'c.time', where: SURVEYS('c.survey_id'), enabled: () => true,
+  { ord: 0, from: 'calls c', id: 'c.id', time: 'c.time', survey: 'c.survey_id', enabled: () => true,
     select: `'Call', 0, c.id, c.time, c.survey_id, c.interview_id, c.interviewer_id, c.telephone_number, c.extended_status, c.duration, c.waiting_time, c.call_center_id` },
-  { ord: 1, from: 'breaks b', id: 'b.id', time: 'b.time', where: SURVEYS('b.survey_id'), enabled: (r) => r.breaks,
+  { ord: 1, from: 'breaks b', id: 'b.id', time: 'b.time', survey: 'b.survey_id', enabled: (r) => r.breaks,
     select: `'Break', 1, b.id, b.time, b.survey_id, NULL, b.interviewer_id, NULL, NULL, b.duration, NULL, b.call_center_id` },
-  { ord: 2, from: 'sessions x', id: 'x.id', time: 'x.login_time', where: '1', enabled: (r) => r.logins,
+  { ord: 2, from: 'sessions x', id: 'x.id', time: 'x.login_time', enabled: (r) => r.logins,
     select: `'Login', 2, x.id, x.login_time, NULL, NULL, x.interviewer_id, NULL, NULL, NULL, NULL, x.call_center_id` },
-  { ord: 3, from: 'sessions x', id: 'x.id', time: 'x.logout_time', where: '1', enabled: (r) => r.logins,
+  { ord: 3, from: 'sessions x', id: 'x.id', time: 'x.logout_time', enabled: (r) => r.logins,
     select: `'Logout', 3, x.id, x.logout_time, NULL, NULL, x.interviewer_id, NULL, NULL, (x.logout_time - x.login_time) / 1000, NULL, x.call_center_id` },
 ];
 
@@ -52,12 +52,24 @@ function readToken(text: string): Token | undefined {
   }
 }
 
+interface Condition {
+  sql: string;
+  params: unknown[];
+}
+
+/** The request's window (and surveys) for one source. */
+function window(d: Dialect, s: Source, r: HistoryWithVariablesRequest): Condition {
+  const sql = `${s.time} >= ? AND ${s.time} < ?`;
+  if (!s.survey) return { sql, params: [r.start, r.end] };
+  return { sql: `${sql} AND ${surveysIn(d, s.survey)}`, params: [r.start, r.end, r.surveysJson, r.surveysJson] };
+}
+
 /** The condition "after the cursor" for one source (rows order by time, then source rank, then id). */
-function after(s: Source, c: Cursor | undefined): string {
-  if (!c) return '1';
-  if (s.ord > c[1]) return `${s.time} >= @t`;
-  if (s.ord < c[1]) return `${s.time} > @t`;
-  return `${s.time} >= @t AND (${s.time} > @t OR ${s.id} > @i)`;
+function after(s: Source, c: Cursor | undefined): Condition {
+  if (!c) return { sql: '1 = 1', params: [] };
+  if (s.ord > c[1]) return { sql: `${s.time} >= ?`, params: [c[0]] };
+  if (s.ord < c[1]) return { sql: `${s.time} > ?`, params: [c[0]] };
+  return { sql: `${s.time} >= ? AND (${s.time} > ? OR ${s.id} > ?)`, params: [c[0], c[0], c[2]] };
 }
 
 /** Whether the request can take the cheap path: time order, no $filter, and a token of ours if any. */
@@ -69,22 +81,34 @@ export function cheapPathApplies(options: QueryOptions): boolean {
 }
 
 /** Reads one page (with $count when asked) along the cheap path; rows keyed by property name. */
-export function historyWithVariablesPage(db: Db, request: HistoryWithVariablesRequest, options: QueryOptions, pageSize = QUERY_LIMITS.pageSize): CollectionPage {
+export async function historyWithVariablesPage(
+  db: Queryable,
+  request: HistoryWithVariablesRequest,
+  options: QueryOptions,
+  pageSize = QUERY_LIMITS.pageSize,
+): Promise<CollectionPage> {
   const sources = SOURCES.filter((s) => s.enabled(request));
-  const bind = { start: request.start, end: request.end, surveys: request.surveysJson };
-  const window = (s: Source) => `${s.time} >= @start AND ${s.time} < @end AND ${s.where}`;
-  const count = options.count
-    ? sources.reduce((n, s) => n + (prepareCached(db, `SELECT count(*) FROM ${s.from} WHERE ${window(s)}`, 'pluck').get(bind) as number), 0)
-    : undefined;
+  let count: number | undefined;
+  if (options.count) {
+    count = 0;
+    for (const s of sources) {
+      const w = window(db.dialect, s, request);
+      count += (await db.value<number>(`SELECT count(*) FROM ${s.from} WHERE ${w.sql}`, w.params)) ?? 0;
+    }
+  }
   const token = options.skiptoken === undefined ? undefined : readToken(options.skiptoken);
   if (options.skiptoken !== undefined && !token) throw badRequest('Invalid $skiptoken: use the @odata.nextLink of the previous page');
   const skip = options.skip ?? 0;
   const take = options.top ?? pageSize + 1;
   if (take === 0) return { rows: [], count };
   const cursor = token?.c;
-  const params = { ...bind, t: cursor?.[0] ?? 0, i: cursor?.[2] ?? 0, n: skip + take };
-  const merged = sources
-    .flatMap((s) => prepareCached(db, `SELECT ${s.select} FROM ${s.from} WHERE ${window(s)} AND ${after(s, cursor)} ORDER BY ${s.time}, ${s.id} LIMIT @n`).raw(true).all(params) as unknown[][])
+  const read: unknown[][] = [];
+  for (const s of sources) {
+    const w = window(db.dialect, s, request);
+    const a = after(s, cursor);
+    read.push(...(await db.rows(`SELECT ${s.select} FROM ${s.from} WHERE ${w.sql} AND ${a.sql} ORDER BY ${s.time}, ${s.id} LIMIT ?`, [...w.params, ...a.params, skip + take])));
+  }
+  const merged = read
     .sort((a, b) => (a[3] as number) - (b[3] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number))
     .slice(skip, skip + take);
   const first = (token ? token.v[0] + 1 : 0) + skip;
@@ -99,7 +123,7 @@ export function historyWithVariablesPage(db: Db, request: HistoryWithVariablesRe
     const next: Token = { o: 'NumberInOrder+', v: [first + pageSize - 1], c: [last[3] as number, last[1] as number, last[2] as number] };
     nextSkiptoken = Buffer.from(JSON.stringify(next)).toString('base64url');
   }
-  addNames(db, rows);
+  await addNames(db, rows);
   return { rows, count, nextSkiptoken };
 }
 
@@ -110,9 +134,9 @@ const SKIP_STEP = 2000;
  * Turns a large `$skip` into our `$skiptoken` SKIP_STEP rows at a time, yielding between steps, so the
  * page itself merges only a small remainder (CONTRACT §13). Mutates `options`.
  */
-export async function skipInSteps(db: Db, request: HistoryWithVariablesRequest, options: QueryOptions): Promise<void> {
+export async function skipInSteps(db: Queryable, request: HistoryWithVariablesRequest, options: QueryOptions): Promise<void> {
   for (let i = 0; (options.skip ?? 0) > SKIP_STEP && i < 1_000_000; i++) {
-    const step = historyWithVariablesPage(db, request, { ...options, skip: 0, top: undefined, count: false }, SKIP_STEP);
+    const step = await historyWithVariablesPage(db, request, { ...options, skip: 0, top: undefined, count: false }, SKIP_STEP);
     if (!step.nextSkiptoken) return; // fewer rows remain than one step: the page merges them
     options.skiptoken = step.nextSkiptoken;
     options.skip = options.skip! - SKIP_STEP;
@@ -121,11 +145,11 @@ export async function skipInSteps(db: Db, request: HistoryWithVariablesRequest, 
 }
 
 /** SurveyName and InterviewerName of a page, one query each. */
-function addNames(db: Db, rows: Row[]): void {
-  const names = (table: string, ids: unknown[]) =>
-    new Map((prepareCached(db, `SELECT id, name FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`).raw(true).all(JSON.stringify([...new Set(ids)])) as [unknown, string][]));
-  const surveys = names('surveys', rows.map((r) => r.SurveyId).filter((x) => x !== null));
-  const interviewers = names('interviewers', rows.map((r) => r.InterviewerId).filter((x) => x !== null));
+async function addNames(db: Queryable, rows: Row[]): Promise<void> {
+  const names = async (table: string, type: 'int' | 'text', ids: unknown[]) =>
+    new Map((await db.rows(`SELECT id, name FROM ${table} WHERE id IN ${db.dialect.jsonValues(type)}`, [JSON.stringify([...new Set(ids)])])) as [unknown, string][]);
+  const surveys = await names('surveys', 'text', rows.map((r) => r.SurveyId).filter((x) => x !== null));
+  const interviewers = await names('interviewers', 'int', rows.map((r) => r.InterviewerId).filter((x) => x !== null));
   for (const r of rows) {
     r.SurveyName = surveys.get(r.SurveyId) ?? null;
     r.InterviewerName = interviewers.get(r.InterviewerId) ?? null;

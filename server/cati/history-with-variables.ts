@@ -4,8 +4,9 @@
  * parameters as bound `?` values; the OData engine filters, sorts and pages on top of it in SQL.
  * NumberInOrder is the 0-based row number in time order after the parameters' filtering.
  */
-import type { Db } from '../db/open.ts';
-import { prepareCached, type Row } from '../odata/collection-query.ts';
+import type { Dialect } from '../db/dialect.ts';
+import type { Queryable } from '../db/store.ts';
+import type { Row } from '../odata/collection-query.ts';
 import { badRequest } from '../errors.ts';
 import type { ExportColumns } from '../odata/export-stream.ts';
 import type { EntityModel, PropertyDef } from '../odata/model.ts';
@@ -19,15 +20,18 @@ const MAX_TIME = 8.64e15;
  */
 export const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 
-const SUBQUERY = `(
+/** The surveys filter over a JSON array parameter, null = every survey (both bound to the same value). */
+export const surveysIn = (d: Dialect, column: string) => `(CAST(? AS TEXT) IS NULL OR ${column} IN ${d.jsonValues('text')})`;
+
+const subquery = (d: Dialect) => `(
   SELECT ROW_NUMBER() OVER (ORDER BY e.time, e.ord, e.id) - 1 AS number_in_order, e.*, s.name AS survey_name, i.name AS interviewer_name
   FROM (
     SELECT 'Call' AS event_type, 0 AS ord, c.id, c.time, c.survey_id, c.interview_id, c.interviewer_id, c.telephone_number,
       c.extended_status, c.duration, c.waiting_time, c.call_center_id
-    FROM calls c WHERE c.time >= ? AND c.time < ? AND (? IS NULL OR c.survey_id IN (SELECT value FROM json_each(?)))
+    FROM calls c WHERE c.time >= ? AND c.time < ? AND ${surveysIn(d, 'c.survey_id')}
     UNION ALL
     SELECT 'Break', 1, b.id, b.time, b.survey_id, NULL, b.interviewer_id, NULL, NULL, b.duration, NULL, b.call_center_id
-    FROM breaks b WHERE ? = 1 AND b.time >= ? AND b.time < ? AND (? IS NULL OR b.survey_id IN (SELECT value FROM json_each(?)))
+    FROM breaks b WHERE ? = 1 AND b.time >= ? AND b.time < ? AND ${surveysIn(d, 'b.survey_id')}
     UNION ALL
     SELECT 'Login', 2, x.id, x.login_time, NULL, NULL, x.interviewer_id, NULL, NULL, NULL, NULL, x.call_center_id
     FROM sessions x WHERE ? = 1 AND x.login_time >= ? AND x.login_time < ?
@@ -43,12 +47,19 @@ const p = (name: string, column: string, type: PropertyDef['type'], extra: Parti
   name, column: `h.${column}`, type, nullable: true, ...extra,
 });
 
-/** The keyless query type; NumberInOrder serves as its key for stable paging. */
-export const callHistoryWithVariablesModel: EntityModel = {
+const models = new Map<Dialect, EntityModel>();
+
+/** The keyless query type for the store's dialect (one model per dialect); NumberInOrder serves as its key for stable paging. */
+export function callHistoryWithVariablesModel(d: Dialect): EntityModel {
+  let model = models.get(d);
+  if (!model) models.set(d, (model = { ...shape, from: subquery(d) }));
+  return model;
+}
+
+const shape: EntityModel = {
   typeName: 'CallHistoryWithVariables',
   setName: 'callhistorywithvariables',
   key: ['NumberInOrder'],
-  from: SUBQUERY,
   properties: [
     p('NumberInOrder', 'number_in_order', 'Edm.Int64', { nullable: false }),
     p('EventType', 'event_type', 'Edm.String', { nullable: false, enumName: 'EventType', enumValues: ['Call', 'Break', 'Login', 'Logout'] }),
@@ -105,7 +116,7 @@ const splitList = (v: string | undefined) => (v ?? '').split(/[,;]/).map((s) => 
  * naming it), startTime inclusive / endTime exclusive (startTime defaults to 24 hours before endTime or
  * now: DEFAULT_WINDOW_MS), the two boolean flags.
  */
-export function readHistoryWithVariablesRequest(db: Db, params: Record<string, string>, now = Date.now()): HistoryWithVariablesRequest {
+export async function readHistoryWithVariablesRequest(db: Queryable, params: Record<string, string>, now = Date.now()): Promise<HistoryWithVariablesRequest> {
   const known = new Set(['startTime', 'endTime', 'includeBreakTimes', 'includeLoginLogoutInfo', 'surveyIds', 'variables']);
   for (const name of Object.keys(params)) {
     if (!known.has(name)) {
@@ -123,17 +134,21 @@ export function readHistoryWithVariablesRequest(db: Db, params: Record<string, s
   const requested = splitList(params.surveyIds);
   if (params.surveyIds !== undefined) {
     if (requested.length === 0) throw badRequest('surveyIds is empty; give survey ids such as p12345678 separated by , or ;');
-    const exists = db.prepare(`SELECT 1 FROM surveys WHERE id = ? AND state <> 'SoftDeleted'`).pluck();
-    surveys = [...new Set(requested.filter((id) => SURVEY_ID.test(id) && exists.get(id) !== undefined))];
+    const known = new Set(
+      await db.column<string>(`SELECT id FROM surveys WHERE id IN ${db.dialect.jsonValues('text')} AND state <> 'SoftDeleted'`, [
+        JSON.stringify(requested.filter((id) => SURVEY_ID.test(id))),
+      ]),
+    );
+    surveys = [...new Set(requested.filter((id) => known.has(id)))];
     if (surveys.length === 0) throw badRequest(`surveyIds: none of ${requested.join(', ')} is a known survey`);
   }
 
   const variables = [...new Set(splitList(params.variables))];
-  const available = db.prepare(`SELECT 1 FROM survey_variables WHERE name = ? COLLATE NOCASE AND available_as_cati_filter = 1
-    AND (? IS NULL OR survey_id IN (SELECT value FROM json_each(?)))`).pluck();
+  const available = `SELECT 1 FROM survey_variables WHERE ${db.dialect.equalsIgnoreCase('name', '?')} AND available_as_cati_filter = 1
+    AND ${surveysIn(db.dialect, 'survey_id')} LIMIT 1`;
   const surveysJson = surveys ? JSON.stringify(surveys) : null;
   for (const v of variables) {
-    if (available.get(v, surveysJson, surveysJson) === undefined) {
+    if ((await db.value(available, [v, surveysJson, surveysJson])) === undefined) {
       throw badRequest(`Variable '${v}' is not available as CATI filter in ${surveys ? `the surveys ${surveys.join(', ')}` : 'any survey'}`);
     }
   }
@@ -156,24 +171,25 @@ const fold = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
  * Adds `Variables: [{Name, Value}]` to each row of a page: the interview's answers, null where the survey
  * lacks one as CATI filter. Two queries per page, never one per row.
  */
-export function variablesAttacher(db: Db, variables: string[]): (rows: Row[]) => Row[] {
+export function variablesAttacher(db: Queryable, variables: string[]): (rows: Row[]) => Promise<Row[]> {
   const folded = variables.map(fold);
-  return (rows) => {
+  const d = db.dialect;
+  return async (rows) => {
     const interviews = rows.filter((r) => r.SurveyId !== null && r.InterviewId !== null).map((r) => [r.SurveyId, r.InterviewId]);
     const surveys = [...new Set(interviews.map(([s]) => s))];
     const filterVars = new Set(
-      (prepareCached(db, `SELECT survey_id || '|' || lower(name) FROM survey_variables
-        WHERE available_as_cati_filter = 1 AND survey_id IN (SELECT value FROM json_each(?))`, 'pluck').all(JSON.stringify(surveys)) as string[]),
+      await db.column<string>(`SELECT survey_id || '|' || lower(name) FROM survey_variables
+        WHERE available_as_cati_filter = 1 AND survey_id IN ${d.jsonValues('text')}`, [JSON.stringify(surveys)]),
     );
     const values = new Map<string, string | null>();
     if (variables.length > 0 && interviews.length > 0) {
-      const found = prepareCached(db, `SELECT v.survey_id || '|' || v.interview_id || '|' || lower(v.name) AS k, v.value
-        FROM (SELECT DISTINCT json_extract(value, '$[0]') AS s, json_extract(value, '$[1]') AS i FROM json_each(?)) w
+      const found = await db.all<{ k: string; value: string | null }>(
+        `SELECT v.survey_id || '|' || v.interview_id || '|' || lower(v.name) AS k, v.value
+        FROM (SELECT DISTINCT s, i FROM ${d.jsonRows([['s', 'text'], ['i', 'int']])} AS j) w
         JOIN interview_variables v ON v.survey_id = w.s AND v.interview_id = w.i
-        WHERE lower(v.name) IN (SELECT value FROM json_each(?)) ORDER BY v.survey_id, v.interview_id, v.name`).all(
-        JSON.stringify(interviews),
-        JSON.stringify(folded),
-      ) as { k: string; value: string | null }[];
+        WHERE lower(v.name) IN ${d.jsonValues('text')} ORDER BY v.survey_id, v.interview_id, v.name`,
+        [JSON.stringify(interviews), JSON.stringify(folded)],
+      );
       for (const f of found) if (!values.has(f.k)) values.set(f.k, f.value);
     }
     for (const row of rows) {
@@ -194,7 +210,7 @@ export function variablesAttacher(db: Db, variables: string[]): (rows: Row[]) =>
  * null unless the row's survey offers the variable as CATI filter. Absent when the rows no longer carry
  * SurveyId and InterviewId (e.g. aggregated by `$apply`).
  */
-export function variableExportColumns(variables: string[]): ExportColumns {
+export function variableExportColumns(d: Dialect, variables: string[]): ExportColumns {
   return {
     names: variables,
     sql(column) {
@@ -202,8 +218,8 @@ export function variableExportColumns(variables: string[]): ExportColumns {
       const interview = column('InterviewId');
       if (!survey || !interview) return undefined;
       return variables.map((name) => ({
-        sql: `(SELECT iv.value FROM interview_variables iv WHERE iv.survey_id = ${survey} AND iv.interview_id = ${interview} AND iv.name = ? COLLATE NOCASE
-          AND EXISTS (SELECT 1 FROM survey_variables sv WHERE sv.survey_id = ${survey} AND sv.name = ? COLLATE NOCASE AND sv.available_as_cati_filter = 1))`,
+        sql: `(SELECT iv.value FROM interview_variables iv WHERE iv.survey_id = ${survey} AND iv.interview_id = ${interview} AND ${d.equalsIgnoreCase('iv.name', '?')}
+          AND EXISTS (SELECT 1 FROM survey_variables sv WHERE sv.survey_id = ${survey} AND ${d.equalsIgnoreCase('sv.name', '?')} AND sv.available_as_cati_filter = 1))`,
         params: [name, name],
       }));
     },

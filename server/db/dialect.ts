@@ -26,6 +26,12 @@ export interface Dialect {
   isSame(a: string, b: string): string;
   /** An ORDER BY term with SQLite's NULL placement on both engines: NULLs first ascending, last descending. */
   orderTerm(expr: string, desc: boolean): string;
+  /**
+   * The rows of a JSON array of arrays bound as one `?` parameter (`[[1, "a"], [2, "b"]]`), as a subquery whose
+   * columns are the inner arrays' elements in order, named and typed by `columns`:
+   * `FROM ${d.jsonRows([['id', 'int'], ['name', 'text']])} AS t`, bound with `JSON.stringify(rows)`.
+   */
+  jsonRows(columns: readonly (readonly [name: string, type: 'int' | 'text'])[]): string;
 }
 
 export const sqliteDialect: Dialect = {
@@ -39,6 +45,7 @@ export const sqliteDialect: Dialect = {
   groupConcat: (e, sep) => `group_concat(${e}, ${sep})`,
   isSame: (a, b) => `${a} IS ${b}`,
   orderTerm: (e, desc) => `${e} ${desc ? 'DESC' : 'ASC'}`,
+  jsonRows: (columns) => `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')} FROM json_each(?))`,
 };
 
 export const postgresDialect: Dialect = {
@@ -52,4 +59,7 @@ export const postgresDialect: Dialect = {
   groupConcat: (e, sep) => `string_agg(${e}, ${sep})`,
   isSame: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
   orderTerm: (e, desc) => `${e} ${desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`,
+  jsonRows: (columns) =>
+    `(SELECT ${columns.map(([name, type], i) => (type === 'int' ? `(e.value ->> ${i})::bigint AS ${name}` : `e.value ->> ${i} AS ${name}`)).join(', ')}
+      FROM json_array_elements(?::json) AS e(value))`,
 };

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import { databaseFile, defaultConfig } from '../../server/config.ts';
 import { floorParams } from '../../server/cati/floor-sets.ts';
 import { floorModel } from '../../server/cati/floor-models.ts';
+import { sqliteDialect } from '../../server/db/dialect.ts';
 import { openDatabase } from '../../server/db/open.ts';
 import { selectList } from '../../server/odata/collection-query.ts';
 import { startServer } from '../../server/server.ts';
@@ -21,7 +22,7 @@ const supervisors = Array.from({ length: 6 }, (_, i) => keys.create(`bench-super
 const dialer = keys.create('bench-dialer', ['cati_integrate']).key;
 
 const db = openDatabase(databaseFile(dataDir));
-const select = db.prepare(`SELECT ${selectList(floorModel)} FROM ${floorModel.from} ORDER BY f.SessionId LIMIT ? OFFSET 0`);
+const select = db.prepare(`SELECT ${selectList(floorModel(sqliteDialect))} FROM ${floorModel(sqliteDialect).from} ORDER BY f.SessionId LIMIT ? OFFSET 0`);
 const bare = createServer((req, res) => {
   if (req.headers.authorization !== `Bearer ${KEY}`) {
     res.writeHead(401).end();

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { floorParams } from '../../server/cati/floor-sets.ts';
 import { serverTimeZone, todayIn } from '../../server/cati/time-zones.ts';
 import { floorModel } from '../../server/cati/floor-models.ts';
+import { sqliteDialect } from '../../server/db/dialect.ts';
 import { listMigrations, openDatabase } from '../../server/db/open.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
 import { selectList } from '../../server/odata/collection-query.ts';
@@ -48,7 +49,7 @@ describe('call_counts and call_totals (migration 015): the summaries behind the 
       db.prepare("INSERT INTO interviewers (id, name, call_center_id) VALUES (?, ?, 1) ON CONFLICT DO NOTHING").run(id, `i${id}`);
       db.prepare('INSERT INTO sessions (interviewer_id, call_center_id, login_time) VALUES (?, 1, ?)').run(id, login);
     }
-    const sql = `SELECT ${selectList(floorModel)} FROM ${floorModel.from} ORDER BY f.SessionId`;
+    const sql = `SELECT ${selectList(floorModel(sqliteDialect))} FROM ${floorModel(sqliteDialect).from} ORDER BY f.SessionId`;
     const params = floorParams(db, noon + 2 * 3_600_000, 24);
     const days = JSON.parse(params[2] as string) as number[][];
     expect(days.every((d) => d[3] === 1)).toBe(true);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import {
   groupAssignOnCall, groupAssignOnSurvey, groupAssignments, groupMemberIds, interviewerAssignments, interviewerAssignOnCall,
   interviewerAssignOnSurvey, interviewerCleanAssignments, interviewerDeAssignFromSurvey, surveyAssignments,
@@ -201,37 +202,39 @@ describe('assignment rules', () => {
 });
 
 describe('history ingest', () => {
+  let store: SqliteStore; // over the test's connection, which afterEach closes
   beforeEach(async () => {
+    store = new SqliteStore(db, join(dir, 'cati.sqlite'));
     createSurvey(db, { SurveyId: 'p1', SurveyName: 'S', Variables: [{ Name: 'Region', AvailableAsCatiFilter: true }] });
     await createInterviewer(db, { Name: 'i' });
   });
   const call = (extra: Record<string, unknown> = {}) => ({ Time: '2026-11-02T10:00:00+01:00', SurveyId: 'p1', TelephoneNumber: '31201234567', InterviewerId: 1, ...extra });
 
-  it('stores a batch in order and answers the ids; times with an offset are stored as UTC epoch ms', () => {
-    const ids = ingestHistory(db, 'callhistory', { value: [call(), call({ InterviewId: 5, Variables: { Region: 'North' } })] });
+  it('stores a batch in order and answers the ids; times with an offset are stored as UTC epoch ms', async () => {
+    const ids = await ingestHistory(store, 'callhistory', { value: [call(), call({ InterviewId: 5, Variables: { Region: 'North' } })] });
     expect(ids).toHaveLength(2);
     expect(ids[1]).toBe(ids[0]! + 1);
     expect(db.prepare('SELECT time FROM calls WHERE id = ?').pluck().get(ids[0])).toBe(Date.UTC(2026, 10, 2, 9));
     expect(db.prepare('SELECT value FROM interview_variables WHERE survey_id = ? AND interview_id = 5').pluck().get('p1')).toBe('North');
   });
 
-  it('a referential error names the record index and stores nothing', () => {
-    const e = status(() => ingestHistory(db, 'callhistory', { value: [call(), call({ SurveyId: 'p2' })] }));
+  it('a referential error names the record index and stores nothing', async () => {
+    const e = await asyncStatus(() => ingestHistory(store, 'callhistory', { value: [call(), call({ SurveyId: 'p2' })] }));
     expect(e).toMatchObject({ status: 400, message: expect.stringContaining('Record 1') });
     expect(db.prepare('SELECT COUNT(*) FROM calls').pluck().get()).toBe(0);
-    expect(status(() => ingestHistory(db, 'breakhistory', { Time: '2026-11-02T10:00:00Z', InterviewerId: 9, BreakTypeId: 1, BreakTypeName: 'Coffee' }))).toMatchObject({ status: 400 });
+    expect(await asyncStatus(() => ingestHistory(store, 'breakhistory', { Time: '2026-11-02T10:00:00Z', InterviewerId: 9, BreakTypeId: 1, BreakTypeName: 'Coffee' }))).toMatchObject({ status: 400 });
   });
 
-  it('refuses more than 10000 records', () => {
-    expect(status(() => ingestHistory(db, 'callhistory', { value: Array.from({ length: 10001 }, () => call()) }))).toMatchObject({ status: 400 });
+  it('refuses more than 10000 records', async () => {
+    expect(await asyncStatus(() => ingestHistory(store, 'callhistory', { value: Array.from({ length: 10001 }, () => call()) }))).toMatchObject({ status: 400 });
   });
 
-  it('closes a session with PATCH semantics; a LogoutTime before LoginTime is 400', () => {
-    const [id] = ingestHistory(db, 'interviewersessionhistory', { InterviewerId: 1, LoginTime: '2026-11-02T08:00:00Z' });
-    expect(status(() => closeSession(db, id!, { LogoutTime: '2026-11-02T07:00:00Z' }))).toMatchObject({ status: 400 });
-    closeSession(db, id!, { LogoutTime: '2026-11-02T12:00:00Z' });
+  it('closes a session with PATCH semantics; a LogoutTime before LoginTime is 400', async () => {
+    const [id] = await ingestHistory(store, 'interviewersessionhistory', { InterviewerId: 1, LoginTime: '2026-11-02T08:00:00Z' });
+    expect(await asyncStatus(() => closeSession(store, id!, { LogoutTime: '2026-11-02T07:00:00Z' }))).toMatchObject({ status: 400 });
+    await closeSession(store, id!, { LogoutTime: '2026-11-02T12:00:00Z' });
     expect(db.prepare('SELECT logout_time FROM sessions WHERE id = ?').pluck().get(id)).toBe(Date.UTC(2026, 10, 2, 12));
-    expect(status(() => closeSession(db, 999, { LogoutTime: '2026-11-02T12:00:00Z' }))).toMatchObject({ status: 404 });
+    expect(await asyncStatus(() => closeSession(store, 999, { LogoutTime: '2026-11-02T12:00:00Z' }))).toMatchObject({ status: 404 });
   });
 });
 
