@@ -5,6 +5,7 @@ import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts
 import { checkPhoneRegion } from './cati/phone-region.ts';
 import { databaseFile, defaultConfig, DEFAULT_PORT, type RateLimit, type UnsubscribeRateLimits } from './config.ts';
 import { openDatabase } from './db/open.ts';
+import { SqliteStore } from './db/sqlite-store.ts';
 import { localBrowserUrl, runningServer } from './run-lock.ts';
 import { startServer } from './server.ts';
 import { TlsFileError } from './tls.ts';
@@ -194,12 +195,12 @@ async function seed(args: string[]) {
   const calls = intOption('calls', values.calls, 1_000_000);
   const days = intOption('days', values.days, 30, 36_500);
   if (days < 1) fail('--days must be at least 1');
-  const db = openDatabase(databaseFile(resolve(values['data-dir'] ?? './data')));
+  const store = SqliteStore.open(databaseFile(resolve(values['data-dir'] ?? './data')));
   try {
     const { seedCalls } = await import('./demo/demo.ts');
-    seedCalls(db, calls, (line) => process.stdout.write(`${line}\n`), days);
+    await seedCalls(store, calls, (line) => process.stdout.write(`${line}\n`), days);
   } finally {
-    db.close();
+    await store.close();
   }
 }
 

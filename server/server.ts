@@ -65,13 +65,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   if (config.demo) {
     const { loadDemoIfEmpty } = await import('./demo/demo.ts');
-    loadDemoIfEmpty(db, config);
+    await loadDemoIfEmpty(store, config);
   }
   let live: { stop(): Promise<void> } | undefined;
   if (config.demoLive) {
     const { startDemoLive } = await import('./demo/demo-live.ts');
     const loopback = /^(0\.0\.0\.0|::)$/.test(config.host) ? `127.0.0.1:${port}` : `${host}:${port}`;
-    live = startDemoLive(ctx, `${config.tlsCert ? 'https' : 'http'}://${loopback}`);
+    live = await startDemoLive(ctx, `${config.tlsCert ? 'https' : 'http'}://${loopback}`);
   }
 
   let closing: Promise<void> | undefined;

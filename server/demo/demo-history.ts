@@ -1,4 +1,5 @@
-import type { Db } from '../db/open.ts';
+import { insertMany } from '../db/bulk.ts';
+import type { Queryable } from '../db/store.ts';
 import type { DemoBase } from './demo-entities.ts';
 import { CALL_OUTCOMES } from './demo-names.ts';
 import type { Rng } from './prng.ts';
@@ -21,12 +22,21 @@ function phoneNumber(rng: Rng): string {
 
 /**
  * Benchmark calls (`npm run seed`; the demo's own history comes from demo-shifts.ts and is consistent with
- * sessions). Inserts `count` calls spread over the working hours of the last `days` days, in time order, through one
- * prepared statement (the caller holds the transaction). Returns the number inserted.
+ * sessions). Inserts `count` calls spread over the working hours of the last `days` days, in time order, in bulk
+ * (`insertMany`; the caller holds the transaction). Resolves to the number inserted.
  */
-export function insertCalls(db: Db, rng: Rng, base: DemoBase, count: number, now: number, days = 30, onProgress?: (n: number) => void): number {
-  const insert = db.prepare(`INSERT INTO calls (time, survey_id, interview_id, interviewer_id, telephone_number, extended_status,
-    duration, waiting_time, call_center_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+export async function insertCalls(q: Queryable, rng: Rng, base: DemoBase, count: number, now: number, days = 30, onProgress?: (n: number) => void): Promise<number> {
+  await insertMany(q, 'calls', CALL_COLUMNS, callRows(rng, base, count, now, days, onProgress));
+  return count;
+}
+
+/** The columns of the calls the demo writes, in the order of its rows. */
+export const CALL_COLUMNS = [
+  'time', 'survey_id', 'interview_id', 'interviewer_id', 'telephone_number', 'extended_status', 'duration', 'waiting_time', 'call_center_id',
+] as const;
+
+/** The rows of insertCalls, generated one at a time (a year of calls is never held at once). */
+function* callRows(rng: Rng, base: DemoBase, count: number, now: number, days: number, onProgress?: (n: number) => void): Generator<unknown[]> {
   // Working windows of the last `days` working days, cut at `now` (before today's opening hour the window
   // of `days` days ago takes today's place, so calls always span `days` distinct days); calls fill them evenly.
   let windows: [start: number, length: number][] = [];
@@ -55,11 +65,10 @@ export function insertCalls(db: Db, rng: Rng, base: DemoBase, count: number, now
     const [center, interviewers] = rng.weighted(centers);
     const [status, , minSec, maxSec] = rng.weighted(outcomes);
     const noAgent = status === 10 || status === 2 || status === 3;
-    insert.run(
+    yield [
       time, survey.id, rng.int(1, survey.sampleSize), noAgent && rng.chance(0.6) ? null : rng.pick(interviewers), phoneNumber(rng),
       status, rng.int(minSec, maxSec), rng.int(0, noAgent ? 4 : 25), center,
-    );
+    ];
     if (onProgress && (i + 1) % 250_000 === 0) onProgress(i + 1);
   }
-  return count;
 }

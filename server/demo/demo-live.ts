@@ -53,17 +53,16 @@ function client(baseUrl: string, key: string) {
 }
 
 /** The floor as the database holds it: unlocked interviewers, their open session, call or break. */
-function loadAgents(ctx: AppContext, rng: Rng, now: number): Agent[] {
-  const { db } = ctx;
-  const rows = db
-    .prepare(`SELECT i.id, i.call_center_id AS center, s.id AS session,
+async function loadAgents(ctx: AppContext, rng: Rng, now: number): Promise<Agent[]> {
+  const rows = await ctx.store.all<{ id: number; center: number; session: number | null; call: number | null; callTime: number | null; brk: number | null; breakTime: number | null }>(
+    `SELECT i.id, i.call_center_id AS center, s.id AS session,
         (SELECT c.id FROM calls c WHERE c.interviewer_id = i.id AND c.duration IS NULL AND c.time >= s.login_time ORDER BY c.time DESC LIMIT 1) AS call,
-        (SELECT c.time FROM calls c WHERE c.interviewer_id = i.id AND c.duration IS NULL AND c.time >= s.login_time ORDER BY c.time DESC LIMIT 1) AS callTime,
+        (SELECT c.time FROM calls c WHERE c.interviewer_id = i.id AND c.duration IS NULL AND c.time >= s.login_time ORDER BY c.time DESC LIMIT 1) AS "callTime",
         (SELECT b.id FROM breaks b WHERE b.interviewer_id = i.id AND b.duration IS NULL AND b.time >= s.login_time ORDER BY b.time DESC LIMIT 1) AS brk,
-        (SELECT b.time FROM breaks b WHERE b.interviewer_id = i.id AND b.duration IS NULL AND b.time >= s.login_time ORDER BY b.time DESC LIMIT 1) AS breakTime
+        (SELECT b.time FROM breaks b WHERE b.interviewer_id = i.id AND b.duration IS NULL AND b.time >= s.login_time ORDER BY b.time DESC LIMIT 1) AS "breakTime"
       FROM interviewers i LEFT JOIN sessions s ON s.interviewer_id = i.id AND s.logout_time IS NULL
-      WHERE i.is_locked = 0 ORDER BY i.id`)
-    .all() as { id: number; center: number; session: number | null; call: number | null; callTime: number | null; brk: number | null; breakTime: number | null }[];
+      WHERE i.is_locked = 0 ORDER BY i.id`,
+  );
   return rows.map((r) => {
     const a: Agent = { id: r.id, center: r.center, state: 'out', session: r.session, open: null, next: now + rng.int(5, 240) * SEC };
     if (r.session === null) return a;
@@ -75,14 +74,16 @@ function loadAgents(ctx: AppContext, rng: Rng, now: number): Agent[] {
 }
 
 /** Starts the simulated dialer against the server at `baseUrl` (its own loopback URL). */
-export function startDemoLive(ctx: AppContext, baseUrl: string, options: DemoLiveOptions = {}): DemoLive {
+export async function startDemoLive(ctx: AppContext, baseUrl: string, options: DemoLiveOptions = {}): Promise<DemoLive> {
   const rng = createRng(options.seed ?? Date.now() % 2147483647);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const key = `demo_${randomBytes(24).toString('base64url')}`;
   ctx.keys.addMemoryKey(key, 'demo dialer', ['cati_integrate']);
   const send = client(baseUrl, key);
-  const surveys = ctx.db.prepare("SELECT id, MAX(sample_size, 1) AS size FROM surveys WHERE state = 'Open' ORDER BY id").all() as { id: string; size: number }[];
-  const agents = loadAgents(ctx, rng, Date.now());
+  const surveys = await ctx.store.all<{ id: string; size: number }>(
+    `SELECT id, ${ctx.store.dialect.greatest('sample_size', '1')} AS size FROM surveys WHERE state = 'Open' ORDER BY id`,
+  );
+  const agents = await loadAgents(ctx, rng, Date.now());
   const agentOutcomes = CALL_OUTCOMES.filter((o) => ![2, 3, 10].includes(o[0])).map((o) => [o, o[1]] as const);
   const breakTypes = BREAK_TYPES.map((b) => [b, b[5]] as const);
   const iso = (ms: number) => new Date(ms).toISOString();

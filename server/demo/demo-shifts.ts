@@ -4,9 +4,11 @@
  * open sessions with calls and breaks in progress (one break over its limit). Dialer calls that reached
  * nobody (no answer, busy, abandoned) carry no interviewer and fall anywhere in working hours.
  */
-import type { Db } from '../db/open.ts';
+import { insertMany } from '../db/bulk.ts';
+import type { Queryable } from '../db/store.ts';
 import { todayIn } from '../cati/time-zones.ts';
 import type { DemoBase } from './demo-entities.ts';
+import { CALL_COLUMNS } from './demo-history.ts';
 import { BREAK_TYPES, CALL_OUTCOMES } from './demo-names.ts';
 import type { Rng } from './prng.ts';
 
@@ -24,26 +26,27 @@ export interface DemoCounts {
   breaks: number;
 }
 
-/** Writes sessions, calls and breaks through prepared statements (the caller holds the transaction). */
+/** Collects sessions, calls and breaks in the order they happen; `write` stores them in bulk (the caller holds the transaction). */
 class ShiftWriter {
-  private readonly session;
-  private readonly call;
-  private readonly brk;
+  private readonly sessions: unknown[][] = [];
+  private readonly calls: unknown[][] = [];
+  private readonly breaks: unknown[][] = [];
   readonly counts: DemoCounts = { calls: 0, sessions: 0, breaks: 0 };
   private readonly agentOutcomes = CALL_OUTCOMES.filter((o) => !NO_AGENT.has(o[0])).map((o) => [o, o[1]] as const);
   private readonly dialerOutcomes = CALL_OUTCOMES.filter((o) => NO_AGENT.has(o[0])).map((o) => [o, o[1]] as const);
   private readonly breakTypes = BREAK_TYPES.map((b) => [b, b[5]] as const);
 
   constructor(
-    private readonly db: Db,
     private readonly rng: Rng,
     private readonly base: DemoBase,
-  ) {
-    this.session = db.prepare('INSERT INTO sessions (call_center_id, interviewer_id, login_time, logout_time) VALUES (?, ?, ?, ?)');
-    this.call = db.prepare(`INSERT INTO calls (time, survey_id, interview_id, interviewer_id, telephone_number, extended_status,
-      duration, waiting_time, call_center_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.brk = db.prepare(`INSERT INTO breaks (time, survey_id, duration, interviewer_id, call_center_id, break_type_id, break_type_name, is_paid)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  ) {}
+
+  /** Stores what was collected, each table's rows in the order they were made (so their ids follow time as before). */
+  async write(q: Queryable): Promise<void> {
+    await insertMany(q, 'sessions', ['call_center_id', 'interviewer_id', 'login_time', 'logout_time'], this.sessions);
+    await insertMany(q, 'calls', CALL_COLUMNS, this.calls);
+    const breakColumns = ['time', 'survey_id', 'duration', 'interviewer_id', 'call_center_id', 'break_type_id', 'break_type_name', 'is_paid'];
+    await insertMany(q, 'breaks', breakColumns, this.breaks);
   }
 
   private survey() {
@@ -59,13 +62,13 @@ class ShiftWriter {
   dialerCall(center: number, at: number): void {
     const [status, , minSec, maxSec] = this.rng.weighted(this.dialerOutcomes);
     const s = this.survey();
-    this.call.run(at, s.id, this.rng.int(1, s.sampleSize), null, this.phone(), status, this.rng.int(minSec, maxSec), this.rng.int(0, 4), center);
+    this.calls.push([at, s.id, this.rng.int(1, s.sampleSize), null, this.phone(), status, this.rng.int(minSec, maxSec), this.rng.int(0, 4), center]);
     this.counts.calls++;
   }
 
   /** One session [login, logout) filled with calls and breaks; logout null = still logged in at `now`. */
   shift(center: number, interviewer: number, login: number, logout: number | null, now: number, forceBreakAt?: { at: number; type: number }): void {
-    this.session.run(center, interviewer, login, logout);
+    this.sessions.push([center, interviewer, login, logout]);
     this.counts.sessions++;
     // Calls and breaks fill [login, end); the last may still run at `now` when the session is open and no
     // break is forced at `end`.
@@ -81,7 +84,7 @@ class ShiftWriter {
         const d = this.rng.int(minSec, maxSec);
         const open = t + d * SEC > end && mayStayOpen;
         const duration = open ? null : Math.min(d, Math.floor((end - t) / SEC));
-        this.brk.run(t, type === 2 ? null : this.survey().id, duration, interviewer, center, type, name, paid ? 1 : 0);
+        this.breaks.push([t, type === 2 ? null : this.survey().id, duration, interviewer, center, type, name, paid ? 1 : 0]);
         this.counts.breaks++;
         if (open) return;
         t += d * SEC + this.rng.int(10, 60) * SEC;
@@ -95,7 +98,7 @@ class ShiftWriter {
       const open = t + d * SEC > end && mayStayOpen;
       const s = this.survey();
       const duration = open ? null : Math.min(d, Math.floor((end - t) / SEC));
-      this.call.run(t, s.id, this.rng.int(1, s.sampleSize), interviewer, this.phone(), open ? null : status, duration, wait, center);
+      this.calls.push([t, s.id, this.rng.int(1, s.sampleSize), interviewer, this.phone(), open ? null : status, duration, wait, center]);
       this.counts.calls++;
       if (open) return;
       t += d * SEC + this.rng.int(5, 30) * SEC; // wrap-up
@@ -105,7 +108,7 @@ class ShiftWriter {
 
   private openBreak(center: number, interviewer: number, at: number, typeId: number): void {
     const [type, name, paid] = BREAK_TYPES.find((b) => b[0] === typeId)!;
-    this.brk.run(at, null, null, interviewer, center, type, name, paid ? 1 : 0);
+    this.breaks.push([at, null, null, interviewer, center, type, name, paid ? 1 : 0]);
     this.counts.breaks++;
   }
 }
@@ -115,9 +118,17 @@ class ShiftWriter {
  * 08:00–21:00 in the centre's zone), then today's open sessions around `now`, then dialer-only calls until
  * at least `minCalls` calls exist. Deterministic for a given rng and `now`.
  */
-export function insertDemoShifts(db: Db, rng: Rng, base: DemoBase, now: number, zoneOf: (center: number) => string, days = 30, minCalls = 0): DemoCounts {
-  const w = new ShiftWriter(db, rng, base);
-  const locked = new Set(db.prepare('SELECT id FROM interviewers WHERE is_locked = 1').pluck().all() as number[]);
+export async function insertDemoShifts(
+  q: Queryable,
+  rng: Rng,
+  base: DemoBase,
+  now: number,
+  zoneOf: (center: number) => string,
+  days = 30,
+  minCalls = 0,
+): Promise<DemoCounts> {
+  const w = new ShiftWriter(rng, base);
+  const locked = new Set(await q.column<number>('SELECT id FROM interviewers WHERE is_locked = 1'));
   const windows: [center: number, start: number, end: number][] = [];
   const lastLogout = new Map<number, number>();
   for (const [center, ids] of base.interviewersByCenter) {
@@ -156,5 +167,6 @@ export function insertDemoShifts(db: Db, rng: Rng, base: DemoBase, now: number, 
     const [center, start, end] = windows.find(([, a, b]) => (offset -= Math.max(0, b - a)) < 0) ?? windows[windows.length - 1]!;
     w.dialerCall(center, Math.floor(Math.min(end - 1, Math.max(start, end + offset))));
   }
+  await w.write(q);
   return w.counts;
 }

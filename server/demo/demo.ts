@@ -1,5 +1,5 @@
 import type { ServerConfig } from '../config.ts';
-import type { Db } from '../db/open.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { createDemoLists, createDemoOrganisation, createDemoVariables, type DemoBase } from './demo-entities.ts';
 import { bulkInsertCalls, rebuildCallCounts } from '../db/call-counts.ts';
 import { insertCalls } from './demo-history.ts';
@@ -13,12 +13,9 @@ export const DEMO_TIME_ZONE = 'Europe/Amsterdam';
 const SEED = 20261102;
 
 /** True when nothing the demo would create exists yet (no interviewers, surveys, history or opt-out lists). */
-export function isEmptyForDemo(db: Db): boolean {
-  const n = db
-    .prepare(`SELECT (SELECT COUNT(*) FROM interviewers) + (SELECT COUNT(*) FROM surveys) + (SELECT COUNT(*) FROM calls)
-      + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM optout_lists) + (SELECT COUNT(*) FROM groups WHERE id <> 1)`)
-    .pluck()
-    .get() as number;
+export async function isEmptyForDemo(db: Queryable): Promise<boolean> {
+  const n = await db.value<number>(`SELECT (SELECT COUNT(*) FROM interviewers) + (SELECT COUNT(*) FROM surveys) + (SELECT COUNT(*) FROM calls)
+      + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM optout_lists) + (SELECT COUNT(*) FROM groups WHERE id <> 1)`);
   return n === 0;
 }
 
@@ -28,37 +25,36 @@ export function isEmptyForDemo(db: Db): boolean {
  * inside them (≥120k calls with the dialer's own), today's floor busy now, break limits, blacklist and
  * opt-out lists. On a database with data it does nothing and says so on stderr. Returns whether it loaded.
  */
-export function loadDemoIfEmpty(db: Db, config: ServerConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): boolean {
-  if (!isEmptyForDemo(db)) {
+export async function loadDemoIfEmpty(store: Store, config: ServerConfig, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<boolean> {
+  if (!(await isEmptyForDemo(store))) {
     log('demo: the database already holds data; demo data not loaded');
     return false;
   }
   const started = performance.now();
   const rng = createRng(SEED);
   const now = Date.now();
-  const counts = db.transaction(() => {
-    const base = createDemoOrganisation(db, rng, now);
-    const zone = db.prepare('UPDATE call_centers SET time_zone = ?, version = version + 1 WHERE id = ?');
-    for (const c of base.callCenters) zone.run(DEMO_TIME_ZONE, c);
-    createDemoVariables(db, rng, base, 1500);
-    const counts = bulkInsertCalls(db, () => insertDemoShifts(db, rng, base, now, () => DEMO_TIME_ZONE, 29, DEMO_CALLS));
-    const limit = db.prepare('UPDATE break_types SET max_minutes = ? WHERE id = ?');
-    for (const [id, minutes] of Object.entries(DEMO_BREAK_LIMITS)) limit.run(minutes, Number(id));
-    createDemoLists(db, rng, base, config.companyId, now);
+  const counts = await store.transaction(async (tx) => {
+    const base = await createDemoOrganisation(tx, rng, now);
+    for (const c of base.callCenters) await tx.run('UPDATE call_centers SET time_zone = ?, version = version + 1 WHERE id = ?', [DEMO_TIME_ZONE, c]);
+    await createDemoVariables(tx, rng, base, 1500);
+    const counts = await bulkInsertCalls(tx, () => insertDemoShifts(tx, rng, base, now, () => DEMO_TIME_ZONE, 29, DEMO_CALLS));
+    for (const [id, minutes] of Object.entries(DEMO_BREAK_LIMITS)) await tx.run('UPDATE break_types SET max_minutes = ? WHERE id = ?', [minutes, Number(id)]);
+    await createDemoLists(tx, rng, base, config.companyId, now);
     return counts;
-  }).immediate();
+  });
   log(`demo: loaded ${counts.calls} calls, ${counts.sessions} sessions, ${counts.breaks} breaks in ${Math.round(performance.now() - started)} ms`);
   return true;
 }
 
 /** The demo organisation in the database, creating it first when the database has none. */
-function baseFor(db: Db): DemoBase {
-  const surveys = db
-    .prepare(`SELECT s.id, s.state = 'Open' AS open, MAX(s.sample_size, 1) AS sampleSize FROM surveys s WHERE s.state <> 'SoftDeleted' ORDER BY s.id`)
-    .all() as { id: string; open: number; sampleSize: number }[];
-  const interviewers = db.prepare('SELECT id, call_center_id AS cc FROM interviewers ORDER BY id').all() as { id: number; cc: number }[];
+async function baseFor(store: Store): Promise<DemoBase> {
+  const d = store.dialect;
+  const surveys = await store.all<{ id: string; open: number; sampleSize: number }>(
+    `SELECT s.id, ${d.int("s.state = 'Open'")} AS open, ${d.greatest('s.sample_size', '1')} AS "sampleSize" FROM surveys s WHERE s.state <> 'SoftDeleted' ORDER BY s.id`,
+  );
+  const interviewers = await store.all<{ id: number; cc: number }>('SELECT id, call_center_id AS cc FROM interviewers ORDER BY id');
   if (surveys.length === 0 || interviewers.length === 0) {
-    return db.transaction(() => createDemoOrganisation(db, createRng(SEED), Date.now())).immediate();
+    return store.transaction((tx) => createDemoOrganisation(tx, createRng(SEED), Date.now()));
   }
   const byCenter = new Map<number, number[]>();
   for (const i of interviewers) byCenter.set(i.cc, [...(byCenter.get(i.cc) ?? []), i.id]);
@@ -78,30 +74,41 @@ function baseFor(db: Db): DemoBase {
  * (new pages need no journal), memory is bounded by a 256 MB page cache; WAL is back afterwards.
  * Creates the demo organisation first on an empty database.
  */
-export function seedCalls(db: Db, count: number, log: (line: string) => void, days = 30): void {
+export async function seedCalls(store: Store, count: number, log: (line: string) => void, days = 30): Promise<void> {
   const started = performance.now();
-  const base = baseFor(db);
+  const base = await baseFor(store);
   const rng = createRng(SEED + count);
-  db.pragma('journal_mode = DELETE');
-  db.pragma('cache_size = -262144');
-  db.pragma('threads = 2'); // the index sorts may use a helper thread
-  try {
-    db.transaction(() => {
-      const schema = db
-        .prepare(`SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'calls' AND type IN ('index', 'trigger') AND sql IS NOT NULL`)
-        .all() as { type: string; name: string; sql: string }[];
-      for (const s of schema) db.exec(`DROP ${s.type === 'index' ? 'INDEX' : 'TRIGGER'} "${s.name}"`);
-      insertCalls(db, rng, base, count, Date.now(), days, (n) => log(`seed: ${n} calls…`));
-      log(`seed: rows written in ${Math.round(performance.now() - started)} ms; indexing…`);
-      for (const s of schema) db.exec(s.sql);
-      db.exec(`DELETE FROM call_id_ranges;
-        INSERT INTO call_id_ranges (hour, min_id, max_id)
-          SELECT CAST(time / 3600000.0 AS INTEGER) - (time / 3600000.0 < CAST(time / 3600000.0 AS INTEGER)), min(id), max(id) FROM calls GROUP BY 1`);
-      rebuildCallCounts(db);
-    }).immediate();
-  } finally {
-    db.pragma('journal_mode = WAL');
-  }
+  const insert = (tx: Queryable) => insertCalls(tx, rng, base, count, Date.now(), days, (n) => log(`seed: ${n} calls…`));
+  if (store.engine === 'sqlite') await seedSqlite(store, insert, () => log(`seed: rows written in ${Math.round(performance.now() - started)} ms; indexing…`));
+  else await store.transaction(insert); // PostgreSQL: the triggers keep call_id_ranges and call_counts as the rows arrive
   const ms = Math.round(performance.now() - started);
   log(`seed: inserted ${count} calls over ${days} days in ${ms} ms (${Math.round(count / Math.max(ms / 1000, 0.001))} calls/s)`);
+}
+
+/**
+ * SQLite's fast path of seedCalls: a rollback journal (new pages need no journal), a 256 MB page cache, and the indexes
+ * and triggers of `calls` dropped for the load and recreated from their stored SQL, then `call_id_ranges` and
+ * `call_counts` rebuilt from the rows; WAL is back afterwards.
+ */
+async function seedSqlite(store: Store, insert: (tx: Queryable) => Promise<number>, written: () => void): Promise<void> {
+  await store.exec('PRAGMA journal_mode = DELETE');
+  await store.exec('PRAGMA cache_size = -262144');
+  await store.exec('PRAGMA threads = 2'); // the index sorts may use a helper thread
+  try {
+    await store.transaction(async (tx) => {
+      const schema = await tx.all<{ type: string; name: string; sql: string }>(
+        `SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'calls' AND type IN ('index', 'trigger') AND sql IS NOT NULL`,
+      );
+      for (const s of schema) await tx.exec(`DROP ${s.type === 'index' ? 'INDEX' : 'TRIGGER'} "${s.name}"`);
+      await insert(tx);
+      written();
+      for (const s of schema) await tx.exec(s.sql);
+      await tx.exec(`DELETE FROM call_id_ranges;
+        INSERT INTO call_id_ranges (hour, min_id, max_id)
+          SELECT CAST(time / 3600000.0 AS INTEGER) - (time / 3600000.0 < CAST(time / 3600000.0 AS INTEGER)), min(id), max(id) FROM calls GROUP BY 1`);
+      await rebuildCallCounts(tx);
+    });
+  } finally {
+    await store.exec('PRAGMA journal_mode = WAL');
+  }
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseFile } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { createDemoOrganisation } from '../../server/demo/demo-entities.ts';
 import { insertCalls } from '../../server/demo/demo-history.ts';
 import { loadDemoIfEmpty } from '../../server/demo/demo.ts';
@@ -17,7 +18,7 @@ const count = async (path: string) => (await t.json('GET', `${path}${path.includ
 
 beforeAll(async () => {
   t = await startTestServer();
-  expect(loadDemoIfEmpty(t.server.ctx.db, t.server.ctx.config, () => {})).toBe(true);
+  expect(await loadDemoIfEmpty(t.server.ctx.store, t.server.ctx.config, () => {})).toBe(true);
 });
 afterAll(() => t.close());
 
@@ -46,9 +47,9 @@ describe('demo data (--demo)', () => {
     expect(r.body.value.some((row: { Variables: { Value: string | null }[] }) => row.Variables[0]!.Value !== null)).toBe(true);
   });
 
-  it('does nothing on a database that already holds data', () => {
+  it('does nothing on a database that already holds data', async () => {
     const lines: string[] = [];
-    expect(loadDemoIfEmpty(t.server.ctx.db, t.server.ctx.config, (l) => lines.push(l))).toBe(false);
+    expect(await loadDemoIfEmpty(t.server.ctx.store, t.server.ctx.config, (l) => lines.push(l))).toBe(false);
     expect(lines.join()).toMatch(/already holds data/);
   });
 });
@@ -93,23 +94,23 @@ describe('demo data tells the truth (CONTRACT §9)', () => {
 });
 
 describe('demo calls over 30 days', () => {
-  it('span 30 distinct days within the last 30 days even before today\'s opening hour', () => {
+  it('span 30 distinct days within the last 30 days even before today\'s opening hour', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cati-days-'));
-    const db = openDatabase(databaseFile(dir));
+    const db = SqliteStore.open(databaseFile(dir));
     try {
-      const base = createDemoOrganisation(db, createRng(7), Date.parse('2026-10-01T00:00:00Z'));
+      const base = await db.transaction((tx) => createDemoOrganisation(tx, createRng(7), Date.parse('2026-10-01T00:00:00Z')));
       for (const clock of ['2026-11-22T05:00:00Z', '2026-11-22T12:00:00Z', '2026-11-22T23:30:00Z']) {
         const now = Date.parse(clock);
-        db.exec('DELETE FROM calls');
-        db.transaction(() => insertCalls(db, createRng(7), base, 3000, now))();
-        const days = db.prepare(`SELECT COUNT(DISTINCT time / 86400000) FROM calls`).pluck().get();
-        const [min, max] = db.prepare('SELECT MIN(time), MAX(time) FROM calls').raw().get() as [number, number];
+        await db.exec('DELETE FROM calls');
+        await db.transaction((tx) => insertCalls(tx, createRng(7), base, 3000, now));
+        const days = await db.value(`SELECT COUNT(DISTINCT time / 86400000) FROM calls`);
+        const [min, max] = (await db.rows('SELECT MIN(time), MAX(time) FROM calls'))[0] as [number, number];
         expect(days, clock).toBe(30);
         expect(min, clock).toBeGreaterThanOrEqual(now - 30 * 86_400_000);
         expect(max, clock).toBeLessThanOrEqual(now);
       }
     } finally {
-      db.close();
+      await db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

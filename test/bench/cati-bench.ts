@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../../server/config.ts';
-import { openDatabase } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
 import { call, quantile, report, sample, startWorker, throughput } from './bench-tools.ts';
 
@@ -45,11 +45,11 @@ function bareTimes(run: () => unknown, runs: number): number[] {
 
 try {
   if (!reuse) {
-    const db = openDatabase(databaseFile(dir));
+    const db = SqliteStore.open(databaseFile(dir));
     const seedStart = performance.now();
-    seedCalls(db, CALLS, () => {});
+    await seedCalls(db, CALLS, () => {});
     console.log(`seed: ${CALLS.toLocaleString('en-US')} calls in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
-    db.close();
+    await db.close();
   }
   const app = await startWorker({ mode: 'app', dataDir: dir, key: KEY }); // migrates the database
   const bare = new Database(databaseFile(dir), { readonly: true });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createSseParser } from '../../renderer/src/api/sse.ts';
 import { databaseFile } from '../../server/config.ts';
-import { openDatabase } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
 import { ensureRendererBuilt, launchChromium, RENDERER_DIR } from '../e2e/ui-harness.ts';
 
@@ -40,11 +40,11 @@ interface Child { url: string; bareUrl: string; key: string; supervisors: string
 
 ensureRendererBuilt();
 const dir = mkdtempSync(join(tmpdir(), 'floor-bench-'));
-const seedDb = openDatabase(databaseFile(dir));
+const seedDb = SqliteStore.open(databaseFile(dir));
 const seedStart = performance.now();
-seedCalls(seedDb, CALLS, () => {}, DAYS);
+await seedCalls(seedDb, CALLS, () => {}, DAYS);
 console.log(`seed: ${CALLS} calls over ${DAYS} days in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
-seedDb.close();
+await seedDb.close();
 
 const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'floor-bench-server.ts'), dir, RENDERER_DIR], { stdio: ['ignore', 'pipe', 'inherit'] });
 const cpuMs = () => {

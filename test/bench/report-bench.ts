@@ -20,6 +20,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import { databaseFile, defaultConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
 import { csvCell } from '../../server/optout/csv-cell.ts';
 import { startServer } from '../../server/server.ts';
@@ -78,9 +79,9 @@ async function watched<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number
 }
 
 try {
-  const db = openDatabase(databaseFile(dir));
-  seedCalls(db, CALLS, () => {});
-  db.close();
+  const db = SqliteStore.open(databaseFile(dir));
+  await seedCalls(db, CALLS, () => {});
+  await db.close();
   console.log(`seed: ${CALLS} calls (npm run seed's generator; not 20,000,000: no time on a shared machine)`);
   const bare = openDatabase(databaseFile(dir), { readonly: true, migrate: false });
   const server = await startServer(defaultConfig({ port: 0, host: '127.0.0.1', dataDir: dir, apiKey: KEY }));

@@ -8,6 +8,7 @@ import { serverTimeZone, todayIn } from '../../server/cati/time-zones.ts';
 import { floorModel } from '../../server/cati/floor-models.ts';
 import { sqliteDialect } from '../../server/db/dialect.ts';
 import { listMigrations, openDatabase } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
 import { selectList } from '../../server/odata/collection-query.ts';
 
@@ -61,8 +62,8 @@ describe('call_counts and call_totals (migration 015): the summaries behind the 
     expect(viaSummary.reduce((s, r) => s + r.CompletesToday, 0)).toBeGreaterThan(10);
   });
 
-  it('is rebuilt after a bulk load (npm run seed drops the per-call trigger while it inserts), and the trigger is back', () => {
-    seedCalls(db, 3000, () => {}, 400);
+  it('is rebuilt after a bulk load (npm run seed drops the per-call trigger while it inserts), and the trigger is back', async () => {
+    await seedCalls(new SqliteStore(db, join(dir, 'cati.sqlite')), 3000, () => {}, 400);
     expect(summary()).toEqual(recount());
     expect(totals()).toEqual(retotal());
     db.prepare("INSERT INTO calls (time, survey_id, interviewer_id, telephone_number, call_center_id) VALUES (?, 'p1', 2, '0202', 1)").run(noon);
