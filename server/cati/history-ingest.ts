@@ -155,15 +155,15 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
   });
   const changes: Change[] = [];
   const ids = await store.transaction(async (tx) => {
-    const surveyOk = cachedCheck(tx, 'SELECT 1 FROM surveys WHERE id = ?');
-    const interviewerOk = cachedCheck(tx, 'SELECT 1 FROM interviewers WHERE id = ?');
-    const callCenterOk = cachedCheck(tx, 'SELECT 1 FROM call_centers WHERE id = ?');
+    const surveys = await existing(tx, 'surveys', 'text', rows.map((r) => r.survey));
+    const interviewers = await existing(tx, 'interviewers', 'int', rows.map((r) => r.interviewer));
+    const callCenters = await existing(tx, 'call_centers', 'int', rows.map((r) => r.callCenter));
     const out: number[] = [];
     for (const row of rows) {
       const at = row.pre || 'Record 0: '; // a single record is index 0 of what was posted
-      if (row.survey !== null && !(await surveyOk(row.survey))) throw badRequest(`${at}unknown survey '${row.survey}'`);
-      if (row.interviewer !== null && !(await interviewerOk(row.interviewer))) throw badRequest(`${at}unknown interviewer ${row.interviewer}`);
-      if (!(await callCenterOk(row.callCenter))) throw badRequest(`${at}unknown call centre ${row.callCenter}`);
+      if (row.survey !== null && !surveys.has(row.survey)) throw badRequest(`${at}unknown survey '${row.survey}'`);
+      if (row.interviewer !== null && !interviewers.has(row.interviewer)) throw badRequest(`${at}unknown interviewer ${row.interviewer}`);
+      if (!callCenters.has(row.callCenter)) throw badRequest(`${at}unknown call centre ${row.callCenter}`);
       const id = Number(await tx.value<number>(spec.insert, row.params));
       out.push(id);
       for (const [name, value] of row.variables ?? []) await tx.run(SET_VARIABLE, [row.survey, row.interviewId, name, value]);
@@ -183,12 +183,8 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
   return ids;
 }
 
-/** A reference check (`SELECT 1 ... WHERE id = ?`) remembered per key for one batch. */
-function cachedCheck(db: Queryable, sql: string): (key: string | number) => Promise<boolean> {
-  const cache = new Map<string | number, boolean>();
-  return async (key) => {
-    let ok = cache.get(key);
-    if (ok === undefined) cache.set(key, (ok = (await db.value(sql, [key])) !== undefined));
-    return ok;
-  };
+/** Which of `keys` (nulls left out) exist as ids of `table`: one query for the whole batch. */
+async function existing<K extends string | number>(db: Queryable, table: string, type: 'int' | 'text', keys: (K | null)[]): Promise<Set<K>> {
+  const distinct = [...new Set(keys.filter((k): k is K => k !== null))];
+  return new Set(await db.column<K>(`SELECT id FROM ${table} WHERE id IN ${db.dialect.jsonValues(type)}`, [JSON.stringify(distinct)]));
 }
