@@ -3,7 +3,7 @@
  * /cati/floor, whose SQL source is one parameterised subquery so the OData engine's $filter, $orderby,
  * $count and paging apply to its computed columns.
  */
-import type { Dialect } from '../db/dialect.ts';
+import { perDialect, type Dialect } from '../db/dialect.ts';
 import type { EntityModel, PropertyDef } from '../odata/model.ts';
 
 const p = (name: string, column: string, type: PropertyDef['type'], extra: Partial<PropertyDef> = {}): PropertyDef => ({ name, column, type, ...extra });
@@ -104,14 +104,8 @@ const floorSql = (d: Dialect) => `(WITH p AS MATERIALIZED (SELECT CAST(? AS BIGI
 
 const f = (name: string, type: PropertyDef['type'], extra: Partial<PropertyDef> = {}) => p(name, `f.${name}`, type, extra);
 
-const floorModels = new Map<Dialect, EntityModel>();
-
 /** The read-only /cati/floor for the store's dialect (`floorModel(ctx.store.dialect)`; one model per dialect). */
-export function floorModel(d: Dialect): EntityModel {
-  let model = floorModels.get(d);
-  if (!model) floorModels.set(d, (model = { ...floorShape, from: floorSql(d) }));
-  return model;
-}
+export const floorModel = perDialect((d): EntityModel => ({ ...floorShape, from: floorSql(d) }));
 
 const floorShape: EntityModel = {
   typeName: 'FloorRow',

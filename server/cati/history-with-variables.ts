@@ -4,7 +4,7 @@
  * parameters as bound `?` values; the OData engine filters, sorts and pages on top of it in SQL.
  * NumberInOrder is the 0-based row number in time order after the parameters' filtering.
  */
-import type { Dialect } from '../db/dialect.ts';
+import { perDialect, type Dialect } from '../db/dialect.ts';
 import type { Queryable } from '../db/store.ts';
 import type { Row } from '../odata/collection-query.ts';
 import { badRequest } from '../errors.ts';
@@ -47,14 +47,8 @@ const p = (name: string, column: string, type: PropertyDef['type'], extra: Parti
   name, column: `h.${column}`, type, nullable: true, ...extra,
 });
 
-const models = new Map<Dialect, EntityModel>();
-
 /** The keyless query type for the store's dialect (one model per dialect); NumberInOrder serves as its key for stable paging. */
-export function callHistoryWithVariablesModel(d: Dialect): EntityModel {
-  let model = models.get(d);
-  if (!model) models.set(d, (model = { ...shape, from: subquery(d) }));
-  return model;
-}
+export const callHistoryWithVariablesModel = perDialect((d): EntityModel => ({ ...shape, from: subquery(d) }));
 
 const shape: EntityModel = {
   typeName: 'CallHistoryWithVariables',

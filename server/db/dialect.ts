@@ -63,3 +63,13 @@ export const postgresDialect: Dialect = {
     `(SELECT ${columns.map(([name, type], i) => (type === 'int' ? `(e.value ->> ${i})::bigint AS ${name}` : `e.value ->> ${i} AS ${name}`)).join(', ')}
       FROM json_array_elements(?::json) AS e(value))`,
 };
+
+/** `build` made once per dialect and remembered (e.g. an EntityModel whose FROM holds dialect fragments). */
+export function perDialect<T>(build: (d: Dialect) => T): (d: Dialect) => T {
+  const made = new Map<Dialect, T>();
+  return (d) => {
+    let value = made.get(d);
+    if (value === undefined) made.set(d, (value = build(d)));
+    return value;
+  };
+}
