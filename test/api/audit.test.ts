@@ -118,6 +118,6 @@ describe('GET /admin/audit', () => {
       }
     }
     expect((await get('?$top=1000')).body.value).toEqual(before);
-    expect(() => t.server.ctx.db.prepare('DELETE FROM audit_log').run()).toThrow(/append-only/);
+    await expect(t.server.ctx.store.run('DELETE FROM audit_log')).rejects.toThrow(/append-only/);
   });
 });

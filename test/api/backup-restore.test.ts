@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeSqliteOnly } from '../helpers/engine.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -32,7 +33,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('npm run backup / npm run restore (CONTRACT §11)', () => {
+// SQLite only by nature: the backup is a copy of the SQLite file (PostgreSQL has its own tools, CONTRACT §12).
+describeSqliteOnly('npm run backup / npm run restore (CONTRACT §11)', () => {
   const backup = () => join(dir, 'one.sqlite');
 
   it('backs up a running server’s database while writes keep going, verified, and audits it', async () => {
@@ -59,7 +61,7 @@ describe('npm run backup / npm run restore (CONTRACT §11)', () => {
       const copied = copy.prepare('SELECT telephone_number FROM blacklist').pluck().all();
       copy.close();
       expect(copied).toEqual(expect.arrayContaining(['0201111', '0202222']));
-      const audit = t.server.ctx.db.prepare("SELECT actor, action, entity, changes FROM audit_log WHERE action = 'backup'").get() as Record<string, string>;
+      const audit = (await t.server.ctx.store.get<Record<string, string>>("SELECT actor, action, entity, changes FROM audit_log WHERE action = 'backup'"))!;
       expect(audit).toMatchObject({ actor: 'cli', action: 'backup', entity: 'settings' });
       expect(JSON.parse(audit.changes!).file).toBe(backup());
 
@@ -126,7 +128,7 @@ describe('npm run backup / npm run restore (CONTRACT §11)', () => {
       const restored = await numbers(t);
       expect(restored).toEqual(expect.arrayContaining(['0201111', '0202222']));
       expect(restored).not.toContain('0405555');
-      const audit = t.server.ctx.db.prepare("SELECT actor, entity, changes FROM audit_log WHERE action = 'restore'").get() as Record<string, string>;
+      const audit = (await t.server.ctx.store.get<Record<string, string>>("SELECT actor, entity, changes FROM audit_log WHERE action = 'restore'"))!;
       expect(audit).toMatchObject({ actor: 'cli', entity: 'settings' });
       expect(JSON.parse(audit.changes!)).toEqual({ from: backup(), kept: kept[0] });
     } finally {

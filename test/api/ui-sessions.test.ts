@@ -42,7 +42,7 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
   it('stores only digests of tokens and session keys', async () => {
     const token = ui().mintToken();
     const { key } = (await exchange(ui().mintToken())).body;
-    const dump = JSON.stringify(t.server.ctx.db.prepare('SELECT * FROM ui_tokens').all()) + JSON.stringify(t.server.ctx.db.prepare('SELECT * FROM ui_sessions').all());
+    const dump = JSON.stringify(await t.server.ctx.store.all('SELECT * FROM ui_tokens')) + JSON.stringify(await t.server.ctx.store.all('SELECT * FROM ui_sessions'));
     expect(dump).not.toContain(token);
     expect(dump).not.toContain(key);
     expect(dump).toContain(hashKey(token));
@@ -52,9 +52,9 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
   it('expires a session 12 hours after its last use', async () => {
     const { key } = (await exchange(ui().mintToken())).body;
     const id = ui().authenticate(key)!;
-    t.server.ctx.db.prepare('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?').run(Date.now() - UI_SESSION_IDLE_MS + 60_000, id);
+    await t.server.ctx.store.run('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?', [Date.now() - UI_SESSION_IDLE_MS + 60_000, id]);
     expect((await t.json('GET', '/cati/blacklist', { key })).status).toBe(200); // 11h59m idle: alive, and used now
-    t.server.ctx.db.prepare('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?').run(Date.now() - UI_SESSION_IDLE_MS - 1, id);
+    await t.server.ctx.store.run('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?', [Date.now() - UI_SESSION_IDLE_MS - 1, id]);
     expect((await t.json('GET', '/cati/blacklist', { key })).status).toBe(401);
   });
 
@@ -73,7 +73,7 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
     expect((await t.json('GET', '/cati/blacklist', { key: b })).status).toBe(401);
     expect((await t.json('DELETE', `/admin/ui-sessions/${bId}`, { key: a })).status).toBe(404);
     expect((await t.json('DELETE', '/admin/ui-sessions/abc', { key: a })).status).toBe(400);
-    const audit = t.server.ctx.db.prepare('SELECT actor, action, entity, entity_id FROM audit_log WHERE entity_id = ? ORDER BY id').all(`ui-session-${bId}`);
+    const audit = await t.server.ctx.store.all('SELECT actor, action, entity, entity_id FROM audit_log WHERE entity_id = ? ORDER BY id', [`ui-session-${bId}`]);
     expect(audit).toEqual([
       { actor: `UI session ${bId}`, action: 'created', entity: 'keys', entity_id: `ui-session-${bId}` },
       { actor: `UI session ${current[0].id}`, action: 'revoked', entity: 'keys', entity_id: `ui-session-${bId}` },
