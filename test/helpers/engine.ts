@@ -50,8 +50,8 @@ export async function failInsertsWhen(store: Queryable, table: string, column: s
 }
 
 /**
- * Holds the write lock on `table` from a connection the server does not use, until the returned release is
- * awaited: writes to it wait, everything else goes on. SQLite: BEGIN IMMEDIATE on a second connection to the
+ * Holds the write lock on `table` outside every request, until the returned release is awaited: writes to it
+ * wait, everything else goes on. SQLite: BEGIN IMMEDIATE on a second connection to the
  * file (the whole database's write lock). PostgreSQL: a transaction of the server's pool holding
  * `LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE` (other requests take other pool connections).
  */
