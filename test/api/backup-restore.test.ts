@@ -59,7 +59,7 @@ describe('npm run backup / npm run restore (CONTRACT §11)', () => {
       const copied = copy.prepare('SELECT telephone_number FROM blacklist').pluck().all();
       copy.close();
       expect(copied).toEqual(expect.arrayContaining(['0201111', '0202222']));
-      const audit = t.server.ctx.db.prepare("SELECT actor, action, entity, changes FROM audit_log WHERE action = 'backup'").get() as Record<string, string>;
+      const audit = (await t.server.ctx.store.get<Record<string, string>>("SELECT actor, action, entity, changes FROM audit_log WHERE action = 'backup'"))!;
       expect(audit).toMatchObject({ actor: 'cli', action: 'backup', entity: 'settings' });
       expect(JSON.parse(audit.changes!).file).toBe(backup());
 
@@ -126,7 +126,7 @@ describe('npm run backup / npm run restore (CONTRACT §11)', () => {
       const restored = await numbers(t);
       expect(restored).toEqual(expect.arrayContaining(['0201111', '0202222']));
       expect(restored).not.toContain('0405555');
-      const audit = t.server.ctx.db.prepare("SELECT actor, entity, changes FROM audit_log WHERE action = 'restore'").get() as Record<string, string>;
+      const audit = (await t.server.ctx.store.get<Record<string, string>>("SELECT actor, entity, changes FROM audit_log WHERE action = 'restore'"))!;
       expect(audit).toMatchObject({ actor: 'cli', entity: 'settings' });
       expect(JSON.parse(audit.changes!)).toEqual({ from: backup(), kept: kept[0] });
     } finally {
