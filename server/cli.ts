@@ -198,7 +198,7 @@ async function keys(args: string[]) {
         break;
       }
       default:
-        fail('usage: keys [--data-dir D] create --name N --permissions a,b [--projects p1,p2] | list [--json] | revoke ID | ui-link');
+        fail('usage: keys [--data-dir D] [--database URL] create --name N --permissions a,b [--projects p1,p2] | list [--json] | revoke ID | ui-link');
     }
   } catch (err) {
     fail((err as Error).message);
