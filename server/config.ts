@@ -5,6 +5,11 @@ export interface ServerConfig {
   host: string;
   port: number;
   dataDir: string;
+  /**
+   * `--database URL` (CONTRACT §12): `sqlite:` (the default, `<data-dir>/cati.sqlite`) or `postgres://…`;
+   * undefined = the default.
+   */
+  database?: string;
   demo: boolean;
   companyId: number;
   /** Base of unsubscribe links handed to mailers; default the server's own URL. */
@@ -87,3 +92,13 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
 }
 
 export const databaseFile = (dataDir: string) => join(dataDir, 'cati.sqlite');
+
+/** The engine a `--database` URL names, or undefined when it is neither `sqlite:` nor `postgres(ql)://…`. */
+export function databaseEngine(url: string | undefined): 'sqlite' | 'postgres' | undefined {
+  if (url === undefined || url === 'sqlite:') return 'sqlite';
+  if (/^postgres(ql)?:\/\/\S+$/i.test(url)) return 'postgres';
+  return undefined;
+}
+
+/** A database URL fit for messages and logs: the password of `postgres://user:password@host/db` left out. */
+export const redactDatabaseUrl = (url: string) => url.replace(/^(\w+:\/\/[^:/@]*):[^@/]*@/, '$1@');

@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
 import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
-import { databaseFile, type ServerConfig } from './config.ts';
+import { databaseEngine, databaseFile, redactDatabaseUrl, type ServerConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { SqliteStore } from './db/sqlite-store.ts';
+import type { Store } from './db/store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
 import { removeRunLock, writeRunLock } from './run-lock.ts';
 import { EventHub } from './events/event-hub.ts';
@@ -25,16 +26,45 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The database named by `--database` could not be opened (unreachable, refused, not ours): a one-line reason. */
+export class DatabaseOpenError extends Error {
+  override name = 'DatabaseOpenError';
+}
+
+/**
+ * Opens (and migrates) the store `config.database` names: `sqlite:` (default) = `<data-dir>/cati.sqlite`.
+ * The one place the server, and the CLI's `keys`, open their database.
+ */
+export async function openConfiguredStore(config: Pick<ServerConfig, 'database' | 'dataDir'>): Promise<Store> {
+  const engine = databaseEngine(config.database);
+  if (engine === undefined) throw new Error("the database URL must be 'sqlite:' or 'postgres://…'");
+  if (engine === 'postgres') throw new Error('PostgreSQL support is not in this build');
+  return SqliteStore.open(databaseFile(config.dataDir));
+}
+
+/** openConfiguredStore with any failure turned into a DatabaseOpenError naming the database (password left out). */
+export async function openStoreOrExplain(config: Pick<ServerConfig, 'database' | 'dataDir'>): Promise<Store> {
+  try {
+    return await openConfiguredStore(config);
+  } catch (err) {
+    const name = config.database === undefined || config.database === 'sqlite:' ? databaseFile(config.dataDir) : redactDatabaseUrl(config.database);
+    const reason = String((err as Error)?.message ?? err).replace(/\s+/g, ' ').trim();
+    throw new DatabaseOpenError(`Cannot open the database ${name}: ${reason}`);
+  }
+}
+
 /** Opens (and migrates) the database, builds the app and listens; loads `--demo` data and starts `--demo-live`. */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   // A certificate that does not belong to its key fails here (TlsFileError), before anything is opened.
   const tls = config.tlsCert && config.tlsKey ? loadTlsPair(config.tlsCert, config.tlsKey) : null;
+  // Workers and exports open their own read connection on this file (SQLite); closeReadPool takes it too.
   const dbFile = databaseFile(config.dataDir);
-  const store = SqliteStore.open(dbFile);
-  const db = store.db;
+  const store = await openStoreOrExplain(config);
+  // The raw SQLite connection, for modules not yet on the Store (ctx.db goes when the last one moves).
+  const db = (store as SqliteStore).db;
   resetUploadDir(config.dataDir);
   fillCallCenterTimeZones(db);
-  const keys = new ApiKeyStore(db);
+  const keys = new ApiKeyStore(store);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
   const events = new EventHub(config.events);
   attachEventSink(store, events, db);

@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../errors.ts';
 import {
   groupAssignmentsModel, interviewerAssignmentsModel, runSource, surveyResourcesModel, type AssignmentSource,
 } from './assignment-queries.ts';
-import { assignmentChange, interviewerAssignmentRows, type AssignmentRecord } from '../events/assignment-events.ts';
+import { assignmentChange, interviewerAssignmentRowsSync, type AssignmentRecord } from '../events/assignment-events.ts';
 import { publishChangeSync, publishChangesSync } from '../events/publisher.ts';
 import { assertGroup } from './groups-service.ts';
 import { interviewerVersion } from './interviewers-service.ts';
@@ -111,7 +111,7 @@ export function interviewerAssignOnCall(db: Db, interviewerId: number, surveyId:
 export function interviewerDeAssignFromCalls(db: Db, interviewerId: number, surveyId: string): void {
   interviewerTarget(db, interviewerId, surveyId);
   const gone = auditedWrite(db, 'DeAssignFromCalls', interviewerAddress(interviewerId), () => {
-    const rows = interviewerAssignmentRows(db, interviewerId, surveyId).filter((r) => r.InterviewId !== null);
+    const rows = interviewerAssignmentRowsSync(db, interviewerId, surveyId).filter((r) => r.InterviewId !== null);
     db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
     return { result: rows, changes: rows.length ? { SurveyId: surveyId, InterviewIds: rows.map((r) => r.InterviewId) } : null };
   });
@@ -122,7 +122,7 @@ export function interviewerDeAssignFromCalls(db: Db, interviewerId: number, surv
 export function interviewerCleanAssignments(db: Db, interviewerId: number): void {
   const gone = auditedWrite(db, 'CleanAssignments', interviewerAddress(interviewerId), () => {
     interviewerTarget(db, interviewerId);
-    const rows = interviewerAssignmentRows(db, interviewerId);
+    const rows = interviewerAssignmentRowsSync(db, interviewerId);
     db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ?').run(interviewerId);
     db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ?').run(interviewerId);
     const removed = rows.map((r) => ({ SurveyId: r.SurveyId, InterviewId: r.InterviewId }));

@@ -2,7 +2,7 @@
  * /cati/groups: CRUD (Name unique, ParentGroups nest without cycles) and the bound operations of seed §4.4.
  */
 import type { AppContext } from '../context.ts';
-import { assignmentChange, groupAssignmentRows } from '../events/assignment-events.ts';
+import { assignmentChange, groupAssignmentRowsSync } from '../events/assignment-events.ts';
 import { publishChangesSync } from '../events/publisher.ts';
 import { queryEntitySync, type Row } from '../odata/collection-query.ts';
 import type { FunctionDef } from '../odata/model.ts';
@@ -80,7 +80,7 @@ export function groupsSet(ctx: AppContext): EntitySetDef {
     remove: {
       handler: (c) => {
         // The group's assignments go with it: read them first (same tick), announce them after the commit.
-        const assignments = groupAssignmentRows(db, c.key as number);
+        const assignments = groupAssignmentRowsSync(db, c.key as number);
         deleteGroup(db, c.key as number, c.req.get('if-match'));
         publishChangesSync(db, assignments.map((a) => assignmentChange('deleted', a)));
         return ok.noContent();

@@ -12,7 +12,7 @@ import {
 } from './assignments-service.ts';
 import { groupModel, interviewerModel, interviewerPropertiesModel } from './cati-models.ts';
 import { withParents } from './groups-set.ts';
-import { assignmentChange, interviewerAssignmentRows } from '../events/assignment-events.ts';
+import { assignmentChange, interviewerAssignmentRowsSync } from '../events/assignment-events.ts';
 import { entityRecordSync, publishChangeSync, publishChangesSync, type EventAction } from '../events/publisher.ts';
 import type { Db } from '../db/open.ts';
 import { createInterviewer, deleteInterviewer, interviewerVersion, lockInterviewer, updateInterviewer } from './interviewers-service.ts';
@@ -97,7 +97,7 @@ export function interviewerPropertiesSet(ctx: AppContext): EntitySetDef {
         const id = c.key as number;
         // Read before the delete (same tick, nothing interleaves): the record and the assignments it takes along.
         const record = entityRecordSync(db, interviewerModel, id);
-        const assignments = interviewerAssignmentRows(db, id);
+        const assignments = interviewerAssignmentRowsSync(db, id);
         deleteInterviewer(db, id, c.req.get('if-match'));
         publishChangesSync(db, [{ type: 'interviewer', action: 'deleted', id, record }, ...assignments.map((a) => assignmentChange('deleted', a))]);
         return ok.noContent();

@@ -15,7 +15,7 @@ let listId: number;
 
 beforeAll(async () => {
   t = await startTestServer();
-  const created = t.server.ctx.keys.create('privacy officer', ['company_administrate', 'optout_administrate']);
+  const created = await t.server.ctx.keys.create('privacy officer', ['company_administrate', 'optout_administrate']);
   [key, keyId] = [created.key, created.info.id];
 });
 afterAll(() => t.close());

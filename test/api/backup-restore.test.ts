@@ -110,6 +110,17 @@ describeSqliteOnly('npm run backup / npm run restore (CONTRACT §11)', () => {
     expect(readdirSync(dataDir).filter((f) => f.includes('before-restore') || f.includes('restoring'))).toEqual([]);
   });
 
+  it('refuses a PostgreSQL database (--database postgres://…): its backups are pg_dump’s, and nothing is touched', async () => {
+    const before = sha(join(dataDir, 'cati.sqlite'));
+    for (const args of [['backup', '--to', join(dir, 'pg.sqlite')], ['restore', '--from', backup()]]) {
+      const r = await cli(...args, '--data-dir', dataDir, '--database', 'postgres://cati@127.0.0.1:1/cati');
+      expect(r.status, args[0]).toBe(2);
+      expect(r.stderr).toMatch(/PostgreSQL database are made with PostgreSQL’s own tools \(pg_dump/);
+    }
+    expect(existsSync(join(dir, 'pg.sqlite'))).toBe(false);
+    expect(sha(join(dataDir, 'cati.sqlite'))).toBe(before);
+  });
+
   it('restores with the server stopped, keeping the replaced database, and audits it in the restored one', async () => {
     writeFileSync(join(dataDir, 'server.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), url: 'http://127.0.0.1:1', startedAt: '' }));
     const r = await cli('restore', '--data-dir', dataDir, '--from', backup());

@@ -9,9 +9,9 @@ let optoutKey: string;
 
 beforeAll(async () => {
   t = await startTestServer();
-  adminKey = t.server.ctx.keys.create('admin', ['cati_administrate']).key;
-  integrateKey = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
-  optoutKey = t.server.ctx.keys.create('mailer', ['optout_administrate']).key;
+  adminKey = (await t.server.ctx.keys.create('admin', ['cati_administrate'])).key;
+  integrateKey = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
+  optoutKey = (await t.server.ctx.keys.create('mailer', ['optout_administrate'])).key;
 });
 afterAll(() => t.close());
 beforeEach(async () => {

@@ -14,8 +14,8 @@ const survey = (id: string, extra: Record<string, unknown> = {}) => ({
 
 beforeAll(async () => {
   t = await startTestServer();
-  adminKey = t.server.ctx.keys.create('admin', ['cati_administrate']).key;
-  integrateKey = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  adminKey = (await t.server.ctx.keys.create('admin', ['cati_administrate'])).key;
+  integrateKey = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   for (const id of ['p100', 'p200', 'p300']) expect((await t.json('POST', '/cati/surveys', { body: survey(id), key: integrateKey })).status).toBe(201);
 });
 afterAll(() => t.close());

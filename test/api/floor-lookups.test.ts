@@ -16,8 +16,8 @@ const audit = (entity: string) =>
 
 beforeAll(async () => {
   t = await startTestServer();
-  adminKey = t.server.ctx.keys.create('supervisor', ['cati_administrate']).key;
-  integrateKey = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  adminKey = (await t.server.ctx.keys.create('supervisor', ['cati_administrate'])).key;
+  integrateKey = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   anna = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'anna' } })).body.InterviewerId;
 });
 afterAll(() => t.close());

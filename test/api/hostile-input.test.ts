@@ -14,7 +14,7 @@ let readOnlyKey: string;
 beforeAll(async () => {
   t = await startTestServer();
   listId = (await t.json('POST', '/optout/lists', { body: { projectId: 'p900' } })).body.id;
-  readOnlyKey = t.server.ctx.keys.create('reader', ['cati_integrate']).key;
+  readOnlyKey = (await t.server.ctx.keys.create('reader', ['cati_integrate'])).key;
 });
 afterAll(() => t.close());
 

@@ -32,7 +32,7 @@ const bytesOf = async (res: Response) => Buffer.from(await res.arrayBuffer()).to
 
 beforeAll(async () => {
   t = await startTestServer();
-  const integrate = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  const integrate = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   await t.json('POST', '/cati/surveys', { body: { SurveyId: 'p1', SurveyName: 'One', State: 'Open', Variables: [{ Name: 'Region', AvailableAsCatiFilter: true }, { Name: 'Hidden', AvailableAsCatiFilter: false }] } });
   await t.json('POST', '/cati/surveys', { body: { SurveyId: 'p2', SurveyName: 'Two', State: 'Open', Variables: [{ Name: 'Age', AvailableAsCatiFilter: true }] } });
   const anna = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'anna', DisplayName: '=HYPERLINK("http://x")', Description: 'line 1\nline "2", more' } })).body.InterviewerId;

@@ -171,7 +171,7 @@ describe('bad import requests', () => {
   });
 
   it('a key outside the list’s project gets 403 before the upload is read', async () => {
-    const key = t.server.ctx.keys.create('other project', ['optout_administrate'], ['p1']).key;
+    const key = (await t.server.ctx.keys.create('other project', ['optout_administrate'], ['p1'])).key;
     const r = await upload(list, 'emails', 'a@x.com\n', 'x.csv', key);
     expect(r.status).toBe(403);
   });
