@@ -1,0 +1,31 @@
+/**
+ * PostgreSQL in the tests: test/global-setup.ts starts one cluster per vitest run (helpers/pg-cluster.ts) and
+ * provides its admin URL; each test file takes a database of its own with `freshPgDatabase()`, so no test sees
+ * another's rows. Without PostgreSQL the PostgreSQL half is skipped with the reason (under CI=true the global
+ * setup fails instead).
+ */
+import { inject } from 'vitest';
+import { createDatabase } from './pg-cluster.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The admin URL of the run's PostgreSQL cluster ('' when there is none). */
+    pgUrl: string;
+    /** Why there is no cluster (when pgUrl is ''). */
+    pgSkipReason: string;
+  }
+}
+
+/** Whether this run has PostgreSQL (the reason when not); use with describe.skipIf. */
+export function pgAvailability(): { available: boolean; reason: string } {
+  const url = inject('pgUrl');
+  return { available: url !== '', reason: url ? '' : inject('pgSkipReason') };
+}
+
+/** A fresh, empty database on the run's cluster, for one test file; resolves to its URL. */
+export function freshPgDatabase(): Promise<string> {
+  const url = inject('pgUrl');
+  if (!url) throw new Error(`No PostgreSQL for this run: ${inject('pgSkipReason')}`);
+  return createDatabase(url);
+}
+
