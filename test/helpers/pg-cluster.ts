@@ -58,7 +58,8 @@ export class PgCluster {
   static async create(bin = postgresBinDir()): Promise<PgCluster> {
     if (!bin) throw new Error('PostgreSQL binaries not found (apt-get install postgresql)');
     const asPostgres = process.getuid?.() === 0;
-    const dir = mkdtempSync(join(tmpdir(), 'cati-pg-'));
+    // Under /tmp when run as root: the postgres user must reach it (a root TMPDIR may not be).
+    const dir = mkdtempSync(join(asPostgres ? '/tmp' : tmpdir(), 'cati-pg-'));
     if (asPostgres) {
       const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
       const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
