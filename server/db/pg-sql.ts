@@ -54,12 +54,19 @@ export function numberPlaceholders(sql: string): string {
 
 const INT8 = 20;
 const NUMERIC = 1700;
+const JSON_OID = 114;
+const JSONB = 3802;
 const toNumber = (v: string) => Number(v);
+const asText = (v: string) => v;
 
-/** Type parsers for the pool: int8 (counts, sums, epoch ms) and numeric (sums, averages) as numbers, as SQLite answers. */
+/**
+ * Type parsers for the pool, so values are what SQLite answers: int8 (counts, sums, epoch ms) and numeric (sums,
+ * averages) as numbers, json/jsonb as their text (SQLite's JSON functions return text).
+ */
 export const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
     if (oid === INT8 || oid === NUMERIC) return toNumber;
+    if (oid === JSON_OID || oid === JSONB) return asText;
     return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
   },
 };

@@ -70,16 +70,20 @@ export class PgStore implements Store, PgQueryable {
   static async open(url: string, options?: PgStoreOptions): Promise<PgStore> {
     const store = new PgStore(url, options);
     try {
-      await store.value('SELECT 1');
+      await store.pool.query('SELECT 1');
+    } catch (err) {
+      // Unreachable, refused, wrong password, no such database: one line naming host:port (never the password).
+      await store.pool.end().catch(() => undefined);
+      const e = err as { code?: string; message?: string };
+      const reason = isConnectionError(err) ? (e.code ?? e.message) : e.message;
+      throw new DatabaseUnavailableError(`Cannot connect to PostgreSQL at ${store.where}: ${reason}`, { cause: err });
+    }
+    try {
       await migratePg(store.pool);
       return store;
     } catch (err) {
       await store.pool.end().catch(() => undefined);
-      if (isConnectionError(err)) {
-        const reason = (err as { code?: string }).code ?? (err as Error).message;
-        throw new DatabaseUnavailableError(`Cannot reach PostgreSQL at ${store.where} (${reason})`, { cause: err });
-      }
-      throw err;
+      throw asUnavailable(err, store.where);
     }
   }
 

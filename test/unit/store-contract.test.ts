@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { insertMany } from '../../server/db/bulk.ts';
 import { listMigrations } from '../../server/db/open.ts';
+import { openStore } from '../../server/db/open-store.ts';
 import { PG_MIGRATIONS_DIR } from '../../server/db/pg-migrate.ts';
 import { numberPlaceholders } from '../../server/db/pg-sql.ts';
 import { PgStore } from '../../server/db/pg-store.ts';
@@ -98,6 +99,8 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
     const row = await store.get('SELECT count(*) AS c, sum(n) AS s, max(at) AS m, sum(at) AS total, min(n) * 1.5 AS f FROM kv');
     expect(row).toEqual({ c: 2, s: 5, m: 1763900000999, total: 3527800001122, f: 1.5 });
     expect(typeof row!.m).toBe('number');
+    // JSON comes back as text on both (SQLite's JSON functions return text).
+    expect(await store.value(store.engine === 'postgres' ? "SELECT json_build_array(1, 'a')" : "SELECT json_array(1, 'a')")).toMatch(/^\[1, ?"a"\]$/);
   });
 
   it('commits a transaction that resolves and rolls back one that throws', async () => {
@@ -297,5 +300,27 @@ describe.skipIf(!pg.available || !postgresBinDir())('PostgreSQL connection loss'
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('openStore', () => {
+  it('opens SQLite by default, for sqlite: and sqlite:PATH, PostgreSQL for postgres:// URLs, and refuses other schemes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cati-open-'));
+    dirs.push(dir);
+    const byDefault = await openStore(undefined, dir);
+    expect([byDefault.engine, byDefault.description]).toEqual(['sqlite', `sqlite:${join(dir, 'cati.sqlite')}`]);
+    await byDefault.close();
+    const named = await openStore(`sqlite:${join(dir, 'other.sqlite')}`, dir);
+    expect(named.description).toBe(`sqlite:${join(dir, 'other.sqlite')}`);
+    await named.close();
+    await expect(openStore('mysql://root:pw@db/x', dir)).rejects.toThrow(/scheme 'mysql:'/);
+    await expect(openStore('mysql://root:pw@db/x', dir)).rejects.not.toThrow(/pw/);
+    if (!pg.available) return;
+    const url = new URL(await freshPgDatabase());
+    url.password = 'hidden';
+    const store = await openStore(url.toString().replace(/^postgres:/, 'postgresql:'), dir);
+    expect(store.engine).toBe('postgres');
+    expect(store.description).not.toContain('hidden');
+    await store.close();
   });
 });
