@@ -4,7 +4,13 @@
  * another's rows. Without PostgreSQL the PostgreSQL half is skipped with the reason (under CI=true the global
  * setup fails instead).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inject } from 'vitest';
+import { PgStore } from '../../server/db/pg-store.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
+import type { Store } from '../../server/db/store.ts';
 import { createDatabase } from './pg-cluster.ts';
 
 declare module 'vitest' {
@@ -29,3 +35,16 @@ export function freshPgDatabase(): Promise<string> {
   return createDatabase(url);
 }
 
+
+/** A migrated store of either engine on fresh storage: a SQLite file in a temporary directory (removed on close) or a fresh PostgreSQL database. */
+export async function openTestStore(engine: 'sqlite' | 'postgres'): Promise<Store> {
+  if (engine === 'postgres') return PgStore.open(await freshPgDatabase());
+  const dir = mkdtempSync(join(tmpdir(), 'cati-store-'));
+  const store = SqliteStore.open(join(dir, 'cati.sqlite'));
+  const close = store.close.bind(store);
+  store.close = async () => {
+    await close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return store;
+}

@@ -3,20 +3,12 @@
  * database on the run's real PostgreSQL cluster (test/helpers/postgres.ts). The same cases, the same expected
  * answers — services must not be able to tell the engines apart.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { insertMany } from '../../server/db/bulk.ts';
 import { listMigrations } from '../../server/db/open.ts';
-import { openStore } from '../../server/db/open-store.ts';
 import { PG_MIGRATIONS_DIR } from '../../server/db/pg-migrate.ts';
-import { numberPlaceholders } from '../../server/db/pg-sql.ts';
-import { PgStore } from '../../server/db/pg-store.ts';
-import { SqliteStore } from '../../server/db/sqlite-store.ts';
-import { DatabaseUnavailableError, type Store } from '../../server/db/store.ts';
-import { createDatabase, freePort, PgCluster, postgresBinDir } from '../helpers/pg-cluster.ts';
-import { freshPgDatabase, pgAvailability } from '../helpers/postgres.ts';
+import type { Store } from '../../server/db/store.ts';
+import { openTestStore, pgAvailability } from '../helpers/postgres.ts';
 
 const pg = pgAvailability();
 if (!pg.available) console.warn(`SKIPPED (PostgreSQL half of the Store contract): ${pg.reason}`);
@@ -25,26 +17,6 @@ const engines = [
   { engine: 'sqlite', skip: false },
   { engine: 'postgres', skip: !pg.available },
 ] as const;
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function openEngine(engine: 'sqlite' | 'postgres'): Promise<Store> {
-  if (engine === 'postgres') return PgStore.open(await freshPgDatabase());
-  const dir = mkdtempSync(join(tmpdir(), 'cati-store-'));
-  dirs.push(dir);
-  return SqliteStore.open(join(dir, 'cati.sqlite'));
-}
-
-describe('PostgreSQL placeholders', () => {
-  it('numbers ? outside literals, quoted identifiers, dollar quotes and comments', () => {
-    expect(numberPlaceholders(`SELECT '?', "a?", ? -- ?\n, $x$ ? $x$, /* ? */ ?, 'it''s ?' || ?`)).toBe(
-      `SELECT '?', "a?", $1 -- ?\n, $x$ ? $x$, /* ? */ $2, 'it''s ?' || $3`,
-    );
-  });
-});
 
 describe('shared schema', () => {
   it('PostgreSQL has a twin of every SQLite migration, same numbers and names', () => {
@@ -55,7 +27,7 @@ describe('shared schema', () => {
 describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
   let store: Store;
   beforeAll(async () => {
-    if (!skip) store = await openEngine(engine);
+    if (!skip) store = await openTestStore(engine);
   });
   afterAll(async () => {
     await store?.close();
@@ -249,78 +221,5 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
     await store.run("INSERT INTO audit_log (time, actor, action, entity, changes) VALUES (1, 'cli', 'created', 'groups', '{}')");
     await expect(store.run("UPDATE audit_log SET actor = 'x'")).rejects.toThrow('the audit log is append-only');
     await expect(store.run('DELETE FROM audit_log')).rejects.toThrow('the audit log is append-only');
-  });
-});
-
-// A cluster of its own: stopping the run's shared one would break the other test files.
-describe.skipIf(!pg.available || !postgresBinDir())('PostgreSQL connection loss', () => {
-  let cluster: PgCluster;
-  beforeAll(async () => {
-    cluster = await PgCluster.create();
-  }, 120_000);
-  afterAll(() => cluster?.remove());
-
-  it('refuses to open an unreachable server with one line naming host:port, never the password', async () => {
-    const port = await freePort();
-    const err = (await PgStore.open(`postgres://cati:s3cret@127.0.0.1:${port}/nowhere`).catch((e: unknown) => e)) as Error;
-    expect(err).toBeInstanceOf(DatabaseUnavailableError);
-    expect(err.message).toContain(`127.0.0.1:${port}`);
-    expect(err.message).not.toMatch(/s3cret|\n/);
-  });
-
-  it('fails statements with DatabaseUnavailableError while the server is down, and works again after a restart', async () => {
-    const url = await createDatabase(cluster.url());
-    const store = await PgStore.open(url.replace('cati@', 'cati:pw@'));
-    expect(store.description).not.toContain('pw');
-    try {
-      await store.exec('CREATE TABLE t (n INTEGER)');
-      await expect(
-        store.transaction(async (tx) => {
-          await tx.run('INSERT INTO t VALUES (1)');
-          cluster.stop(); // the connection breaks in the middle of the transaction
-          await tx.run('INSERT INTO t VALUES (2)');
-        }),
-      ).rejects.toBeInstanceOf(DatabaseUnavailableError);
-      await expect(store.value('SELECT 1')).rejects.toBeInstanceOf(DatabaseUnavailableError);
-      const reading = async () => {
-        for await (const _ of store.chunks('SELECT n FROM t', [], 10)) return;
-      };
-      await expect(reading()).rejects.toBeInstanceOf(DatabaseUnavailableError);
-      cluster.start();
-      expect(await store.value('SELECT count(*) FROM t')).toBe(0); // nothing half-written
-      await store.transaction((tx) => tx.run('INSERT INTO t VALUES (3)'));
-      // Connections cut under a running server (a fail-over, an administrator): the next statement still works.
-      const admin = new PgStore(cluster.url());
-      await admin.value('SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = ?', [new URL(url).pathname.slice(1)]);
-      await admin.close();
-      // A statement that met a cut connection is refused as unavailable (a 503); the one after it reconnects.
-      const first = await store.value('SELECT sum(n) FROM t').catch((e: unknown) => e);
-      if (first !== 3) expect(first).toBeInstanceOf(DatabaseUnavailableError);
-      expect(await store.value('SELECT sum(n) FROM t')).toBe(3);
-    } finally {
-      await store.close();
-    }
-  });
-});
-
-describe('openStore', () => {
-  it('opens SQLite by default, for sqlite: and sqlite:PATH, PostgreSQL for postgres:// URLs, and refuses other schemes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cati-open-'));
-    dirs.push(dir);
-    const byDefault = await openStore(undefined, dir);
-    expect([byDefault.engine, byDefault.description]).toEqual(['sqlite', `sqlite:${join(dir, 'cati.sqlite')}`]);
-    await byDefault.close();
-    const named = await openStore(`sqlite:${join(dir, 'other.sqlite')}`, dir);
-    expect(named.description).toBe(`sqlite:${join(dir, 'other.sqlite')}`);
-    await named.close();
-    await expect(openStore('mysql://root:pw@db/x', dir)).rejects.toThrow(/scheme 'mysql:'/);
-    await expect(openStore('mysql://root:pw@db/x', dir)).rejects.not.toThrow(/pw/);
-    if (!pg.available) return;
-    const url = new URL(await freshPgDatabase());
-    url.password = 'hidden';
-    const store = await openStore(url.toString().replace(/^postgres:/, 'postgresql:'), dir);
-    expect(store.engine).toBe('postgres');
-    expect(store.description).not.toContain('hidden');
-    await store.close();
   });
 });
