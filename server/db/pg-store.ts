@@ -61,6 +61,7 @@ export class PgStore implements Store, PgQueryable {
       connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
       idleTimeoutMillis: 30_000,
       types: pgTypes,
+      application_name: 'cati',
     });
     // An idle connection that breaks (server restart, network) is dropped by the pool; the next query opens a new one.
     this.pool.on('error', (err) => console.warn(`PostgreSQL connection lost (${this.description}): ${(err as Error).message}`));
@@ -87,9 +88,9 @@ export class PgStore implements Store, PgQueryable {
     }
   }
 
-  /** A new unpooled client with the store's settings (the LISTEN connection of the event bridge). */
-  newClient(): pg.Client {
-    return new pg.Client({ connectionString: this.url, types: pgTypes });
+  /** A new unpooled client with the store's settings (the LISTEN connection of the event bridge), named in pg_stat_activity. */
+  newClient(applicationName = 'cati'): pg.Client {
+    return new pg.Client({ connectionString: this.url, types: pgTypes, application_name: applicationName });
   }
 
   get inTransaction(): boolean {

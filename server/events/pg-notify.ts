@@ -19,6 +19,8 @@ type Batch = { type: EventType; data: Record<string, unknown> }[];
 export type LocalHub = Pick<EventHub, 'publish'>;
 
 const CHANNEL = 'cati_events';
+/** The listener's application_name in pg_stat_activity. */
+export const LISTENER_NAME = 'cati-events';
 /** The database's clock in epoch ms (one clock for every process). */
 const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 
@@ -98,7 +100,8 @@ class Bridge implements PgEventBridge {
       this.hub.publish(events);
       return;
     }
-    if (this.delivered.has(id)) return;
+    // Delivered already, or our listener is away (its catch-up delivers it later): nothing to wait for.
+    if (this.delivered.has(id) || !this.client) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
@@ -114,30 +117,45 @@ class Bridge implements PgEventBridge {
 
   /** Opens the LISTEN connection; after a reconnection, queues the rows written while it was down. */
   async connect(): Promise<void> {
-    const client = this.store.newClient();
+    const client = this.store.newClient(LISTENER_NAME);
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
     client.on('notification', (msg) => {
       if (msg.channel === CHANNEL && msg.payload) this.enqueue([Number(msg.payload)]);
     });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      // First connection: rows written before this process listened are not its to deliver.
+      if (this.startTime === 0) this.lastTime = this.startTime = (await client.query<{ now: number }>(`SELECT ${NOW_MS} AS now`)).rows[0]!.now;
+    } catch (err) {
+      client.end().catch(() => undefined);
+      throw err;
+    }
     if (this.closed) {
       await client.end();
       return;
     }
+    const reconnected = this.connections > 0;
     this.client = client;
     this.connections++;
     this.backoffMs = 250;
-    if (this.lastTime === 0) {
-      // First connection: rows written before this process listened are not its to deliver.
-      this.lastTime = this.startTime = (await this.store.value<number>(`SELECT ${NOW_MS}`))!;
-    } else {
-      // Rows committed late may carry an earlier time: look back a little further than the newest one seen.
-      const ids = await this.store.column<number>('SELECT id FROM event_outbox WHERE time >= ? ORDER BY id', [
-        Math.max(this.startTime, this.lastTime - 10_000),
-      ]);
-      this.enqueue(ids.filter((id) => !this.delivered.has(id)));
+    if (reconnected) void this.catchUp();
+  }
+
+  /** Queues the rows written while the listener was away (retried until the database answers or the bridge closes). */
+  private async catchUp(): Promise<void> {
+    while (!this.closed) {
+      try {
+        // Rows committed late may carry an earlier time: look back a little further than the newest one seen.
+        const ids = await this.store.column<number>('SELECT id FROM event_outbox WHERE time >= ? ORDER BY id', [
+          Math.max(this.startTime, this.lastTime - 10_000),
+        ]);
+        this.enqueue(ids.filter((id) => !this.delivered.has(id)));
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
     }
   }
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../server/db/pg-store.ts';
 import type { EventType } from '../../server/events/publisher.ts';
-import { pgEventSink, type PgEventBridge } from '../../server/events/pg-notify.ts';
+import { LISTENER_NAME, pgEventSink, type PgEventBridge } from '../../server/events/pg-notify.ts';
 import { freshPgDatabase, pgAvailability } from '../helpers/postgres.ts';
 
 type Batch = { type: EventType; data: Record<string, unknown> }[];
@@ -65,7 +65,7 @@ describe.skipIf(!pg.available)('events through PostgreSQL NOTIFY', () => {
 
   it('reconnects a listener whose connection was cut and catches up on what was published meanwhile', async () => {
     const before = hubOne.batches.length;
-    await two.value("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN cati_events'");
+    expect(await two.value("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND application_name = ?", [LISTENER_NAME])).toBe(2);
     await bridgeTwo.publish([{ type: 'interviewer', data: { action: 'locked', id: 7 } }]);
     await expect.poll(() => [bridgeOne.connections, bridgeTwo.connections], { timeout: 20_000 }).toEqual([2, 2]);
     expect(bridgeOne.listening && bridgeTwo.listening).toBe(true);
