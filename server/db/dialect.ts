@@ -22,6 +22,11 @@ export interface Dialect {
   equalsIgnoreCase(a: string, b: string): string;
   /** Concatenation of a group's values with a separator. */
   groupConcat(expr: string, separator: string): string;
+  /**
+   * Appended to an ORDER BY term so NULLs sort as on SQLite, as the lowest value (PostgreSQL puts them last in
+   * ascending order): `ORDER BY col${d.orderNulls(desc)}`.
+   */
+  orderNulls(descending: boolean): string;
 }
 
 export const sqliteDialect: Dialect = {
@@ -33,6 +38,7 @@ export const sqliteDialect: Dialect = {
   position: (h, n) => `instr(${h}, ${n})`,
   equalsIgnoreCase: (a, b) => `${a} = ${b} COLLATE NOCASE`,
   groupConcat: (e, sep) => `group_concat(${e}, ${sep})`,
+  orderNulls: () => '',
 };
 
 export const postgresDialect: Dialect = {
@@ -44,4 +50,5 @@ export const postgresDialect: Dialect = {
   position: (h, n) => `strpos(${h}, ${n})`,
   equalsIgnoreCase: (a, b) => `lower(${a}) = lower(${b})`,
   groupConcat: (e, sep) => `string_agg(${e}, ${sep})`,
+  orderNulls: (descending) => (descending ? ' NULLS LAST' : ' NULLS FIRST'),
 };

@@ -27,7 +27,7 @@ describe('PostgreSQL placeholders', () => {
 });
 
 describe.skipIf(!pg.available)('PostgreSQL schema', () => {
-  it('matches SQLite table by table: columns in order, integer or text, nullability; named indexes and triggers', async () => {
+  it('matches SQLite table by table: columns in order, integer or text, nullability, binary text order; named indexes and triggers', async () => {
     const [lite, post] = await Promise.all([openTestStore('sqlite'), openTestStore('postgres')]);
     try {
       const tables = await lite.column<string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
@@ -46,6 +46,12 @@ describe.skipIf(!pg.available)('PostgreSQL schema', () => {
           )
         ).map((c) => ({ name: c.name, kind: c.type === 'text' ? 'text' : /int/.test(c.type) ? 'integer' : c.type, nullable: c.nullable === 'YES' }));
         expect(pgColumns, table).toEqual(liteColumns);
+        // Text compares and sorts by code point, as SQLite's BINARY, whatever the database's locale.
+        const collations = await post.column(
+          "SELECT DISTINCT collation_name FROM information_schema.columns WHERE table_name = ? AND data_type = 'text' AND table_name <> 'schema_migrations'",
+          [table],
+        );
+        expect(collations.filter((c) => c !== 'C'), table).toEqual([]);
       }
       const liteIndexes = await lite.column<string>("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex_%' ORDER BY name");
       const pgIndexes = await post.column<string>("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname COLLATE \"C\"");
