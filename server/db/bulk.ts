@@ -2,6 +2,9 @@
  * Bulk inserts for imports on either engine: COPY FROM STDIN on PostgreSQL (pg-copy-streams), multi-row
  * INSERTs of a fixed size (one prepared statement reused) on SQLite. Run it inside the import's transaction
  * (`store.transaction(async (tx) => insertMany(tx, ...))`) so a failed import leaves nothing behind.
+ *
+ * COPY cannot skip or merge duplicates: to upsert, insertMany into a staging table (`CREATE TEMP TABLE`, dropped
+ * at the end — both engines have them) and merge with one `INSERT INTO t SELECT ... FROM staging ON CONFLICT ...`.
  */
 import { assertPlainIdentifiers } from './pg-copy.ts';
 import type { PgQueryable } from './pg-store.ts';

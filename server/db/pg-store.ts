@@ -38,6 +38,11 @@ export interface PgStoreOptions {
   max?: number;
   /** How long a query waits for a connection before the database counts as unavailable (default 10 s). */
   connectionTimeoutMs?: number;
+  /**
+   * Isolation of transactions (default 'serializable': as safe as SQLite's one writer at a time for code written
+   * against it; conflicts are retried). Weaker levels suit only callbacks that lock what they read-modify-write.
+   */
+  isolation?: 'serializable' | 'repeatable read' | 'read committed';
 }
 
 export class PgStore implements Store, PgQueryable {
@@ -46,6 +51,7 @@ export class PgStore implements Store, PgQueryable {
   readonly description: string;
   readonly pool: pg.Pool;
   private readonly where: string;
+  private readonly begin: string;
   private readonly txContext = new AsyncLocalStorage<Tx>();
   private closed = false;
 
@@ -55,6 +61,7 @@ export class PgStore implements Store, PgQueryable {
   ) {
     this.description = redactUrl(url);
     this.where = hostPort(url);
+    this.begin = `BEGIN ISOLATION LEVEL ${(options.isolation ?? 'serializable').toUpperCase()}`;
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.max ?? 10,
@@ -210,7 +217,7 @@ export class PgStore implements Store, PgQueryable {
 
   private async attempt<T>(client: pg.PoolClient, fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const tx: Tx = { client, depth: 0, open: true };
-    await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+    await client.query(this.begin);
     try {
       const out = await this.txContext.run(tx, () => fn(this.view(client, () => tx.open)));
       await client.query('COMMIT');
