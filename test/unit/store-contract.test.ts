@@ -184,6 +184,19 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
     expect(await store.value('SELECT count(*) FROM kv')).toBe(1206);
   });
 
+  it('merges an import through a staging table, skipping duplicates', async () => {
+    await put('a', 1);
+    const merged = await store.transaction(async (tx) => {
+      await tx.exec('CREATE TEMP TABLE staging (k TEXT NOT NULL, n INTEGER NOT NULL)');
+      await insertMany(tx, 'staging', ['k', 'n'], [['a', 10], ['b', 20], ['c', 30]]);
+      const { changes } = await tx.run('INSERT INTO kv (k, n) SELECT k, n FROM staging WHERE true ON CONFLICT (k) DO NOTHING');
+      await tx.exec('DROP TABLE staging');
+      return changes;
+    });
+    expect(merged).toBe(2);
+    expect(await store.rows('SELECT k, n FROM kv ORDER BY k')).toEqual([['a', 1], ['b', 20], ['c', 30]]);
+  });
+
   it('applies every migration once, recorded with the same ids on both engines', async () => {
     const ids = await store.column<number>('SELECT id FROM schema_migrations ORDER BY id');
     expect(ids).toEqual(listMigrations().map((m) => m.id));
