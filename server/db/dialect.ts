@@ -26,6 +26,11 @@ export interface Dialect {
   isSame(a: string, b: string): string;
   /** An ORDER BY term with SQLite's NULL placement on both engines: NULLs first ascending, last descending. */
   orderTerm(expr: string, desc: boolean): string;
+  /**
+   * Appended to an ORDER BY term so NULLs sort as on SQLite, as the lowest value (PostgreSQL puts them last in
+   * ascending order): `ORDER BY col${d.orderNulls(desc)}`.
+   */
+  orderNulls(descending: boolean): string;
 }
 
 export const sqliteDialect: Dialect = {
@@ -39,6 +44,7 @@ export const sqliteDialect: Dialect = {
   groupConcat: (e, sep) => `group_concat(${e}, ${sep})`,
   isSame: (a, b) => `${a} IS ${b}`,
   orderTerm: (e, desc) => `${e} ${desc ? 'DESC' : 'ASC'}`,
+  orderNulls: () => '',
 };
 
 export const postgresDialect: Dialect = {
@@ -52,4 +58,5 @@ export const postgresDialect: Dialect = {
   groupConcat: (e, sep) => `string_agg(${e}, ${sep})`,
   isSame: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
   orderTerm: (e, desc) => `${e} ${desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`,
+  orderNulls: (descending) => (descending ? ' NULLS LAST' : ' NULLS FIRST'),
 };
