@@ -93,12 +93,12 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
 
 export const databaseFile = (dataDir: string) => join(dataDir, 'cati.sqlite');
 
-/** The engine a `--database` URL names, or undefined when it is neither `sqlite:` nor `postgres(ql)://…`. */
+/**
+ * The engine a `--database` value names (CONTRACT §12): absent, `sqlite:` or `sqlite:PATH` → the embedded SQLite;
+ * `postgres://…`/`postgresql://…` → PostgreSQL; anything else undefined.
+ */
 export function databaseEngine(url: string | undefined): 'sqlite' | 'postgres' | undefined {
-  if (url === undefined || url === 'sqlite:') return 'sqlite';
+  if (url === undefined || url === '' || url.startsWith('sqlite:')) return 'sqlite';
   if (/^postgres(ql)?:\/\/\S+$/i.test(url)) return 'postgres';
   return undefined;
 }
-
-/** A database URL fit for messages and logs: the password of `postgres://user:password@host/db` left out. */
-export const redactDatabaseUrl = (url: string) => url.replace(/^(\w+:\/\/[^:/@]*):[^@/]*@/, '$1@');

@@ -4,9 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
 import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
-import { databaseEngine, databaseFile, redactDatabaseUrl, type ServerConfig } from './config.ts';
+import { databaseEngine, databaseFile, type ServerConfig } from './config.ts';
+import { openStore, sqliteFile } from './db/open-store.ts';
+import { redactUrl } from './db/pg-sql.ts';
 import type { AppContext } from './context.ts';
+import { PgStore } from './db/pg-store.ts';
 import { SqliteStore } from './db/sqlite-store.ts';
+import { pgEventSink } from './events/pg-notify.ts';
 import type { Store } from './db/store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
 import { removeRunLock, writeRunLock } from './run-lock.ts';
@@ -31,23 +35,12 @@ export class DatabaseOpenError extends Error {
   override name = 'DatabaseOpenError';
 }
 
-/**
- * Opens (and migrates) the store `config.database` names: `sqlite:` (default) = `<data-dir>/cati.sqlite`.
- * The one place the server, and the CLI's `keys`, open their database.
- */
-export async function openConfiguredStore(config: Pick<ServerConfig, 'database' | 'dataDir'>): Promise<Store> {
-  const engine = databaseEngine(config.database);
-  if (engine === undefined) throw new Error("the database URL must be 'sqlite:' or 'postgres://…'");
-  if (engine === 'postgres') throw new Error('PostgreSQL support is not in this build');
-  return SqliteStore.open(databaseFile(config.dataDir));
-}
-
-/** openConfiguredStore with any failure turned into a DatabaseOpenError naming the database (password left out). */
+/** Opens (and migrates) the store `--database` names (server/db/open-store.ts), with any failure turned into a DatabaseOpenError naming the database (password left out). */
 export async function openStoreOrExplain(config: Pick<ServerConfig, 'database' | 'dataDir'>): Promise<Store> {
   try {
-    return await openConfiguredStore(config);
+    return await openStore(config.database, config.dataDir);
   } catch (err) {
-    const name = config.database === undefined || config.database === 'sqlite:' ? databaseFile(config.dataDir) : redactDatabaseUrl(config.database);
+    const name = databaseEngine(config.database) === 'postgres' ? redactUrl(config.database!) : sqliteFile(config.database, config.dataDir);
     const reason = String((err as Error)?.message ?? err).replace(/\s+/g, ' ').trim();
     throw new DatabaseOpenError(`Cannot open the database ${name}: ${reason}`);
   }
@@ -67,7 +60,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const keys = new ApiKeyStore(store);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
   const events = new EventHub(config.events);
-  attachEventSink(store, events, db);
+  // PostgreSQL: several processes share the database, so changes travel through it (LISTEN/NOTIFY) to every hub.
+  const bridge = store instanceof PgStore ? await pgEventSink(store, events) : undefined;
+  attachEventSink(store, bridge ?? events, db);
   let url = '';
   const ctx: AppContext = { store, db, dbFile, config, keys, events, baseUrl: () => url };
   const app = createRequestListener(ctx);
@@ -85,6 +80,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     });
   } catch (err) {
     events.close();
+    await bridge?.close();
     await store.close();
     throw err;
   }
@@ -115,8 +111,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
         server.close(() => {
           clearTimeout(grace);
-          void store
-            .close()
+          void (bridge?.close() ?? Promise.resolve())
+            .then(() => store.close())
             .then(() => removeRunLock(config.dataDir, url))
             .then(() => closeReadPool(dbFile)) // $apply's read connection (server/odata/read-pool.ts) goes too
             .then(resolve);

@@ -4,7 +4,7 @@
  * Both are migrated before they are returned.
  */
 import { resolve } from 'node:path';
-import { databaseFile } from '../config.ts';
+import { databaseEngine, databaseFile } from '../config.ts';
 import { PgStore } from './pg-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
@@ -12,16 +12,6 @@ import type { Store } from './store.ts';
 /** A `--database` value that names no engine we have. */
 export class UnsupportedDatabaseUrlError extends Error {
   override name = 'UnsupportedDatabaseUrlError';
-}
-
-/** Which engine a `--database` value names (undefined: the embedded default). */
-export function databaseEngine(url: string | undefined): 'sqlite' | 'postgres' {
-  if (url === undefined || url === '' || url.startsWith('sqlite:')) return 'sqlite';
-  if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
-  throw new UnsupportedDatabaseUrlError(
-    `Unsupported --database ${scheme ? `scheme '${scheme}:'` : 'value'}; use sqlite:PATH or postgres://user@host:port/database`,
-  );
 }
 
 /** The SQLite file a `sqlite:` value names (`sqlite:` alone, or nothing: `<dataDir>/cati.sqlite`). */
@@ -36,6 +26,8 @@ export function sqliteFile(url: string | undefined, dataDir: string): string {
  * message naming host:port (never the password).
  */
 export async function openStore(url: string | undefined, dataDir: string): Promise<Store> {
-  if (databaseEngine(url) === 'postgres') return PgStore.open(url!);
+  const engine = databaseEngine(url);
+  if (engine === undefined) throw new UnsupportedDatabaseUrlError("the database URL must be 'sqlite:' or 'postgres://…'");
+  if (engine === 'postgres') return PgStore.open(url!);
   return SqliteStore.open(sqliteFile(url, dataDir));
 }
