@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
-import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
+import { prepareCati } from './cati/index.ts';
 import { databaseFile, type ServerConfig } from './config.ts';
 import type { AppContext } from './context.ts';
 import { SqliteStore } from './db/sqlite-store.ts';
@@ -33,7 +33,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const store = SqliteStore.open(dbFile);
   const db = store.db;
   resetUploadDir(config.dataDir);
-  fillCallCenterTimeZones(db);
+  await prepareCati(store, config);
   const keys = new ApiKeyStore(db);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
   const events = new EventHub(config.events);
