@@ -140,13 +140,12 @@ export async function deleteGroup(store: Store, id: number, ifMatch?: string): P
     const assignments = await groupAssignmentRows(tx, id);
     const members = await tx.column<number>('SELECT interviewer_id FROM interviewer_groups WHERE group_id = ?', [id]);
     await tx.run('DELETE FROM groups WHERE id = ?', [id]);
-    for (const m of members) {
-      await tx.run(
-        `INSERT INTO interviewer_groups (interviewer_id, group_id)
-        SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM interviewer_groups WHERE interviewer_id = ?)`,
-        [m, ROOT_GROUP_ID, m],
-      );
-    }
+    await tx.run(
+      `INSERT INTO interviewer_groups (interviewer_id, group_id)
+      SELECT i.id, CAST(? AS BIGINT) FROM interviewers i
+      WHERE i.id IN ${tx.dialect.jsonValues('int')} AND NOT EXISTS (SELECT 1 FROM interviewer_groups m WHERE m.interviewer_id = i.id)`,
+      [ROOT_GROUP_ID, JSON.stringify(members)],
+    );
     const { version: _version, GroupId: _id, ...old } = current;
     await recordAudit(tx, { action: 'deleted', entity: 'groups', entityId: id, changes: { ...old, Members: members } });
     return assignments;

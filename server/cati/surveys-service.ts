@@ -118,7 +118,7 @@ export async function surveyVariables(db: Queryable, surveyIds: readonly string[
   const out = new Map(surveyIds.map((id) => [id, [] as { Name: string; AvailableAsCatiFilter: boolean }[]]));
   const rows = await db.all<{ s: string; name: string; f: number }>(
     `SELECT survey_id s, name, available_as_cati_filter f FROM survey_variables
-    WHERE survey_id IN ${db.dialect.jsonValues('text')} ORDER BY survey_id, ${db.dialect.orderTerm('name', false)}`,
+    WHERE survey_id IN ${db.dialect.jsonValues('text')} ORDER BY survey_id, name`,
     [JSON.stringify(surveyIds)],
   );
   for (const r of rows) out.get(r.s)?.push({ Name: r.name, AvailableAsCatiFilter: r.f === 1 });
