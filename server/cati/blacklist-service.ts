@@ -177,30 +177,51 @@ function parseImportItem(
   return { ok: true, number: n.value, type: t.value, comment: (o.Comment as string | null | undefined) ?? null };
 }
 
+/** Rows per INSERT of an import: 4 parameters each, well within SQLite's and PostgreSQL's parameter limits. */
+const IMPORT_BATCH = 500;
+
+type ValidItem = { number: string; type: BlacklistType; comment: string | null };
+
+/** Inserts a batch in one statement, skipping numbers already stored; answers each row's new Id in order (undefined: skipped). */
+async function insertBatch(tx: Queryable, batch: ValidItem[], now: number): Promise<(number | undefined)[]> {
+  const rows = await tx.all<{ id: number; telephone_number: string; type: string }>(
+    `INSERT INTO blacklist (telephone_number, type, comment, created) VALUES ${batch.map(() => '(?, ?, ?, ?)').join(', ')}
+    ON CONFLICT (telephone_number, type) DO NOTHING RETURNING id, telephone_number, type`,
+    batch.flatMap((v) => [v.number, v.type, v.comment, now]),
+  );
+  // RETURNING's order is unspecified: match by number and Type; a repeat within the batch was the skipped one.
+  const ids = new Map(rows.map((r) => [`${r.type}:${r.telephone_number}`, r.id]));
+  return batch.map((v) => {
+    const slot = `${v.type}:${v.number}`;
+    const id = ids.get(slot);
+    ids.delete(slot);
+    return id;
+  });
+}
+
 /** Stores every valid item in one transaction; duplicates (in the table or the batch) are counted, not stored. */
 export async function importItems(store: Store, items: unknown[], region: CountryCode | null = null, now = Date.now()): Promise<ImportResult> {
-  const parsed = items.map((item) => parseImportItem(item, region));
-  const { result, added } = await store.transaction(async (tx) => {
-    // Built inside the callback: a transaction the engine retries (PostgreSQL serialization) starts afresh.
-    const result: ImportResult = { Added: 0, Duplicates: 0, Invalid: 0, InvalidItems: [] };
-    const added: number[] = [];
-    for (const [index, p] of parsed.entries()) {
-      if (!p.ok) {
-        result.Invalid++;
-        if (result.InvalidItems.length < MAX_REPORTED_INVALID) result.InvalidItems.push({ Index: index, Value: p.value, Message: p.message });
-        continue;
-      }
-      const id = await tx.value<number>(
-        'INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?) ON CONFLICT (telephone_number, type) DO NOTHING RETURNING id',
-        [p.number, p.type, p.comment, now],
-      );
-      if (id !== undefined) added.push(id);
-      else result.Duplicates++;
+  const result: ImportResult = { Added: 0, Duplicates: 0, Invalid: 0, InvalidItems: [] };
+  const valid: ValidItem[] = [];
+  items.forEach((item, index) => {
+    const p = parseImportItem(item, region);
+    if (p.ok) valid.push(p);
+    else {
+      result.Invalid++;
+      if (result.InvalidItems.length < MAX_REPORTED_INVALID) result.InvalidItems.push({ Index: index, Value: p.value, Message: p.message });
     }
-    await recordAudit(tx, { action: 'imported', entity: 'blacklist', entityId: null, changes: { Added: added.length, Duplicates: result.Duplicates, Invalid: result.Invalid } });
-    return { result, added };
+  });
+  const added = await store.transaction(async (tx) => {
+    const ids: number[] = []; // built inside: a transaction the engine retries (PostgreSQL serialization) starts afresh
+    for (let i = 0; i < valid.length; i += IMPORT_BATCH) {
+      for (const id of await insertBatch(tx, valid.slice(i, i + IMPORT_BATCH), now)) if (id !== undefined) ids.push(id);
+    }
+    const changes = { Added: ids.length, Duplicates: valid.length - ids.length, Invalid: result.Invalid };
+    await recordAudit(tx, { action: 'imported', entity: 'blacklist', entityId: null, changes });
+    return ids;
   });
   result.Added = added.length;
+  result.Duplicates = valid.length - added.length;
   const records = await entityRecords(store, blacklistModel, added);
   await publishChanges(store, records.map((record) => ({ type: 'blacklist', action: 'created', id: record.Id as number, record })));
   return result;
