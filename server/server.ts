@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
-import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
+import { prepareCati } from './cati/index.ts';
 import { databaseEngine, databaseFile, type ServerConfig } from './config.ts';
 import { openStore, sqliteFile } from './db/open-store.ts';
 import { redactUrl } from './db/pg-sql.ts';
@@ -56,7 +56,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // The raw SQLite connection, for modules not yet on the Store (ctx.db goes when the last one moves).
   const db = (store as SqliteStore).db;
   resetUploadDir(config.dataDir);
-  fillCallCenterTimeZones(db);
+  await prepareCati(store, config);
   const keys = new ApiKeyStore(store);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
   const events = new EventHub(config.events);

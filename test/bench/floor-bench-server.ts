@@ -8,6 +8,7 @@ import { databaseFile, defaultConfig } from '../../server/config.ts';
 import { floorParams } from '../../server/cati/floor-sets.ts';
 import { floorModel } from '../../server/cati/floor-models.ts';
 import { openDatabase } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { selectList } from '../../server/odata/collection-query.ts';
 import { startServer } from '../../server/server.ts';
 
@@ -22,13 +23,14 @@ for (let i = 0; i < 6; i++) supervisors.push((await keys.create(`bench-superviso
 const dialer = (await keys.create('bench-dialer', ['cati_integrate'])).key;
 
 const db = openDatabase(databaseFile(dataDir));
+const store = new SqliteStore(db, databaseFile(dataDir));
 const select = db.prepare(`SELECT ${selectList(floorModel)} FROM ${floorModel.from} ORDER BY f.SessionId LIMIT ? OFFSET 0`);
-const bare = createServer((req, res) => {
+const bare = createServer(async (req, res) => {
   if (req.headers.authorization !== `Bearer ${KEY}`) {
     res.writeHead(401).end();
     return;
   }
-  const rows = select.all(...floorParams(db, Date.now(), 12), 10000);
+  const rows = select.all(...(await floorParams(store, Date.now(), 12)), 10000);
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ value: rows }));
 });
 await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
