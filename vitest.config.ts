@@ -9,5 +9,7 @@ export default defineConfig({
     // files in parallel) that can take longer than the default second. Failing polls wait longer; passing ones do not.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
+    // One PostgreSQL cluster per run for the PostgreSQL engine's tests (test/helpers/postgres.ts).
+    globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -24,7 +24,7 @@ export function backupsView(desktop: DesktopApp): BackupsView {
 
 /** A backup now, into `<data-dir>/backups/`. */
 export function backupNowAction(desktop: DesktopApp): Promise<BackupInfo> {
-  return backupNow(localServer(desktop).running.ctx.db, desktop.userDataDir);
+  return backupNow(localServer(desktop).running.ctx.store, desktop.userDataDir);
 }
 
 /** Turns the automatic daily backup on or off. */
@@ -39,7 +39,7 @@ export async function autoBackupTick(desktop: DesktopApp, now = new Date()): Pro
   const server = desktop.server;
   if (!server || !desktop.settings.autoBackup || !autoBackupDue(desktop.userDataDir, now)) return null;
   try {
-    return await backupNow(server.running.ctx.db, desktop.userDataDir, true, now);
+    return await backupNow(server.running.ctx.store, desktop.userDataDir, true, now);
   } catch (err) {
     console.error(`automatic backup failed: ${(err as Error).message}`);
     return null;

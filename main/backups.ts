@@ -6,7 +6,7 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { backupDatabase, backupFileName, backupsDir, verifyDatabaseFile } from '../server/db/backup.ts';
-import type { Db } from '../server/db/open.ts';
+import type { Store } from '../server/db/store.ts';
 import type { BackupInfo, RestoreCandidate } from './bridge-api.ts';
 
 /** Automatic backups kept. */
@@ -35,10 +35,10 @@ export function listBackups(dataDir: string): BackupInfo[] {
   return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.name.localeCompare(a.name));
 }
 
-/** Makes a backup of the open database `db` now (`auto`: named as an automatic one, then older automatic ones pruned). */
-export async function backupNow(db: Db, dataDir: string, auto = false, now = new Date()): Promise<BackupInfo> {
+/** Makes a backup of the server's (SQLite) store now (`auto`: named as an automatic one, then older automatic ones pruned). */
+export async function backupNow(store: Store, dataDir: string, auto = false, now = new Date()): Promise<BackupInfo> {
   const name = backupFileName(now, auto ? 'cati-auto' : 'cati');
-  const info = await backupDatabase(db, join(backupsDir(dataDir), name));
+  const info = await backupDatabase(store, join(backupsDir(dataDir), name));
   if (auto) pruneAutoBackups(dataDir);
   return listBackups(dataDir).find((b) => b.name === name) ?? { name, file: info.file, size: info.size, createdAt: now.toISOString(), auto };
 }

@@ -3,11 +3,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts';
 import { checkPhoneRegion } from './cati/phone-region.ts';
-import { databaseFile, defaultConfig, DEFAULT_PORT, type RateLimit, type UnsubscribeRateLimits } from './config.ts';
-import { openDatabase } from './db/open.ts';
-import { SqliteStore } from './db/sqlite-store.ts';
+import { databaseEngine, defaultConfig, DEFAULT_PORT, type RateLimit, type UnsubscribeRateLimits } from './config.ts';
 import { localBrowserUrl, runningServer } from './run-lock.ts';
-import { startServer } from './server.ts';
+import { DatabaseOpenError, openStoreOrExplain, startServer } from './server.ts';
 import { TlsFileError } from './tls.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -15,6 +13,16 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(2);
+}
+
+/**
+ * `--database URL`, else the environment's CATI_DATABASE_URL (CONTRACT §12): `sqlite:` (the default,
+ * `<data-dir>/cati.sqlite`) or `postgres://…`; undefined = the default.
+ */
+export function databaseOption(value: string | undefined): string | undefined {
+  const url = value ?? (process.env.CATI_DATABASE_URL || undefined);
+  if (databaseEngine(url) === undefined) fail(`--database must be 'sqlite:' (the data dir's cati.sqlite) or a postgres://… URL, not '${url}'`);
+  return url;
 }
 
 /** Whole non-negative integer option, or a clear error. */
@@ -62,6 +70,7 @@ async function serve(args: string[]) {
       host: { type: 'string' },
       port: { type: 'string' },
       'data-dir': { type: 'string' },
+      database: { type: 'string' },
       demo: { type: 'boolean' },
       'company-id': { type: 'string' },
       'public-url': { type: 'string' },
@@ -88,6 +97,7 @@ async function serve(args: string[]) {
     host: values.host ?? '127.0.0.1',
     port: intOption('port', values.port, DEFAULT_PORT, 65535),
     dataDir: resolve(values['data-dir'] ?? './data'),
+    database: databaseOption(values.database),
     demo: values.demo ?? false,
     companyId: intOption('company-id', values['company-id'], 1, 2147483647),
     publicUrl: values['public-url'] ?? null,
@@ -111,12 +121,12 @@ async function serve(args: string[]) {
     const code = (err as { code?: string }).code;
     if (code === 'EADDRINUSE') fail(`Port ${config.port} on ${config.host} is already in use; choose another with --port`);
     if (code === 'EADDRNOTAVAIL') fail(`Address ${config.host} is not available on this machine`);
-    if (err instanceof TlsFileError) fail(err.message);
+    if (err instanceof TlsFileError || err instanceof DatabaseOpenError) fail(err.message);
     throw err;
   }
   process.stdout.write(`listening on ${running.url}\n`);
   // A single-use token that expires in 15 minutes, not a key: a copied log line is useless afterwards (§2).
-  process.stdout.write(`open the UI: ${localBrowserUrl(running.url)}/#token=${running.ctx.keys.ui.mintToken()}\n`);
+  process.stdout.write(`open the UI: ${localBrowserUrl(running.url)}/#token=${await running.ctx.keys.ui.mintToken()}\n`);
   if (running.tls) process.stdout.write(`TLS certificate SHA-256 fingerprint (for clients to pin): ${running.tls.fingerprint}\n`);
   const loopback = /^(127\.|localhost$|::1$|\[::1\]$)/.test(config.host);
   if (!loopback && !config.tlsCert) {
@@ -129,12 +139,13 @@ async function serve(args: string[]) {
   process.on('SIGINT', stop);
 }
 
-function keys(args: string[]) {
+async function keys(args: string[]) {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
       'data-dir': { type: 'string' },
+      database: { type: 'string' },
       name: { type: 'string' },
       permissions: { type: 'string' },
       projects: { type: 'string' },
@@ -142,7 +153,12 @@ function keys(args: string[]) {
     },
   });
   const dataDir = resolve(values['data-dir'] ?? './data');
-  const db = openDatabase(databaseFile(dataDir));
+  let db;
+  try {
+    db = await openStoreOrExplain({ dataDir, database: databaseOption(values.database) });
+  } catch (err) {
+    fail((err as Error).message);
+  }
   const store = new ApiKeyStore(db);
   const [command, arg] = positionals;
   try {
@@ -150,14 +166,14 @@ function keys(args: string[]) {
       case 'create': {
         if (!values.name) fail('keys create needs --name N');
         if (!values.permissions) fail('keys create needs --permissions a,b');
-        const { key, info } = store.create(values.name, parsePermissions(values.permissions), parseProjects(values.projects));
+        const { key, info } = await store.create(values.name, parsePermissions(values.permissions), parseProjects(values.projects));
         process.stdout.write(`created key ${info.id} '${info.name}' with ${info.permissions.join(',')}${info.projects ? ` for ${info.projects.join(',')}` : ''}\n`);
         process.stdout.write('store it now: it is shown only once\n');
         process.stdout.write(`${key}\n`);
         break;
       }
       case 'list': {
-        const list = store.list();
+        const list = await store.list();
         if (values.json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
         else if (list.length === 0) process.stdout.write('no keys\n');
         else
@@ -169,7 +185,7 @@ function keys(args: string[]) {
       }
       case 'revoke': {
         if (!arg || !/^\d+$/.test(arg)) fail('keys revoke needs a key id (see keys list)');
-        if (!store.revoke(Number(arg))) fail(`no active key with id ${arg}`);
+        if (!(await store.revoke(Number(arg)))) fail(`no active key with id ${arg}`);
         process.stdout.write(`revoked key ${arg}\n`);
         break;
       }
@@ -177,25 +193,33 @@ function keys(args: string[]) {
         const server = runningServer(dataDir);
         if (!server) fail(`No server is running on ${dataDir}: start it with npm run serve -- --data-dir ${dataDir} (it prints a link)`);
         process.stdout.write('a fresh UI link for the running server (it works once, within 15 minutes):\n');
-        process.stdout.write(`${localBrowserUrl(server.url)}/#token=${store.ui.mintToken()}\n`);
+        process.stdout.write(`${localBrowserUrl(server.url)}/#token=${await store.ui.mintToken()}\n`);
         break;
       }
       default:
-        fail('usage: keys [--data-dir D] create --name N --permissions a,b [--projects p1,p2] | list [--json] | revoke ID | ui-link');
+        fail('usage: keys [--data-dir D] [--database URL] create --name N --permissions a,b [--projects p1,p2] | list [--json] | revoke ID | ui-link');
     }
   } catch (err) {
     fail((err as Error).message);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
 async function seed(args: string[]) {
-  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, calls: { type: 'string' }, days: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: { 'data-dir': { type: 'string' }, database: { type: 'string' }, calls: { type: 'string' }, days: { type: 'string' } },
+  });
   const calls = intOption('calls', values.calls, 1_000_000);
   const days = intOption('days', values.days, 30, 36_500);
   if (days < 1) fail('--days must be at least 1');
-  const store = SqliteStore.open(databaseFile(resolve(values['data-dir'] ?? './data')));
+  let store;
+  try {
+    store = await openStoreOrExplain({ dataDir: resolve(values['data-dir'] ?? './data'), database: databaseOption(values.database) });
+  } catch (err) {
+    fail((err as Error).message);
+  }
   try {
     const { seedCalls } = await import('./demo/demo.ts');
     await seedCalls(store, calls, (line) => process.stdout.write(`${line}\n`), days);
@@ -207,7 +231,7 @@ async function seed(args: string[]) {
 const [command, ...rest] = process.argv.slice(2);
 try {
   if (command === 'serve') await serve(rest);
-  else if (command === 'keys') keys(rest);
+  else if (command === 'keys') await keys(rest);
   else if (command === 'seed') await seed(rest);
   else if (command === 'backup') await (await import('./db/backup-cli.ts')).backupCommand(rest);
   else if (command === 'restore') await (await import('./db/backup-cli.ts')).restoreCommand(rest);

@@ -5,6 +5,11 @@ export interface ServerConfig {
   host: string;
   port: number;
   dataDir: string;
+  /**
+   * `--database URL` (CONTRACT §12): `sqlite:` (the default, `<data-dir>/cati.sqlite`) or `postgres://…`;
+   * undefined = the default.
+   */
+  database?: string;
   demo: boolean;
   companyId: number;
   /** Base of unsubscribe links handed to mailers; default the server's own URL. */
@@ -87,3 +92,13 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
 }
 
 export const databaseFile = (dataDir: string) => join(dataDir, 'cati.sqlite');
+
+/**
+ * The engine a `--database` value names (CONTRACT §12): absent, `sqlite:` or `sqlite:PATH` → the embedded SQLite;
+ * `postgres://…`/`postgresql://…` → PostgreSQL; anything else undefined.
+ */
+export function databaseEngine(url: string | undefined): 'sqlite' | 'postgres' | undefined {
+  if (url === undefined || url === '' || url.startsWith('sqlite:')) return 'sqlite';
+  if (/^postgres(ql)?:\/\/\S+$/i.test(url)) return 'postgres';
+  return undefined;
+}

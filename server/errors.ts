@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { randomUUID } from 'node:crypto';
+import { DatabaseUnavailableError } from './db/store.ts';
 
 /** OData error codes (CONTRACT §3); the opt-out interface only uses the status and message. */
 export type ErrorCode =
@@ -15,7 +16,8 @@ export type ErrorCode =
   | 'UnsupportedMediaType'
   | 'MisdirectedRequest'
   | 'TooManyRequests'
-  | 'InternalError';
+  | 'InternalError'
+  | 'ServiceUnavailable';
 
 const STATUS: Record<ErrorCode, number> = {
   BadRequest: 400,
@@ -31,6 +33,7 @@ const STATUS: Record<ErrorCode, number> = {
   MisdirectedRequest: 421, // CONTRACT §11: a Host that is not allowed
   TooManyRequests: 429,
   InternalError: 500,
+  ServiceUnavailable: 503, // the database is unreachable (CONTRACT §12); the store reconnects by itself
 };
 
 export interface ErrorDetail {
@@ -80,6 +83,9 @@ function normalise(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   const sqlite = fromSqliteError(err);
   if (sqlite) return sqlite;
+  if (err instanceof DatabaseUnavailableError) {
+    return new ApiError('ServiceUnavailable', 'The database is unavailable; try again shortly', undefined, { 'Retry-After': '5' });
+  }
   const e = err as { type?: string; status?: number; code?: string; message?: string; field?: string };
   if (e?.type === 'entity.parse.failed') return badRequest('The request body is not valid JSON');
   if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE') {
@@ -118,6 +124,8 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
     console.error(`[${requestId}] ${req.method} ${req.path}:`, err);
     apiError = new ApiError('InternalError', `Internal server error (request id ${requestId})`);
     res.setHeader('X-Request-Id', requestId);
+  } else if (apiError.code === 'ServiceUnavailable') {
+    console.error(`${req.method} ${req.path}: ${(err as Error).message}`); // one line, no stack: the outage, not a bug
   }
   if (res.headersSent) {
     res.destroy();

@@ -3,10 +3,15 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
-import { fillCallCenterTimeZones } from './cati/call-centers-service.ts';
-import { databaseFile, type ServerConfig } from './config.ts';
+import { prepareCati } from './cati/index.ts';
+import { databaseEngine, databaseFile, type ServerConfig } from './config.ts';
+import { openStore, sqliteFile } from './db/open-store.ts';
+import { redactUrl } from './db/pg-sql.ts';
 import type { AppContext } from './context.ts';
+import { PgStore } from './db/pg-store.ts';
 import { SqliteStore } from './db/sqlite-store.ts';
+import { pgEventSink } from './events/pg-notify.ts';
+import type { Store } from './db/store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
 import { removeRunLock, writeRunLock } from './run-lock.ts';
 import { EventHub } from './events/event-hub.ts';
@@ -25,19 +30,39 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The database named by `--database` could not be opened (unreachable, refused, not ours): a one-line reason. */
+export class DatabaseOpenError extends Error {
+  override name = 'DatabaseOpenError';
+}
+
+/** Opens (and migrates) the store `--database` names (server/db/open-store.ts), with any failure turned into a DatabaseOpenError naming the database (password left out). */
+export async function openStoreOrExplain(config: Pick<ServerConfig, 'database' | 'dataDir'>): Promise<Store> {
+  try {
+    return await openStore(config.database, config.dataDir);
+  } catch (err) {
+    const name = databaseEngine(config.database) === 'postgres' ? redactUrl(config.database!) : sqliteFile(config.database, config.dataDir);
+    const reason = String((err as Error)?.message ?? err).replace(/\s+/g, ' ').trim();
+    throw new DatabaseOpenError(`Cannot open the database ${name}: ${reason}`);
+  }
+}
+
 /** Opens (and migrates) the database, builds the app and listens; loads `--demo` data and starts `--demo-live`. */
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   // A certificate that does not belong to its key fails here (TlsFileError), before anything is opened.
   const tls = config.tlsCert && config.tlsKey ? loadTlsPair(config.tlsCert, config.tlsKey) : null;
+  // Workers and exports open their own read connection on this file (SQLite); closeReadPool takes it too.
   const dbFile = databaseFile(config.dataDir);
-  const store = SqliteStore.open(dbFile);
-  const db = store.db;
+  const store = await openStoreOrExplain(config);
+  // The raw SQLite connection, for modules not yet on the Store (ctx.db goes when the last one moves).
+  const db = (store as SqliteStore).db;
   resetUploadDir(config.dataDir);
-  fillCallCenterTimeZones(db);
-  const keys = new ApiKeyStore(db);
+  await prepareCati(store, config);
+  const keys = new ApiKeyStore(store);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
   const events = new EventHub(config.events);
-  attachEventSink(store, events, db);
+  // PostgreSQL: several processes share the database, so changes travel through it (LISTEN/NOTIFY) to every hub.
+  const bridge = store instanceof PgStore ? await pgEventSink(store, events) : undefined;
+  attachEventSink(store, bridge ?? events, db);
   let url = '';
   const ctx: AppContext = { store, db, dbFile, config, keys, events, baseUrl: () => url };
   const app = createRequestListener(ctx);
@@ -55,6 +80,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     });
   } catch (err) {
     events.close();
+    await bridge?.close();
     await store.close();
     throw err;
   }
@@ -85,8 +111,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
         server.close(() => {
           clearTimeout(grace);
-          void store
-            .close()
+          void (bridge?.close() ?? Promise.resolve())
+            .then(() => store.close())
             .then(() => removeRunLock(config.dataDir, url))
             .then(() => closeReadPool(dbFile)) // $apply's read connection (server/odata/read-pool.ts) goes too
             .then(resolve);

@@ -3,7 +3,7 @@
  * and keyset pages newest first over the (time, id) index. Parameterised SQL only.
  */
 import { parseIsoTime } from '../cati/time.ts';
-import type { Db } from '../db/open.ts';
+import type { Queryable } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
 
 export const DEFAULT_AUDIT_PAGE = 100;
@@ -133,11 +133,12 @@ function toRow(r: StoredRow): AuditRow {
 }
 
 /** Stored rows of one page, newest first (time, then id, descending), after `after`; `next` is the following page's cursor. */
-export function storedPage(db: Db, q: AuditQuery, after: AuditCursor | undefined, top: number): { rows: StoredRow[]; next?: AuditCursor } {
+export async function storedPage(db: Queryable, q: AuditQuery, after: AuditCursor | undefined, top: number): Promise<{ rows: StoredRow[]; next?: AuditCursor }> {
   const w = where(q, after);
-  const stored = db
-    .prepare(`SELECT id, time, actor_key_id, actor, action, entity, entity_id, changes FROM audit_log ${w.sql} ORDER BY time DESC, id DESC LIMIT ?`)
-    .all(...w.params, top + 1) as StoredRow[];
+  const stored = await db.all<StoredRow>(
+    `SELECT id, time, actor_key_id, actor, action, entity, entity_id, changes FROM audit_log ${w.sql} ORDER BY time DESC, id DESC LIMIT ?`,
+    [...w.params, top + 1],
+  );
   const more = stored.length > top;
   const rows = more ? stored.slice(0, top) : stored;
   const last = rows.at(-1);
@@ -145,7 +146,7 @@ export function storedPage(db: Db, q: AuditQuery, after: AuditCursor | undefined
 }
 
 /** One page of the API's rows (`$top` rows after `$skiptoken`), with the cursor of the next page when there is one. */
-export function auditPage(db: Db, q: AuditQuery): { rows: AuditRow[]; next?: AuditCursor } {
-  const page = storedPage(db, q, q.after, q.top);
+export async function auditPage(db: Queryable, q: AuditQuery): Promise<{ rows: AuditRow[]; next?: AuditCursor }> {
+  const page = await storedPage(db, q, q.after, q.top);
   return { rows: page.rows.map(toRow), next: page.next };
 }

@@ -7,7 +7,7 @@
 import { Router, type Request, type Response } from 'express';
 import { requirePermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
-import type { Db } from '../db/open.ts';
+import type { Queryable } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import { csvCell } from '../optout/csv-cell.ts';
 import { drained } from '../http/drained.ts';
@@ -32,7 +32,7 @@ function csvLine(r: StoredRow): string {
 }
 
 /** Streams every row matching the filters (from the `$skiptoken` on, `$top` ignored) as RFC 4180 CSV with a BOM. */
-async function sendCsv(db: Db, q: AuditQuery, res: Response): Promise<void> {
+async function sendCsv(db: Queryable, q: AuditQuery, res: Response): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', 'text/csv; charset=utf-8');
   res.setHeader('Content-Disposition', 'attachment; filename="audit-log.csv"');
@@ -41,7 +41,7 @@ async function sendCsv(db: Db, q: AuditQuery, res: Response): Promise<void> {
   let after = q.after;
   for (;;) {
     if (!more && !(await drained(res))) return; // the client went away
-    const page = storedPage(db, q, after, CSV_CHUNK_ROWS);
+    const page = await storedPage(db, q, after, CSV_CHUNK_ROWS);
     more = res.write(page.rows.map(csvLine).join(''));
     if (!page.next) break;
     after = page.next;
@@ -56,8 +56,8 @@ export function auditRouter(ctx: AppContext): Router {
   router.get('/', async (req, res) => {
     const q = parseAuditQuery(queryParams(req));
     res.setHeader('Cache-Control', 'no-store');
-    if (q.format === 'csv') return sendCsv(ctx.db, q, res);
-    const page = auditPage(ctx.db, q);
+    if (q.format === 'csv') return sendCsv(ctx.store, q, res);
+    const page = await auditPage(ctx.store, q);
     res.json({ value: page.rows, ...(page.next ? { '@odata.nextLink': nextLink(req, encodeCursor(page.next)) } : {}) });
   });
   router.all(['/', '/*rest'], () => {

@@ -1,6 +1,6 @@
-import { recordAuditSync } from '../audit/audit-log.ts';
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/open.ts';
+import { recordAudit } from '../audit/audit-log.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
 import { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
 import { UiSessionStore } from './ui-sessions.ts';
@@ -65,7 +65,7 @@ function toInfo(r: KeyRow): ApiKeyInfo {
   };
 }
 
-/** How long an authenticated key is served from memory before SQLite is asked again. */
+/** How long an authenticated key is served from memory before the database is asked again. */
 const CACHE_MS = 5_000;
 /** Cached keys at most (a flood of distinct valid keys cannot grow memory; unknown keys are never cached). */
 const CACHE_MAX = 1_000;
@@ -78,26 +78,32 @@ interface CachedKey {
 }
 
 /**
+ * What changes whenever a key may have been revoked by someone else, read on every request before the cache
+ * is trusted. SQLite: `PRAGMA data_version`, which moves on any commit by another connection (the `keys revoke`
+ * CLI on the same data dir) and costs no table read. PostgreSQL (other server processes revoke): the number of
+ * revoked keys, which only grows (a revoked key never comes back, keys are never deleted) — one small read.
+ */
+function revocationVersion(q: Queryable): Promise<number | undefined> {
+  return q.engine === 'sqlite' ? q.value<number>('PRAGMA data_version') : q.value<number>('SELECT count(revoked_at) FROM api_keys');
+}
+
+/**
  * API-key store over the `api_keys` table. An authenticated key is cached by digest for a few seconds, and
- * revocation stays immediate: `revoke` here empties the cache, and a commit by any other connection (the
- * `keys revoke` CLI on the same data dir) changes `PRAGMA data_version`, which is checked on every request.
+ * revocation stays immediate: `revoke` here empties the cache, and a revocation through any other connection
+ * or server process changes `revocationVersion`, which is checked on every request.
  */
 export class ApiKeyStore {
   private readonly cache = new Map<string, CachedKey>();
-  private readonly dataVersion;
-  private cachedVersion = -1;
+  private cachedVersion: number | undefined = -1;
+  /** Moves on every clearing, so a lookup that overlapped a revocation does not put its stale answer in the cache. */
+  private generation = 0;
   /** Keys held in memory for this run only (CATI_API_KEY, the UI session key), by digest. */
   private readonly memoryKeys = new Map<string, { name: string; permissions: ReadonlySet<Permission> }>();
-  private readonly byHash;
-  private readonly touch;
   /** The headless UI link's tokens and session keys (CONTRACT §2). */
   readonly ui: UiSessionStore;
 
-  constructor(private readonly db: Db) {
-    this.ui = new UiSessionStore(db);
-    this.byHash = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
-    this.touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
-    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  constructor(private readonly store: Store) {
+    this.ui = new UiSessionStore(store);
   }
 
   /** Accepts `key` (with every permission unless limited) for this run only; it is never written to the database. */
@@ -113,60 +119,66 @@ export class ApiKeyStore {
   }
 
   /** Creates a key and returns its one-time plain value with its record. */
-  create(name: string, permissions: Permission[], projects: string[] | null = null): { key: string; info: ApiKeyInfo } {
+  async create(name: string, permissions: Permission[], projects: string[] | null = null): Promise<{ key: string; info: ApiKeyInfo }> {
     if (!name.trim()) throw new Error('A key needs a name');
     const key = `cati_${randomBytes(24).toString('base64url')}`;
     const now = Date.now();
-    const info = this.db.transaction(() => {
-      const { lastInsertRowid } = this.db
-        .prepare('INSERT INTO api_keys (name, key_hash, prefix, permissions, projects, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(name.trim(), hashKey(key), key.slice(0, 9), permissions.join(','), projects?.join(',') ?? null, now);
-      const created = this.get(Number(lastInsertRowid))!;
+    const info = await this.store.transaction(async (tx) => {
+      const id = (await tx.value<number>(
+        'INSERT INTO api_keys (name, key_hash, prefix, permissions, projects, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
+        [name.trim(), hashKey(key), key.slice(0, 9), permissions.join(','), projects?.join(',') ?? null, now],
+      ))!;
+      const created = (await this.get(id, tx))!;
       // Never the key or its digest: the name, the visible prefix, what it may do.
       const changes = { name: created.name, prefix: created.prefix, permissions: created.permissions, projects: created.projects };
-      recordAuditSync(this.db, { action: 'created', entity: 'keys', entityId: created.id, changes }, now);
+      await recordAudit(tx, { action: 'created', entity: 'keys', entityId: created.id, changes }, now);
       return created;
-    }).immediate();
+    });
     return { key, info };
   }
 
-  get(id: number): ApiKeyInfo | undefined {
-    const row = this.db.prepare<[number], KeyRow>('SELECT * FROM api_keys WHERE id = ?').get(id);
+  /** One stored key by id (revoked ones too). */
+  async get(id: number, q: Queryable = this.store): Promise<ApiKeyInfo | undefined> {
+    const row = await q.get<KeyRow>('SELECT * FROM api_keys WHERE id = ?', [id]);
     return row && toInfo(row);
   }
 
-  list(): ApiKeyInfo[] {
-    return this.db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY id').all().map(toInfo);
+  /** Every stored key, oldest first. */
+  async list(): Promise<ApiKeyInfo[]> {
+    return (await this.store.all<KeyRow>('SELECT * FROM api_keys ORDER BY id')).map(toInfo);
   }
 
   /** Revokes a key; returns false when no such active key exists. */
-  revoke(id: number): boolean {
-    return this.db.transaction(() => {
+  revoke(id: number): Promise<boolean> {
+    return this.store.transaction(async (tx) => {
       const now = Date.now();
-      if (this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes === 0) return false;
-      this.cache.clear();
-      const { name, prefix } = this.get(id)!;
-      recordAuditSync(this.db, { action: 'revoked', entity: 'keys', entityId: id, changes: { name, prefix, revokedAt: [null, new Date(now).toISOString()] } }, now);
+      if ((await tx.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, id])).changes === 0) return false;
+      this.clearCache();
+      const { name, prefix } = (await this.get(id, tx))!;
+      await recordAudit(tx, { action: 'revoked', entity: 'keys', entityId: id, changes: { name, prefix, revokedAt: [null, new Date(now).toISOString()] } }, now);
       return true;
-    }).immediate();
+    });
   }
 
-  /**
-   * Records when a key was last used, at most once a minute. Best effort: while another connection holds
-   * the write lock (a bulk import), it skips instead of making the request wait on busy_timeout.
-   */
-  private markUsed(id: number, lastUsedAt: number | null): number | null {
+  /** Records when a key was last used, at most once a minute, best effort (see `writeIfIdle`). */
+  private async markUsed(id: number, lastUsedAt: number | null): Promise<number | null> {
     const now = Date.now();
     if (lastUsedAt !== null && lastUsedAt > now - 60_000) return lastUsedAt;
     // A skipped stamp is tried again on the key's next use.
-    return writeIfIdle(this.db, () => this.touch.run(now, id, now - 60_000)) ? now : lastUsedAt;
+    const sql = 'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)';
+    return (await writeIfIdle(this.store, sql, [now, id, now - 60_000])) ? now : lastUsedAt;
   }
 
-  /** The cached entry of a digest while it is fresh and no other connection has committed since it was read. */
-  private cached(digest: string): CachedKey | undefined {
-    const version = this.dataVersion.get()!;
+  private clearCache(): void {
+    this.cache.clear();
+    this.generation++;
+  }
+
+  /** The cached entry of a digest while it is fresh and no key has been revoked elsewhere since it was read. */
+  private async cached(digest: string): Promise<CachedKey | undefined> {
+    const version = await revocationVersion(this.store);
     if (version !== this.cachedVersion) {
-      this.cache.clear();
+      this.clearCache();
       this.cachedVersion = version;
       return undefined;
     }
@@ -179,20 +191,21 @@ export class ApiKeyStore {
   }
 
   /** Resolves a presented key to its principal, or undefined when unknown or revoked. */
-  authenticate(key: string): Principal | undefined {
+  async authenticate(key: string): Promise<Principal | undefined> {
     const digest = hashKey(key);
     const memory = this.memoryKeys.get(digest);
     if (memory !== undefined) return { keyId: null, name: memory.name, permissions: memory.permissions, projects: null };
     if (key.startsWith('uis_')) {
-      const sessionId = this.ui.authenticate(key);
+      const sessionId = await this.ui.authenticate(key);
       return sessionId === null ? undefined : { keyId: null, name: `UI session ${sessionId}`, permissions: new Set(PERMISSIONS), projects: null, uiSessionId: sessionId };
     }
-    const hit = this.cached(digest);
+    const hit = await this.cached(digest);
     if (hit !== undefined) {
-      hit.lastUsedAt = this.markUsed(hit.principal.keyId!, hit.lastUsedAt);
+      hit.lastUsedAt = await this.markUsed(hit.principal.keyId!, hit.lastUsedAt);
       return hit.principal;
     }
-    const row = this.byHash.get(digest);
+    const generation = this.generation;
+    const row = await this.store.get<KeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL', [digest]);
     if (!row) return undefined;
     const principal: Principal = {
       keyId: row.id,
@@ -200,8 +213,10 @@ export class ApiKeyStore {
       permissions: new Set(row.permissions.split(',') as Permission[]),
       projects: row.projects ? row.projects.split(',') : null,
     };
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(digest, { principal, lastUsedAt: this.markUsed(row.id, row.last_used_at), until: Date.now() + CACHE_MS });
+    const lastUsedAt = await this.markUsed(row.id, row.last_used_at);
+    if (generation !== this.generation) return principal; // valid when read; not cached past a revocation
+    if (this.cache.size >= CACHE_MAX) this.clearCache();
+    this.cache.set(digest, { principal, lastUsedAt, until: Date.now() + CACHE_MS });
     return principal;
   }
 }

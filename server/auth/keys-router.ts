@@ -62,10 +62,10 @@ export function parseNewKeyRequest(body: unknown): NewKeyRequest {
 }
 
 /** Revokes a key by its path id: 400 for a malformed id, 404 when no active key has it. */
-function revokeKey(store: ApiKeyStore, rawId: string | undefined): void {
+async function revokeKey(store: ApiKeyStore, rawId: string | undefined): Promise<void> {
   const id = parsePositiveId(rawId, 'id');
-  if (store.revoke(id)) return;
-  const existing = id ? store.get(id) : undefined;
+  if (await store.revoke(id)) return;
+  const existing = id ? await store.get(id) : undefined;
   throw notFound(existing ? `API key ${id} is already revoked` : `No API key with id ${rawId}`);
 }
 
@@ -84,20 +84,20 @@ export function keysRouter(ctx: AppContext): Router {
   const router = Router();
   router.use(noStore, requirePermission('company_administrate'), jsonBody);
 
-  router.get('/', (_req, res) => {
-    res.json(ctx.keys.list());
+  router.get('/', async (_req, res) => {
+    res.json(await ctx.keys.list());
   });
-  router.post('/', (req, res) => {
+  router.post('/', async (req, res) => {
     const { name, permissions, projects } = parseNewKeyRequest(req.body);
-    const { key, info } = ctx.keys.create(name, permissions, projects);
+    const { key, info } = await ctx.keys.create(name, permissions, projects);
     res.status(201).json({ key, ...info });
   });
   router.all('/', () => {
     throw new ApiError('MethodNotAllowed', '/admin/keys supports GET and POST', undefined, { Allow: 'GET, HEAD, POST' });
   });
 
-  router.delete('/:id', (req, res) => {
-    revokeKey(ctx.keys, req.params.id);
+  router.delete('/:id', async (req, res) => {
+    await revokeKey(ctx.keys, req.params.id);
     res.status(204).end();
   });
   router.all('/:id', () => {

@@ -27,12 +27,12 @@ function basicPassword(header: string): string | undefined {
  * side-effect-free read (CONTRACT §2, for Excel's and Power BI's credential dialogs).
  */
 export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = {}) {
-  return tagPermission((req: Request, _res: Response, next: NextFunction) => {
+  return tagPermission(async (req: Request, _res: Response, next: NextFunction) => {
     const header = req.get('authorization') ?? '';
     const match = /^Bearer +([^\s]+) *$/i.exec(header);
     const basic = !match && options.basic ? basicPassword(header) : undefined;
     const key = match ? match[1]! : basic;
-    const principal = key ? store.authenticate(key) : undefined;
+    const principal = key ? await store.authenticate(key) : undefined;
     if (!principal) return next(unauthorized());
     req.principal = principal;
     req.authScheme = match ? 'bearer' : 'basic';

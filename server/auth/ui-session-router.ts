@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { recordAuditSync } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, notFound, unauthorized } from '../errors.ts';
 import { parsePositiveId } from '../http/path-params.ts';
@@ -19,10 +19,10 @@ function noStore(_req: Request, res: Response, next: () => void) {
 export function uiTokenRouter(ctx: AppContext): Router {
   const router = Router();
   router.use(noStore);
-  router.post('/ui-token', (req, res) => {
+  router.post('/ui-token', async (req, res) => {
     const token = (req.body as { token?: unknown } | undefined)?.token;
     if (typeof token !== 'string' || !/^uit_[A-Za-z0-9_-]{20,100}$/.test(token)) throw badRequest("The body must be {\"token\": \"uit_…\"} from a UI link");
-    const session = ctx.keys.ui.exchange(token);
+    const session = await ctx.keys.ui.exchange(token);
     if (!session) throw unauthorized('This UI link has expired or was already used');
     res.status(201).json({ key: session.key, idleTimeoutSeconds: UI_SESSION_IDLE_MS / 1000 });
   });
@@ -36,12 +36,12 @@ export function uiTokenRouter(ctx: AppContext): Router {
 const ownSession = (req: Request): number | null => req.principal?.uiSessionId ?? null;
 
 /** Revokes a live UI session and audits it in the same transaction; 404 when there is none with that id. */
-function revokeSession(ctx: AppContext, id: number): void {
-  const revoked = ctx.db.transaction(() => {
-    if (!ctx.keys.ui.revoke(id)) return false;
-    recordAuditSync(ctx.db, { action: 'revoked', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } });
+async function revokeSession(ctx: AppContext, id: number): Promise<void> {
+  const revoked = await ctx.store.transaction(async (tx) => {
+    if (!(await ctx.keys.ui.revoke(id, Date.now(), tx))) return false;
+    await recordAudit(tx, { action: 'revoked', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } });
     return true;
-  })();
+  });
   if (!revoked) throw notFound(`No live UI session with id ${id}`);
 }
 
@@ -53,18 +53,18 @@ function revokeSession(ctx: AppContext, id: number): void {
 export function uiSessionsRouter(ctx: AppContext): Router {
   const router = Router();
   router.use(noStore, requirePermission('company_administrate'));
-  router.get('/', (req, res) => {
+  router.get('/', async (req, res) => {
     const own = ownSession(req);
-    res.json(ctx.keys.ui.listLive().map((s) => ({ ...s, current: s.id === own })));
+    res.json((await ctx.keys.ui.listLive()).map((s) => ({ ...s, current: s.id === own })));
   });
-  router.delete('/current', (req, res) => {
+  router.delete('/current', async (req, res) => {
     const own = ownSession(req);
     if (own === null) throw badRequest('This key is not a UI session');
-    revokeSession(ctx, own);
+    await revokeSession(ctx, own);
     res.status(204).end();
   });
-  router.delete('/:id', (req, res) => {
-    revokeSession(ctx, parsePositiveId(req.params.id, 'id'));
+  router.delete('/:id', async (req, res) => {
+    await revokeSession(ctx, parsePositiveId(req.params.id, 'id'));
     res.status(204).end();
   });
   return router;

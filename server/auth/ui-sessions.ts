@@ -1,6 +1,6 @@
-import { recordAuditSync } from '../audit/audit-log.ts';
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/open.ts';
+import { recordAudit } from '../audit/audit-log.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
 
 /** How long a UI link's token can be exchanged (CONTRACT §2: short-lived). */
@@ -27,6 +27,8 @@ interface SessionRow {
   revoked_at: number | null;
 }
 
+const SELECT_SESSION = 'SELECT id, created_at, last_used_at, revoked_at FROM ui_sessions';
+
 const iso = (ms: number) => new Date(ms).toISOString();
 const toInfo = (r: SessionRow): UiSessionInfo => ({
   id: r.id,
@@ -42,71 +44,63 @@ const toInfo = (r: SessionRow): UiSessionInfo => ({
  * Both are random (256 bits) and stored as SHA-256 digests only.
  */
 export class UiSessionStore {
-  private readonly byHash;
-  private readonly touch;
-
-  constructor(private readonly db: Db) {
-    this.byHash = db.prepare<[string], SessionRow>('SELECT id, created_at, last_used_at, revoked_at FROM ui_sessions WHERE key_hash = ?');
-    this.touch = db.prepare('UPDATE ui_sessions SET last_used_at = ? WHERE id = ? AND last_used_at < ?');
-  }
+  constructor(private readonly store: Store) {}
 
   /** Mints a single-use token for a UI link (and forgets expired ones). */
-  mintToken(now = Date.now()): string {
+  async mintToken(now = Date.now()): Promise<string> {
     const token = `uit_${randomBytes(32).toString('base64url')}`;
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM ui_tokens WHERE expires_at <= ?').run(now);
-      this.db.prepare('INSERT INTO ui_tokens (token_hash, created_at, expires_at) VALUES (?, ?, ?)').run(hashKey(token), now, now + UI_TOKEN_TTL_MS);
-    })();
+    await this.store.transaction(async (tx) => {
+      await tx.run('DELETE FROM ui_tokens WHERE expires_at <= ?', [now]);
+      await tx.run('INSERT INTO ui_tokens (token_hash, created_at, expires_at) VALUES (?, ?, ?)', [hashKey(token), now, now + UI_TOKEN_TTL_MS]);
+    });
     return token;
   }
 
   /** Spends a token: a new session key when the token is known and fresh, else null. A token works once. */
-  exchange(token: string, now = Date.now()): { key: string; info: UiSessionInfo } | null {
-    return this.db.transaction(() => {
-      const row = this.db
-        .prepare<[string], { expires_at: number }>('DELETE FROM ui_tokens WHERE token_hash = ? RETURNING expires_at')
-        .get(hashKey(token));
-      if (!row || row.expires_at <= now) return null;
+  exchange(token: string, now = Date.now()): Promise<{ key: string; info: UiSessionInfo } | null> {
+    return this.store.transaction(async (tx) => {
+      const expiresAt = await tx.value<number>('DELETE FROM ui_tokens WHERE token_hash = ? RETURNING expires_at', [hashKey(token)]);
+      if (expiresAt === undefined || expiresAt <= now) return null;
       const key = `uis_${randomBytes(32).toString('base64url')}`;
-      const { lastInsertRowid } = this.db
-        .prepare('INSERT INTO ui_sessions (key_hash, created_at, last_used_at) VALUES (?, ?, ?)')
-        .run(hashKey(key), now, now);
-      const id = Number(lastInsertRowid);
+      const id = (await tx.value<number>('INSERT INTO ui_sessions (key_hash, created_at, last_used_at) VALUES (?, ?, ?) RETURNING id', [hashKey(key), now, now]))!;
       // A UI session is a key (CONTRACT §10): its creation is audited, the new session as its own actor.
-      recordAuditSync(this.db, { action: 'created', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } }, now, {
+      await recordAudit(tx, { action: 'created', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } }, now, {
         keyId: null,
         name: `UI session ${id}`,
       });
-      return { key, info: this.get(id)! };
-    }).immediate();
+      return { key, info: (await this.get(id, tx))! };
+    });
   }
 
   /** The session id of a live session key (and marks it used), or null when unknown, revoked or idle too long. */
-  authenticate(key: string, now = Date.now()): number | null {
-    const row = this.byHash.get(hashKey(key));
+  async authenticate(key: string, now = Date.now()): Promise<number | null> {
+    const row = await this.store.get<SessionRow>(`${SELECT_SESSION} WHERE key_hash = ?`, [hashKey(key)]);
     if (!row || row.revoked_at !== null || row.last_used_at + UI_SESSION_IDLE_MS <= now) return null;
-    if (row.last_used_at <= now - TOUCH_EVERY_MS) writeIfIdle(this.db, () => this.touch.run(now, row.id, now - TOUCH_EVERY_MS));
+    if (row.last_used_at <= now - TOUCH_EVERY_MS) {
+      await writeIfIdle(this.store, 'UPDATE ui_sessions SET last_used_at = ? WHERE id = ? AND last_used_at < ?', [now, row.id, now - TOUCH_EVERY_MS]);
+    }
     return row.id;
   }
 
-  get(id: number): UiSessionInfo | undefined {
-    const row = this.db.prepare<[number], SessionRow>('SELECT id, created_at, last_used_at, revoked_at FROM ui_sessions WHERE id = ?').get(id);
+  /** One session by id (revoked and expired ones too). */
+  async get(id: number, q: Queryable = this.store): Promise<UiSessionInfo | undefined> {
+    const row = await q.get<SessionRow>(`${SELECT_SESSION} WHERE id = ?`, [id]);
     return row && toInfo(row);
   }
 
   /** Live sessions (neither revoked nor expired), newest first. */
-  listLive(now = Date.now()): UiSessionInfo[] {
-    return this.db
-      .prepare<[number], SessionRow>(
-        'SELECT id, created_at, last_used_at, revoked_at FROM ui_sessions WHERE revoked_at IS NULL AND last_used_at > ? ORDER BY id DESC',
-      )
-      .all(now - UI_SESSION_IDLE_MS)
-      .map(toInfo);
+  async listLive(now = Date.now()): Promise<UiSessionInfo[]> {
+    const rows = await this.store.all<SessionRow>(`${SELECT_SESSION} WHERE revoked_at IS NULL AND last_used_at > ? ORDER BY id DESC`, [now - UI_SESSION_IDLE_MS]);
+    return rows.map(toInfo);
   }
 
-  /** Revokes a live session; false when none has that id. */
-  revoke(id: number, now = Date.now()): boolean {
-    const stmt = this.db.prepare('UPDATE ui_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND last_used_at > ?');
-    return this.db.transaction(() => stmt.run(now, id, now - UI_SESSION_IDLE_MS).changes > 0)();
+  /** Revokes a live session (in the caller's transaction `q` when given); false when none has that id. */
+  async revoke(id: number, now = Date.now(), q: Queryable = this.store): Promise<boolean> {
+    const { changes } = await q.run('UPDATE ui_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND last_used_at > ?', [
+      now,
+      id,
+      now - UI_SESSION_IDLE_MS,
+    ]);
+    return changes > 0;
   }
 }

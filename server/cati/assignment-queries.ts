@@ -3,8 +3,8 @@
  * GetAssignments functions answer through the OData engine with $filter/$orderby/$top/$count applied in SQL.
  * Counts are computed here from the assignment rows on every read, never stored.
  */
-import type { Db } from '../db/open.ts';
-import type { Row } from '../odata/collection-query.ts';
+import type { Queryable } from '../db/store.ts';
+import { selectList, type Row } from '../odata/collection-query.ts';
 import type { EntityModel } from '../odata/model.ts';
 import type { ODataCall, ODataResult } from '../odata/service.ts';
 import { resourceAssignmentModel, surveyAssignmentModel } from './cati-models.ts';
@@ -67,9 +67,9 @@ export const groupAssignmentsModel: EntityModel = { ...surveyAssignmentModel, ke
 export const surveyResourcesModel: EntityModel = { ...resourceAssignmentModel, key: ['IsGroup', 'ResourceId'], from: SURVEY };
 
 /** Runs a source without query options, in its key order (service use and unit tests). */
-export function runSource(db: Db, source: AssignmentSource): Row[] {
+export function runSource(db: Queryable, source: AssignmentSource): Promise<Row[]> {
   const order = source.model.key.join(', ');
-  return db.prepare(`SELECT * FROM ${source.model.from} ORDER BY ${order}`).all(...source.params) as Row[];
+  return db.all<Row>(`SELECT ${selectList(source.model)} FROM ${source.model.from} ORDER BY ${order}`, source.params);
 }
 
 /** Answers a GetAssignments call through the engine; the source's `?` are those of the model's FROM subquery. */

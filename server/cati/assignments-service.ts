@@ -1,11 +1,11 @@
-import { recordAuditSync } from '../audit/audit-log.ts';
-import type { Db } from '../db/open.ts';
+import { recordAudit } from '../audit/audit-log.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, notFound } from '../errors.ts';
 import {
   groupAssignmentsModel, interviewerAssignmentsModel, runSource, surveyResourcesModel, type AssignmentSource,
 } from './assignment-queries.ts';
 import { assignmentChange, interviewerAssignmentRows, type AssignmentRecord } from '../events/assignment-events.ts';
-import { publishChangeSync, publishChangesSync } from '../events/publisher.ts';
+import { publishChange, publishChanges } from '../events/publisher.ts';
 import { assertGroup } from './groups-service.ts';
 import { interviewerVersion } from './interviewers-service.ts';
 import { assertActiveSurvey } from './surveys-service.ts';
@@ -33,8 +33,8 @@ export type ResourceAssignment = {
 };
 
 /** 404 unless the call centre exists. */
-export function assertCallCenter(db: Db, callCenterId: number): void {
-  if (!db.prepare('SELECT 1 FROM call_centers WHERE id = ?').get(callCenterId)) throw notFound(`Call centre ${callCenterId} does not exist`);
+export async function assertCallCenter(db: Queryable, callCenterId: number): Promise<void> {
+  if ((await db.value('SELECT 1 FROM call_centers WHERE id = ?', [callCenterId])) === undefined) throw notFound(`Call centre ${callCenterId} does not exist`);
 }
 
 function assertInterviewId(interviewId: number): void {
@@ -42,20 +42,20 @@ function assertInterviewId(interviewId: number): void {
 }
 
 /** What an interviewer operation targets: existing interviewer, active survey. */
-function interviewerTarget(db: Db, interviewerId: number, surveyId?: string): void {
-  interviewerVersion(db, interviewerId);
-  if (surveyId !== undefined) assertActiveSurvey(db, surveyId);
+async function interviewerTarget(db: Queryable, interviewerId: number, surveyId?: string): Promise<void> {
+  await interviewerVersion(db, interviewerId);
+  if (surveyId !== undefined) await assertActiveSurvey(db, surveyId);
 }
 
-function groupTarget(db: Db, groupId: number, callCenterId: number, surveyId?: string): void {
-  assertGroup(db, groupId);
-  assertCallCenter(db, callCenterId);
-  if (surveyId !== undefined) assertActiveSurvey(db, surveyId);
+async function groupTarget(db: Queryable, groupId: number, callCenterId: number, surveyId?: string): Promise<void> {
+  await assertGroup(db, groupId);
+  await assertCallCenter(db, callCenterId);
+  if (surveyId !== undefined) await assertActiveSurvey(db, surveyId);
 }
 
 /** The assignment event of an interviewer's row (its call centre is the interviewer's). */
-function interviewerRow(db: Db, interviewerId: number, surveyId: string, interviewId: number | null): AssignmentRecord {
-  const cc = db.prepare('SELECT call_center_id FROM interviewers WHERE id = ?').pluck().get(interviewerId) as number;
+async function interviewerRow(db: Queryable, interviewerId: number, surveyId: string, interviewId: number | null): Promise<AssignmentRecord> {
+  const cc = (await db.value<number>('SELECT call_center_id FROM interviewers WHERE id = ?', [interviewerId]))!;
   return { SurveyId: surveyId, ResourceId: interviewerId, IsGroup: false, CallCenterId: cc, InterviewId: interviewId };
 }
 
@@ -63,82 +63,85 @@ function interviewerRow(db: Db, interviewerId: number, surveyId: string, intervi
  * Runs one assignment write with its audit row (entity `assignments`, action = the operation's name,
  * EntityId = the resource's address) in one transaction; nothing is audited when nothing changed.
  */
-function auditedWrite<T>(db: Db, operation: string, resource: string, write: () => { result: T; changes: Record<string, unknown> | null }): T {
-  return db.transaction(() => {
-    const { result, changes } = write();
-    if (changes) recordAuditSync(db, { action: operation, entity: 'assignments', entityId: resource, changes });
+async function auditedWrite<T>(
+  store: Store,
+  operation: string,
+  resource: string,
+  write: (tx: Queryable) => Promise<{ result: T; changes: Record<string, unknown> | null }>,
+): Promise<T> {
+  return store.transaction(async (tx) => {
+    const { result, changes } = await write(tx);
+    if (changes) await recordAudit(tx, { action: operation, entity: 'assignments', entityId: resource, changes });
     return result;
-  }).immediate();
+  });
 }
 
 const interviewerAddress = (id: number) => `interviewers(${id})`;
 const groupAddress = (id: number) => `groups(${id})`;
 
 /** Interviewer `Controller.AssignOnSurvey`: an explicit assignment (idempotent). */
-export function interviewerAssignOnSurvey(db: Db, interviewerId: number, surveyId: string): void {
-  const changes = auditedWrite(db, 'AssignOnSurvey', interviewerAddress(interviewerId), () => {
-    interviewerTarget(db, interviewerId, surveyId);
-    const n = db.prepare('INSERT OR IGNORE INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?)').run(interviewerId, surveyId).changes;
+export async function interviewerAssignOnSurvey(store: Store, interviewerId: number, surveyId: string): Promise<void> {
+  const changes = await auditedWrite(store, 'AssignOnSurvey', interviewerAddress(interviewerId), async (tx) => {
+    await interviewerTarget(tx, interviewerId, surveyId);
+    const n = (await tx.run('INSERT INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [interviewerId, surveyId])).changes;
     return { result: n, changes: n ? { SurveyId: surveyId } : null };
   });
-  if (changes) publishChangeSync(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, null)));
+  if (changes) await publishChange(store, assignmentChange('created', await interviewerRow(store, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.DeAssignFromSurvey`: removes only the explicit assignment. */
-export function interviewerDeAssignFromSurvey(db: Db, interviewerId: number, surveyId: string): void {
-  const changes = auditedWrite(db, 'DeAssignFromSurvey', interviewerAddress(interviewerId), () => {
-    interviewerTarget(db, interviewerId, surveyId);
-    const n = db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId).changes;
+export async function interviewerDeAssignFromSurvey(store: Store, interviewerId: number, surveyId: string): Promise<void> {
+  const changes = await auditedWrite(store, 'DeAssignFromSurvey', interviewerAddress(interviewerId), async (tx) => {
+    await interviewerTarget(tx, interviewerId, surveyId);
+    const n = (await tx.run('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?', [interviewerId, surveyId])).changes;
     return { result: n, changes: n ? { SurveyId: surveyId } : null };
   });
-  if (changes) publishChangeSync(db, assignmentChange('deleted', interviewerRow(db, interviewerId, surveyId, null)));
+  if (changes) await publishChange(store, assignmentChange('deleted', await interviewerRow(store, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.AssignOnCall`: assigns one interview of the survey. */
-export function interviewerAssignOnCall(db: Db, interviewerId: number, surveyId: string, interviewId: number): void {
-  const changes = auditedWrite(db, 'AssignOnCall', interviewerAddress(interviewerId), () => {
+export async function interviewerAssignOnCall(store: Store, interviewerId: number, surveyId: string, interviewId: number): Promise<void> {
+  const changes = await auditedWrite(store, 'AssignOnCall', interviewerAddress(interviewerId), async (tx) => {
     assertInterviewId(interviewId);
-    interviewerTarget(db, interviewerId, surveyId);
-    const n = db
-      .prepare('INSERT OR IGNORE INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?)')
-      .run(interviewerId, surveyId, interviewId).changes;
+    await interviewerTarget(tx, interviewerId, surveyId);
+    const n = (await tx.run('INSERT INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [interviewerId, surveyId, interviewId])).changes;
     return { result: n, changes: n ? { SurveyId: surveyId, InterviewId: interviewId } : null };
   });
-  if (changes) publishChangeSync(db, assignmentChange('created', interviewerRow(db, interviewerId, surveyId, interviewId)));
+  if (changes) await publishChange(store, assignmentChange('created', await interviewerRow(store, interviewerId, surveyId, interviewId)));
 }
 
 /** Interviewer `Controller.DeAssignFromCalls`: removes its call assignments of the survey. */
-export function interviewerDeAssignFromCalls(db: Db, interviewerId: number, surveyId: string): void {
-  interviewerTarget(db, interviewerId, surveyId);
-  const gone = auditedWrite(db, 'DeAssignFromCalls', interviewerAddress(interviewerId), () => {
-    const rows = interviewerAssignmentRows(db, interviewerId, surveyId).filter((r) => r.InterviewId !== null);
-    db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ? AND survey_id = ?').run(interviewerId, surveyId);
+export async function interviewerDeAssignFromCalls(store: Store, interviewerId: number, surveyId: string): Promise<void> {
+  await interviewerTarget(store, interviewerId, surveyId);
+  const gone = await auditedWrite(store, 'DeAssignFromCalls', interviewerAddress(interviewerId), async (tx) => {
+    const rows = (await interviewerAssignmentRows(tx, interviewerId, surveyId)).filter((r) => r.InterviewId !== null);
+    await tx.run('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ? AND survey_id = ?', [interviewerId, surveyId]);
     return { result: rows, changes: rows.length ? { SurveyId: surveyId, InterviewIds: rows.map((r) => r.InterviewId) } : null };
   });
-  publishChangesSync(db, gone.map((r) => assignmentChange('deleted', r)));
+  await publishChanges(store, gone.map((r) => assignmentChange('deleted', r)));
 }
 
 /** Interviewer `Controller.CleanAssignments`: removes every survey and call assignment of the interviewer. */
-export function interviewerCleanAssignments(db: Db, interviewerId: number): void {
-  const gone = auditedWrite(db, 'CleanAssignments', interviewerAddress(interviewerId), () => {
-    interviewerTarget(db, interviewerId);
-    const rows = interviewerAssignmentRows(db, interviewerId);
-    db.prepare('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ?').run(interviewerId);
-    db.prepare('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ?').run(interviewerId);
+export async function interviewerCleanAssignments(store: Store, interviewerId: number): Promise<void> {
+  const gone = await auditedWrite(store, 'CleanAssignments', interviewerAddress(interviewerId), async (tx) => {
+    await interviewerTarget(tx, interviewerId);
+    const rows = await interviewerAssignmentRows(tx, interviewerId);
+    await tx.run('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ?', [interviewerId]);
+    await tx.run('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ?', [interviewerId]);
     const removed = rows.map((r) => ({ SurveyId: r.SurveyId, InterviewId: r.InterviewId }));
     return { result: rows, changes: rows.length ? { Removed: removed } : null };
   });
-  publishChangesSync(db, gone.map((r) => assignmentChange('deleted', r)));
+  await publishChanges(store, gone.map((r) => assignmentChange('deleted', r)));
 }
 
 /** Interviewer `Controller.GetAssignments()`: one row per (SurveyId, AssignmentType). */
-export function interviewerAssignments(db: Db, interviewerId: number): SurveyAssignment[] {
-  return runSource(db, interviewerAssignmentsSource(db, interviewerId)) as SurveyAssignment[];
+export async function interviewerAssignments(db: Queryable, interviewerId: number): Promise<SurveyAssignment[]> {
+  return (await runSource(db, await interviewerAssignmentsSource(db, interviewerId))) as SurveyAssignment[];
 }
 
 /** The SQL source of an interviewer's GetAssignments (for the OData query options); 404 for an unknown interviewer. */
-export function interviewerAssignmentsSource(db: Db, interviewerId: number): AssignmentSource {
-  interviewerTarget(db, interviewerId);
+export async function interviewerAssignmentsSource(db: Queryable, interviewerId: number): Promise<AssignmentSource> {
+  await interviewerTarget(db, interviewerId);
   return { model: interviewerAssignmentsModel, params: [interviewerId, interviewerId, interviewerId, interviewerId] };
 }
 
@@ -147,84 +150,80 @@ const groupRow = (groupId: number, surveyId: string, callCenterId: number, inter
 });
 
 /** Group `Controller.AssignOnSurvey`: members in that call centre get an Implicit assignment. */
-export function groupAssignOnSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
-  const changes = auditedWrite(db, 'AssignOnSurvey', groupAddress(groupId), () => {
-    groupTarget(db, groupId, callCenterId, surveyId);
-    const n = db.prepare('INSERT OR IGNORE INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?)').run(groupId, surveyId, callCenterId).changes;
+export async function groupAssignOnSurvey(store: Store, groupId: number, surveyId: string, callCenterId: number): Promise<void> {
+  const changes = await auditedWrite(store, 'AssignOnSurvey', groupAddress(groupId), async (tx) => {
+    await groupTarget(tx, groupId, callCenterId, surveyId);
+    const n = (await tx.run('INSERT INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [groupId, surveyId, callCenterId])).changes;
     return { result: n, changes: n ? { SurveyId: surveyId, CallCenterId: callCenterId } : null };
   });
-  if (changes) publishChangeSync(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, null)));
+  if (changes) await publishChange(store, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.DeAssignFromSurvey`. */
-export function groupDeAssignFromSurvey(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
-  const changes = auditedWrite(db, 'DeAssignFromSurvey', groupAddress(groupId), () => {
-    groupTarget(db, groupId, callCenterId, surveyId);
-    const n = db
-      .prepare('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
-      .run(groupId, surveyId, callCenterId).changes;
+export async function groupDeAssignFromSurvey(store: Store, groupId: number, surveyId: string, callCenterId: number): Promise<void> {
+  const changes = await auditedWrite(store, 'DeAssignFromSurvey', groupAddress(groupId), async (tx) => {
+    await groupTarget(tx, groupId, callCenterId, surveyId);
+    const n = (await tx.run('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?', [groupId, surveyId, callCenterId])).changes;
     return { result: n, changes: n ? { SurveyId: surveyId, CallCenterId: callCenterId } : null };
   });
-  if (changes) publishChangeSync(db, assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, null)));
+  if (changes) await publishChange(store, assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.AssignOnCall`. */
-export function groupAssignOnCall(db: Db, groupId: number, surveyId: string, interviewId: number, callCenterId: number): void {
-  const changes = auditedWrite(db, 'AssignOnCall', groupAddress(groupId), () => {
+export async function groupAssignOnCall(store: Store, groupId: number, surveyId: string, interviewId: number, callCenterId: number): Promise<void> {
+  const changes = await auditedWrite(store, 'AssignOnCall', groupAddress(groupId), async (tx) => {
     assertInterviewId(interviewId);
-    groupTarget(db, groupId, callCenterId, surveyId);
-    const n = db
-      .prepare('INSERT OR IGNORE INTO group_call_assignments (group_id, survey_id, call_center_id, interview_id) VALUES (?, ?, ?, ?)')
-      .run(groupId, surveyId, callCenterId, interviewId).changes;
+    await groupTarget(tx, groupId, callCenterId, surveyId);
+    const n = (await tx.run('INSERT INTO group_call_assignments (group_id, survey_id, call_center_id, interview_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [groupId, surveyId, callCenterId, interviewId])).changes;
     return { result: n, changes: n ? { SurveyId: surveyId, InterviewId: interviewId, CallCenterId: callCenterId } : null };
   });
-  if (changes) publishChangeSync(db, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, interviewId)));
+  if (changes) await publishChange(store, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, interviewId)));
 }
 
 /** Group `Controller.DeAssignFromCalls`. */
-export function groupDeAssignFromCalls(db: Db, groupId: number, surveyId: string, callCenterId: number): void {
-  groupTarget(db, groupId, callCenterId, surveyId);
-  const gone = auditedWrite(db, 'DeAssignFromCalls', groupAddress(groupId), () => {
-    const ids = db
-      .prepare('SELECT interview_id FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?')
-      .pluck()
-      .all(groupId, surveyId, callCenterId) as number[];
-    db.prepare('DELETE FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?').run(groupId, surveyId, callCenterId);
+export async function groupDeAssignFromCalls(store: Store, groupId: number, surveyId: string, callCenterId: number): Promise<void> {
+  await groupTarget(store, groupId, callCenterId, surveyId);
+  const gone = await auditedWrite(store, 'DeAssignFromCalls', groupAddress(groupId), async (tx) => {
+    const ids = await tx.column<number>(
+      'SELECT interview_id FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?',
+      [groupId, surveyId, callCenterId],
+    );
+    await tx.run('DELETE FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?', [groupId, surveyId, callCenterId]);
     return { result: ids, changes: ids.length ? { SurveyId: surveyId, CallCenterId: callCenterId, InterviewIds: ids } : null };
   });
-  publishChangesSync(db, gone.map((i) => assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, i))));
+  await publishChanges(store, gone.map((i) => assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, i))));
 }
 
 /** Group `Controller.GetAssignments(callCenterId)`. */
-export function groupAssignments(db: Db, groupId: number, callCenterId: number): SurveyAssignment[] {
-  return runSource(db, groupAssignmentsSource(db, groupId, callCenterId)) as SurveyAssignment[];
+export async function groupAssignments(db: Queryable, groupId: number, callCenterId: number): Promise<SurveyAssignment[]> {
+  return (await runSource(db, await groupAssignmentsSource(db, groupId, callCenterId))) as SurveyAssignment[];
 }
 
 /** The SQL source of a group's GetAssignments; 404 for an unknown group or call centre. */
-export function groupAssignmentsSource(db: Db, groupId: number, callCenterId: number): AssignmentSource {
-  groupTarget(db, groupId, callCenterId);
+export async function groupAssignmentsSource(db: Queryable, groupId: number, callCenterId: number): Promise<AssignmentSource> {
+  await groupTarget(db, groupId, callCenterId);
   return { model: groupAssignmentsModel, params: [groupId, groupId, callCenterId, groupId, callCenterId, callCenterId] };
 }
 
 /** Interviewer ids that are direct members of the group in that call centre (`Controller.GetInterviewers`). */
-export function groupMemberIds(db: Db, groupId: number, callCenterId: number): number[] {
-  groupTarget(db, groupId, callCenterId);
-  return db
-    .prepare(`SELECT i.id FROM interviewer_groups m JOIN interviewers i ON i.id = m.interviewer_id
-      WHERE m.group_id = ? AND i.call_center_id = ? ORDER BY i.id`)
-    .pluck()
-    .all(groupId, callCenterId) as number[];
+export async function groupMemberIds(db: Queryable, groupId: number, callCenterId: number): Promise<number[]> {
+  await groupTarget(db, groupId, callCenterId);
+  return db.column<number>(
+    `SELECT i.id FROM interviewer_groups m JOIN interviewers i ON i.id = m.interviewer_id
+      WHERE m.group_id = ? AND i.call_center_id = ? ORDER BY i.id`,
+    [groupId, callCenterId],
+  );
 }
 
 /** Survey `Controller.GetAssignments(callCenterId)`: groups and interviewers assigned to it or to its calls. */
-export function surveyAssignments(db: Db, surveyId: string, callCenterId: number): ResourceAssignment[] {
-  const rows = runSource(db, surveyAssignmentsSource(db, surveyId, callCenterId));
+export async function surveyAssignments(db: Queryable, surveyId: string, callCenterId: number): Promise<ResourceAssignment[]> {
+  const rows = await runSource(db, await surveyAssignmentsSource(db, surveyId, callCenterId));
   return rows.map((r) => ({ ...r, IsGroup: r.IsGroup === 1 }) as ResourceAssignment);
 }
 
 /** The SQL source of a survey's GetAssignments; 404 for an unknown/SoftDeleted survey or unknown call centre. */
-export function surveyAssignmentsSource(db: Db, surveyId: string, callCenterId: number): AssignmentSource {
-  assertActiveSurvey(db, surveyId);
-  assertCallCenter(db, callCenterId);
+export async function surveyAssignmentsSource(db: Queryable, surveyId: string, callCenterId: number): Promise<AssignmentSource> {
+  await assertActiveSurvey(db, surveyId);
+  await assertCallCenter(db, callCenterId);
   return { model: surveyResourcesModel, params: [surveyId, callCenterId, surveyId, surveyId, callCenterId, surveyId, callCenterId] };
 }

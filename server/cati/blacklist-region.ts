@@ -6,8 +6,8 @@
  * others are deleted and each deletion is audited; one audit row records the region change and counts.
  */
 import type { CountryCode } from 'libphonenumber-js';
-import { recordAuditSync } from '../audit/audit-log.ts';
-import type { Db } from '../db/open.ts';
+import { recordAudit } from '../audit/audit-log.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { renormaliseStored, trunkPrefix, type NumberType } from './phone-region.ts';
 
 /** Settings key holding the region the stored numbers are normalised for (JSON string or null). */
@@ -31,8 +31,8 @@ interface StoredItem {
   created: number;
 }
 
-function storedRegion(db: Db): string | null | undefined {
-  const raw = db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(PHONE_REGION_SETTING) as string | undefined;
+async function storedRegion(db: Queryable): Promise<string | null | undefined> {
+  const raw = await db.value<string>('SELECT value FROM settings WHERE key = ?', [PHONE_REGION_SETTING]);
   return raw === undefined ? undefined : (JSON.parse(raw) as string | null);
 }
 
@@ -40,26 +40,28 @@ function storedRegion(db: Db): string | null | undefined {
  * Brings the stored numbers to `region` (null = digits only: nothing to rewrite) and remembers it.
  * Runs once per start; a no-op when the region did not change.
  */
-export function applyPhoneRegion(db: Db, region: CountryCode | null): RenormaliseOutcome {
-  const previous = storedRegion(db) ?? null;
-  if (previous === region) return { changed: false, previous, updated: 0, merged: 0 };
-  return db.transaction((): RenormaliseOutcome => {
+export async function applyPhoneRegion(store: Store, region: CountryCode | null): Promise<RenormaliseOutcome> {
+  const unchanged = (previous: string | null): RenormaliseOutcome => ({ changed: false, previous, updated: 0, merged: 0 });
+  if (((await storedRegion(store)) ?? null) === region) return unchanged(region);
+  return store.transaction(async (tx): Promise<RenormaliseOutcome> => {
+    // Read again inside: another server on the same database may have just done it.
+    const previous = (await storedRegion(tx)) ?? null;
+    if (previous === region) return unchanged(previous);
     let updated = 0;
     let merged = 0;
     if (region) {
       const trunk = trunkPrefix(region);
-      const items = db.prepare('SELECT id, telephone_number, type, comment, created FROM blacklist ORDER BY id').all() as StoredItem[];
+      const items = await tx.all<StoredItem>('SELECT id, telephone_number, type, comment, created FROM blacklist ORDER BY id');
       const keepers = new Map<string, StoredItem>(); // `${type}:${digits}` → lowest Id
       const moves: { id: number; digits: string }[] = [];
-      const remove = db.prepare('DELETE FROM blacklist WHERE id = ?');
       for (const item of items) {
         const digits = renormaliseStored(item.telephone_number, item.type, region, trunk);
         const slot = `${item.type}:${digits}`;
         const keeper = keepers.get(slot);
         if (keeper) {
-          remove.run(item.id);
+          await tx.run('DELETE FROM blacklist WHERE id = ?', [item.id]);
           merged++;
-          recordAuditSync(db, {
+          await recordAudit(tx, {
             action: 'deleted',
             entity: 'blacklist',
             entityId: item.id,
@@ -71,20 +73,18 @@ export function applyPhoneRegion(db: Db, region: CountryCode | null): Renormalis
         if (digits !== item.telephone_number) moves.push({ id: item.id, digits });
       }
       // Two steps, so a number may move onto digits another item is just leaving (UNIQUE number + type).
-      const park = db.prepare("UPDATE blacklist SET telephone_number = '#' || id WHERE id = ?");
-      const place = db.prepare('UPDATE blacklist SET telephone_number = ?, version = version + 1 WHERE id = ?');
-      for (const m of moves) park.run(m.id);
-      for (const m of moves) place.run(m.digits, m.id);
+      for (const m of moves) await tx.run("UPDATE blacklist SET telephone_number = '#' || CAST(id AS TEXT) WHERE id = ?", [m.id]);
+      for (const m of moves) await tx.run('UPDATE blacklist SET telephone_number = ?, version = version + 1 WHERE id = ?', [m.digits, m.id]);
       updated = moves.length;
     }
-    db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+    await tx.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
       PHONE_REGION_SETTING,
       JSON.stringify(region),
-    );
-    recordAuditSync(db, { action: 'updated', entity: 'settings', entityId: PHONE_REGION_SETTING, changes: { phoneRegion: [previous, region] } });
+    ]);
+    await recordAudit(tx, { action: 'updated', entity: 'settings', entityId: PHONE_REGION_SETTING, changes: { phoneRegion: [previous, region] } });
     if (region && (updated > 0 || merged > 0)) {
-      recordAuditSync(db, { action: 'renormalised', entity: 'blacklist', entityId: null, changes: { PhoneRegion: region, Updated: updated, Merged: merged } });
+      await recordAudit(tx, { action: 'renormalised', entity: 'blacklist', entityId: null, changes: { PhoneRegion: region, Updated: updated, Merged: merged } });
     }
     return { changed: true, previous, updated, merged };
-  }).immediate();
+  });
 }

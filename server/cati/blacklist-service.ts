@@ -1,13 +1,12 @@
 /**
  * Telephone blacklist operations over SQLite: create, update, delete, bulk import (one transaction) and
- * the dialer's Check (Equal and StartWith rules). Plain functions over Db; the HTTP side is blacklist-set.ts.
+ * the dialer's Check (Equal and StartWith rules). Plain functions over the Store; the HTTP side is blacklist-set.ts.
  */
 import type { CountryCode } from 'libphonenumber-js';
-import { diffChanges, recordAuditSync } from '../audit/audit-log.ts';
-import type { Db } from '../db/open.ts';
+import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import { entityRecordSync, entityRecordsSync, publishChangeSync, publishChangesSync } from '../events/publisher.ts';
-import { prepareCached } from '../odata/collection-query.ts';
+import { entityRecord, entityRecords, publishChange, publishChanges } from '../events/publisher.ts';
 import { checkIfMatch } from '../odata/format.ts';
 import {
   blacklistModel,
@@ -60,24 +59,24 @@ export function parseItemBody(body: Record<string, unknown>, requireNumberField:
 const duplicate = (id: number) =>
   conflict(`This number is already blacklisted with the same Type (Id ${id})`, [{ code: 'ExistingId', target: 'Id', message: String(id) }]);
 
-function findId(db: Db, number: string, type: string): number | undefined {
-  return prepareCached(db, 'SELECT id FROM blacklist WHERE telephone_number = ? AND type = ?', 'pluck').get(number, type) as number | undefined;
+function findId(db: Queryable, number: string, type: string): Promise<number | undefined> {
+  return db.value<number>('SELECT id FROM blacklist WHERE telephone_number = ? AND type = ?', [number, type]);
 }
 
 /** Adds a number; 409 with the existing Id when the same number and type exist. Returns the new Id. */
-export function createItem(db: Db, fields: Fields, region: CountryCode | null = null, now = Date.now()): number {
+export async function createItem(store: Store, fields: Fields, region: CountryCode | null = null, now = Date.now()): Promise<number> {
   const number = requireNumber(fields.TelephoneNumber, fields.Type, region);
-  const id = db.transaction(() => {
-    const existing = findId(db, number, fields.Type!);
+  const id = await store.transaction(async (tx) => {
+    const existing = await findId(tx, number, fields.Type!);
     if (existing !== undefined) throw duplicate(existing);
-    const r = db
-      .prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?)')
-      .run(number, fields.Type, fields.Comment ?? null, now);
-    const newId = Number(r.lastInsertRowid);
-    recordAuditSync(db, { action: 'created', entity: 'blacklist', entityId: newId, changes: { TelephoneNumber: number, Type: fields.Type, Comment: fields.Comment ?? null } });
+    const newId = (await tx.value<number>(
+      'INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?) RETURNING id',
+      [number, fields.Type, fields.Comment ?? null, now],
+    ))!;
+    await recordAudit(tx, { action: 'created', entity: 'blacklist', entityId: newId, changes: { TelephoneNumber: number, Type: fields.Type, Comment: fields.Comment ?? null } });
     return newId;
-  }).immediate();
-  publishChangeSync(db, { type: 'blacklist', action: 'created', id, record: entityRecordSync(db, blacklistModel, id) });
+  });
+  await publishChange(store, { type: 'blacklist', action: 'created', id, record: await entityRecord(store, blacklistModel, id) });
   return id;
 }
 
@@ -89,8 +88,8 @@ interface CurrentRow {
   version: number;
 }
 
-function current(db: Db, id: number): CurrentRow {
-  const row = db.prepare('SELECT id, telephone_number, type, comment, version FROM blacklist WHERE id = ?').get(id) as CurrentRow | undefined;
+async function current(db: Queryable, id: number): Promise<CurrentRow> {
+  const row = await db.get<CurrentRow>('SELECT id, telephone_number, type, comment, version FROM blacklist WHERE id = ?', [id]);
   if (!row) throw notFound(`No blacklist item with Id ${id}`);
   return row;
 }
@@ -99,33 +98,33 @@ function current(db: Db, id: number): CurrentRow {
  * Updates the fields present (PUT and PATCH); If-Match checked against the current version (412);
  * duplicate → 409; audited with the fields that changed.
  */
-export function updateItem(db: Db, id: number, fields: Fields, ifMatch: string | undefined, region: CountryCode | null = null): void {
-  db.transaction(() => {
-    const row = current(db, id);
+export async function updateItem(store: Store, id: number, fields: Fields, ifMatch: string | undefined, region: CountryCode | null = null): Promise<void> {
+  await store.transaction(async (tx) => {
+    const row = await current(tx, id);
     checkIfMatch(ifMatch, row.version);
     const type = fields.Type ?? (row.type as BlacklistType);
     const number = fields.TelephoneNumber === undefined ? row.telephone_number : requireNumber(fields.TelephoneNumber, type, region);
-    const other = findId(db, number, type);
+    const other = await findId(tx, number, type);
     if (other !== undefined && other !== id) throw duplicate(other);
     const comment = fields.Comment === undefined ? row.comment : fields.Comment;
-    db.prepare('UPDATE blacklist SET telephone_number = ?, type = ?, comment = ?, version = version + 1 WHERE id = ?').run(number, type, comment, id);
+    await tx.run('UPDATE blacklist SET telephone_number = ?, type = ?, comment = ?, version = version + 1 WHERE id = ?', [number, type, comment, id]);
     const before = { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment };
-    recordAuditSync(db, { action: 'updated', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
-  }).immediate();
-  publishChangeSync(db, { type: 'blacklist', action: 'updated', id, record: entityRecordSync(db, blacklistModel, id) });
+    await recordAudit(tx, { action: 'updated', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
+  });
+  await publishChange(store, { type: 'blacklist', action: 'updated', id, record: await entityRecord(store, blacklistModel, id) });
 }
 
 /** Deletes an item; 404 if absent, 412 on a stale If-Match. */
-export function deleteItem(db: Db, id: number, ifMatch: string | undefined): void {
-  const record = db.transaction(() => {
-    const row = current(db, id);
+export async function deleteItem(store: Store, id: number, ifMatch: string | undefined): Promise<void> {
+  const record = await store.transaction(async (tx) => {
+    const row = await current(tx, id);
     checkIfMatch(ifMatch, row.version);
-    const last = entityRecordSync(db, blacklistModel, id);
-    db.prepare('DELETE FROM blacklist WHERE id = ?').run(id);
-    recordAuditSync(db, { action: 'deleted', entity: 'blacklist', entityId: id, changes: { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment } });
+    const last = await entityRecord(tx, blacklistModel, id);
+    await tx.run('DELETE FROM blacklist WHERE id = ?', [id]);
+    await recordAudit(tx, { action: 'deleted', entity: 'blacklist', entityId: id, changes: { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment } });
     return last;
-  }).immediate();
-  publishChangeSync(db, { type: 'blacklist', action: 'deleted', id, record });
+  });
+  await publishChange(store, { type: 'blacklist', action: 'deleted', id, record });
 }
 
 export interface ImportInvalidItem {
@@ -178,27 +177,53 @@ function parseImportItem(
   return { ok: true, number: n.value, type: t.value, comment: (o.Comment as string | null | undefined) ?? null };
 }
 
+/** Rows per INSERT of an import: 4 parameters each, well within SQLite's and PostgreSQL's parameter limits. */
+const IMPORT_BATCH = 500;
+
+type ValidItem = { number: string; type: BlacklistType; comment: string | null };
+
+/** Inserts a batch in one statement, skipping numbers already stored; answers each row's new Id in order (undefined: skipped). */
+async function insertBatch(tx: Queryable, batch: ValidItem[], now: number): Promise<(number | undefined)[]> {
+  const rows = await tx.all<{ id: number; telephone_number: string; type: string }>(
+    `INSERT INTO blacklist (telephone_number, type, comment, created) VALUES ${batch.map(() => '(?, ?, ?, ?)').join(', ')}
+    ON CONFLICT (telephone_number, type) DO NOTHING RETURNING id, telephone_number, type`,
+    batch.flatMap((v) => [v.number, v.type, v.comment, now]),
+  );
+  // RETURNING's order is unspecified: match by number and Type; a repeat within the batch was the skipped one.
+  const ids = new Map(rows.map((r) => [`${r.type}:${r.telephone_number}`, r.id]));
+  return batch.map((v) => {
+    const slot = `${v.type}:${v.number}`;
+    const id = ids.get(slot);
+    ids.delete(slot);
+    return id;
+  });
+}
+
 /** Stores every valid item in one transaction; duplicates (in the table or the batch) are counted, not stored. */
-export function importItems(db: Db, items: unknown[], region: CountryCode | null = null, now = Date.now()): ImportResult {
+export async function importItems(store: Store, items: unknown[], region: CountryCode | null = null, now = Date.now()): Promise<ImportResult> {
   const result: ImportResult = { Added: 0, Duplicates: 0, Invalid: 0, InvalidItems: [] };
-  const insert = db.prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?) ON CONFLICT (telephone_number, type) DO NOTHING');
-  const added: number[] = [];
-  db.transaction(() => {
-    items.forEach((item, index) => {
-      const p = parseImportItem(item, region);
-      if (!p.ok) {
-        result.Invalid++;
-        if (result.InvalidItems.length < MAX_REPORTED_INVALID) result.InvalidItems.push({ Index: index, Value: p.value, Message: p.message });
-        return;
-      }
-      const r = insert.run(p.number, p.type, p.comment, now);
-      if (r.changes === 1) added.push(Number(r.lastInsertRowid));
-      else result.Duplicates++;
-    });
-    recordAuditSync(db, { action: 'imported', entity: 'blacklist', entityId: null, changes: { Added: added.length, Duplicates: result.Duplicates, Invalid: result.Invalid } });
-  }).immediate();
+  const valid: ValidItem[] = [];
+  items.forEach((item, index) => {
+    const p = parseImportItem(item, region);
+    if (p.ok) valid.push(p);
+    else {
+      result.Invalid++;
+      if (result.InvalidItems.length < MAX_REPORTED_INVALID) result.InvalidItems.push({ Index: index, Value: p.value, Message: p.message });
+    }
+  });
+  const added = await store.transaction(async (tx) => {
+    const ids: number[] = []; // built inside: a transaction the engine retries (PostgreSQL serialization) starts afresh
+    for (let i = 0; i < valid.length; i += IMPORT_BATCH) {
+      for (const id of await insertBatch(tx, valid.slice(i, i + IMPORT_BATCH), now)) if (id !== undefined) ids.push(id);
+    }
+    const changes = { Added: ids.length, Duplicates: valid.length - ids.length, Invalid: result.Invalid };
+    await recordAudit(tx, { action: 'imported', entity: 'blacklist', entityId: null, changes });
+    return ids;
+  });
   result.Added = added.length;
-  publishChangesSync(db, entityRecordsSync(db, blacklistModel, added).map((record) => ({ type: 'blacklist', action: 'created', id: record.Id as number, record })));
+  result.Duplicates = valid.length - added.length;
+  const records = await entityRecords(store, blacklistModel, added);
+  await publishChanges(store, records.map((record) => ({ type: 'blacklist', action: 'created', id: record.Id as number, record })));
   return result;
 }
 
@@ -207,15 +232,14 @@ export function importItems(db: Db, items: unknown[], region: CountryCode | null
  * entry matches every number it prefixes (itself included). Equal wins, then the longest prefix.
  * Each lookup is a probe of the UNIQUE (telephone_number, type) index.
  */
-export function checkNumber(db: Db, input: unknown, region: CountryCode | null = null): { value: boolean; MatchedId: number | null } {
+export async function checkNumber(db: Queryable, input: unknown, region: CountryCode | null = null): Promise<{ value: boolean; MatchedId: number | null }> {
   const number = requireNumber(input, 'Equal', region);
-  const equal = findId(db, number, 'Equal');
+  const equal = await findId(db, number, 'Equal');
   if (equal !== undefined) return { value: true, MatchedId: equal };
   const prefixes = Array.from({ length: number.length }, (_, i) => number.slice(0, i + 1));
-  const id = prepareCached(
-    db,
-    "SELECT id FROM blacklist WHERE type = 'StartWith' AND telephone_number IN (SELECT value FROM json_each(?)) ORDER BY length(telephone_number) DESC, id LIMIT 1",
-    'pluck',
-  ).get(JSON.stringify(prefixes)) as number | undefined;
+  const id = await db.value<number>(
+    `SELECT id FROM blacklist WHERE type = 'StartWith' AND telephone_number IN ${db.dialect.jsonValues('text')} ORDER BY length(telephone_number) DESC, id LIMIT 1`,
+    [JSON.stringify(prefixes)],
+  );
   return { value: id !== undefined, MatchedId: id ?? null };
 }

@@ -4,9 +4,12 @@
  * or cati_integrate). Numbers are normalised for the configured phone region (phone-region.ts).
  * The worked example of how an entity set plugs into server/odata/service.ts.
  */
+import type { CountryCode } from 'libphonenumber-js';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
-import { queryEntitySync, type Row } from '../odata/collection-query.ts';
+import type { ServerConfig } from '../config.ts';
+import type { Store } from '../db/store.ts';
+import { queryEntity, type Row } from '../odata/collection-query.ts';
 import { ok, type EntitySetDef, type ODataService } from '../odata/service.ts';
 import { blacklistModel, checkFunction, checkResultModel, importAction, importErrorModel, importItemType, importResultModel } from './blacklist-model.ts';
 import { applyPhoneRegion } from './blacklist-region.ts';
@@ -15,43 +18,43 @@ import { checkPhoneRegion } from './phone-region.ts';
 
 /** The blacklist entity set: every seed endpoint plus Check. */
 export function blacklistSet(ctx: AppContext): EntitySetDef {
-  const { db } = ctx;
-  const region = ctx.config.phoneRegion ? checkPhoneRegion(ctx.config.phoneRegion) : null;
-  const byId = (id: number) => queryEntitySync(db, blacklistModel, id) as Row;
+  const { store } = ctx;
+  const region = configuredRegion(ctx.config);
+  const byId = async (id: number) => (await queryEntity(store, blacklistModel, id)) as Row;
   return {
     model: blacklistModel,
     // list and get: the generic collection query / entity read over blacklistModel.
     create: {
-      handler: (call) => ok.created(blacklistModel, byId(createItem(db, parseItemBody(call.body, true), region))),
+      handler: async (call) => ok.created(blacklistModel, await byId(await createItem(store, parseItemBody(call.body, true), region))),
     },
     update: {
-      handler: (call) => {
+      handler: async (call) => {
         const id = call.key as number;
         const body = call.body as Record<string, unknown>;
         if (body.Id !== undefined && body.Id !== id) throw badRequest(`The body's Id ${JSON.stringify(body.Id)} does not match the key ${id}`);
-        updateItem(db, id, parseItemBody(body, false), call.req.get('if-match'), region);
-        return ok.entity(blacklistModel, byId(id));
+        await updateItem(store, id, parseItemBody(body, false), call.req.get('if-match'), region);
+        return ok.entity(blacklistModel, await byId(id));
       },
     },
     remove: {
-      handler: (call) => {
-        deleteItem(db, call.key as number, call.req.get('if-match'));
+      handler: async (call) => {
+        await deleteItem(store, call.key as number, call.req.get('if-match'));
         return ok.noContent();
       },
     },
     operations: [
       {
         def: importAction,
-        handler: (call) => {
-          const result = importItems(db, importItemsOf(call.body), region);
+        handler: async (call) => {
+          const result = await importItems(store, importItemsOf(call.body), region);
           return ok.json({ '@odata.context': `${call.serviceRoot}/$metadata#Controller.BlacklistImportResult`, ...result });
         },
       },
       {
         def: checkFunction,
         permissions: ['cati_administrate', 'cati_integrate'],
-        handler: (call) => {
-          const result = checkNumber(db, call.args.telephoneNumber, region);
+        handler: async (call) => {
+          const result = await checkNumber(store, call.args.telephoneNumber, region);
           return ok.json({ '@odata.context': `${call.serviceRoot}/$metadata#Controller.BlacklistCheckResult`, ...result });
         },
       },
@@ -59,11 +62,20 @@ export function blacklistSet(ctx: AppContext): EntitySetDef {
   };
 }
 
-/** Registers the blacklist set and the types its operations take and return; brings stored numbers to the phone region. */
+/** The configured phone region (null: digits only); an unknown one throws. */
+function configuredRegion(config: ServerConfig): CountryCode | null {
+  const region = config.phoneRegion ? checkPhoneRegion(config.phoneRegion) : null;
+  if (config.phoneRegion && !region) throw new Error(`Unknown phone region '${config.phoneRegion}'`);
+  return region;
+}
+
+/** At start (before the router serves): brings the stored numbers to the configured phone region. */
+export async function prepareBlacklist(store: Store, config: ServerConfig): Promise<void> {
+  await applyPhoneRegion(store, configuredRegion(config));
+}
+
+/** Registers the blacklist set and the types its operations take and return (prepareBlacklist ran at start). */
 export function registerBlacklist(service: ODataService, ctx: AppContext): void {
-  const region = ctx.config.phoneRegion ? checkPhoneRegion(ctx.config.phoneRegion) : null;
-  if (ctx.config.phoneRegion && !region) throw new Error(`Unknown phone region '${ctx.config.phoneRegion}'`);
-  applyPhoneRegion(ctx.db, region);
   for (const m of [checkResultModel, importErrorModel, importItemType, importResultModel]) service.registerType(m);
   service.registerSet(blacklistSet(ctx));
 }

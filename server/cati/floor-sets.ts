@@ -3,8 +3,8 @@
  * PATCH, DELETE) and the read-only /cati/floor, all through the OData dispatcher.
  */
 import type { AppContext } from '../context.ts';
-import type { Db } from '../db/open.ts';
-import { queryEntitySync, type Row } from '../odata/collection-query.ts';
+import type { Queryable } from '../db/store.ts';
+import { queryEntity, type Row } from '../odata/collection-query.ts';
 import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { updateBreakType } from './break-types-service.ts';
 import { createExtendedStatus, deleteExtendedStatus, updateExtendedStatus } from './extended-statuses-service.ts';
@@ -13,11 +13,11 @@ import { serverTimeZone, todayIn } from './time-zones.ts';
 
 /** `/cati/breaktypes`: listed and read like any set; supervisors change Name, MaxMinutes, IsPaid. */
 export function breakTypesSet(ctx: AppContext): EntitySetDef {
-  const { db } = ctx;
+  const { store } = ctx;
   const update: Route = {
-    handler: (c) => {
-      updateBreakType(db, c.key as number, c.body, c.req.get('if-match'));
-      return ok.entity(breakTypeModel, queryEntitySync(db, breakTypeModel, c.key) as Row);
+    handler: async (c) => {
+      await updateBreakType(store, c.key as number, c.body, c.req.get('if-match'));
+      return ok.entity(breakTypeModel, (await queryEntity(store, breakTypeModel, c.key)) as Row);
     },
   };
   return { model: breakTypeModel, update }; // update also serves PATCH, after the dispatcher's PATCH body rule
@@ -25,21 +25,21 @@ export function breakTypesSet(ctx: AppContext): EntitySetDef {
 
 /** `/cati/extendedstatuses`: the outcome table, editable. */
 export function extendedStatusesSet(ctx: AppContext): EntitySetDef {
-  const { db } = ctx;
-  const byCode = (code: number) => queryEntitySync(db, extendedStatusModel, code) as Row;
+  const { store } = ctx;
+  const byCode = async (code: number) => (await queryEntity(store, extendedStatusModel, code)) as Row;
   const update: Route = {
-    handler: (c) => {
-      updateExtendedStatus(db, c.key as number, c.body, c.req.get('if-match'));
-      return ok.entity(extendedStatusModel, byCode(c.key as number));
+    handler: async (c) => {
+      await updateExtendedStatus(store, c.key as number, c.body, c.req.get('if-match'));
+      return ok.entity(extendedStatusModel, await byCode(c.key as number));
     },
   };
   return {
     model: extendedStatusModel,
-    create: { handler: (c) => ok.created(extendedStatusModel, byCode(createExtendedStatus(db, c.body))) },
+    create: { handler: async (c) => ok.created(extendedStatusModel, await byCode(await createExtendedStatus(store, c.body))) },
     update, // also serves PATCH, after the dispatcher's PATCH body rule
     remove: {
-      handler: (c) => {
-        deleteExtendedStatus(db, c.key as number, c.req.get('if-match'));
+      handler: async (c) => {
+        await deleteExtendedStatus(store, c.key as number, c.req.get('if-match'));
         return ok.noContent();
       },
     },
@@ -50,8 +50,8 @@ export function extendedStatusesSet(ctx: AppContext): EntitySetDef {
 const COUNT_BUCKET_MS = 900_000;
 
 /** The values of floorModel's FROM placeholders at `now`: now, the staleness cutoff, each centre's today. */
-export function floorParams(db: Db, now: number, staleSessionHours: number): unknown[] {
-  const centres = db.prepare('SELECT id, time_zone FROM call_centers').raw().all() as [number, string | null][];
+export async function floorParams(db: Queryable, now: number, staleSessionHours: number): Promise<unknown[]> {
+  const centres = (await db.rows('SELECT id, time_zone FROM call_centers')) as [number, string | null][];
   const days = centres.map(([id, zone]) => {
     const [start, end] = todayIn(zone ?? serverTimeZone(), now);
     // Whole 15-minute buckets of the call_counts summary (migration 015); always so for today's zones.
@@ -62,9 +62,8 @@ export function floorParams(db: Db, now: number, staleSessionHours: number): unk
 
 /** `/cati/floor`: read-only, one row per open, non-stale session; $filter/$orderby/$count/paging as any set. */
 export function floorSet(ctx: AppContext): EntitySetDef {
-  const { db } = ctx;
   return {
     model: floorModel(ctx.store.dialect),
-    scope: () => ({ fromParams: floorParams(db, Date.now(), ctx.config.staleSessionHours) }),
+    scope: async () => ({ fromParams: await floorParams(ctx.store, Date.now(), ctx.config.staleSessionHours) }),
   };
 }

@@ -2,7 +2,7 @@
  * /cati/interviewers (read, bound operations of seed §4.5) and /cati/interviewerproperties (write).
  */
 import type { AppContext } from '../context.ts';
-import { queryEntitySync, type Row } from '../odata/collection-query.ts';
+import { queryEntity, type Row } from '../odata/collection-query.ts';
 import type { FunctionDef } from '../odata/model.ts';
 import { fromSource } from './assignment-queries.ts';
 import { ok, type EntitySetDef, type OperationRoute } from '../odata/service.ts';
@@ -12,19 +12,19 @@ import {
 } from './assignments-service.ts';
 import { groupModel, interviewerModel, interviewerPropertiesModel } from './cati-models.ts';
 import { withParents } from './groups-set.ts';
-import { assignmentChange, interviewerAssignmentRows } from '../events/assignment-events.ts';
-import { entityRecordSync, publishChangeSync, publishChangesSync, type EventAction } from '../events/publisher.ts';
-import type { Db } from '../db/open.ts';
+import { assignmentChange } from '../events/assignment-events.ts';
+import { entityRecord, publishChange, publishChanges, type EventAction } from '../events/publisher.ts';
+import type { Store } from '../db/store.ts';
 import { createInterviewer, deleteInterviewer, interviewerVersion, lockInterviewer, updateInterviewer } from './interviewers-service.ts';
 
 /** Announces a committed interviewer change on /events with the record as /interviewers returns it. */
-function publishInterviewer(db: Db, action: EventAction, id: number): void {
-  publishChangeSync(db, { type: 'interviewer', action, id, record: entityRecordSync(db, interviewerModel, id) });
+async function publishInterviewer(store: Store, action: EventAction, id: number): Promise<void> {
+  await publishChange(store, { type: 'interviewer', action, id, record: await entityRecord(store, interviewerModel, id) });
 }
 
 /** Lock or Unlock, announced when the state changed. */
-function lock(db: Db, id: number, locked: boolean): void {
-  if (lockInterviewer(db, id, locked)) publishInterviewer(db, locked ? 'locked' : 'unlocked', id);
+async function lock(store: Store, id: number, locked: boolean): Promise<void> {
+  if (await lockInterviewer(store, id, locked)) await publishInterviewer(store, locked ? 'locked' : 'unlocked', id);
 }
 
 const fn = (name: string, parameters: FunctionDef['parameters'], returnType = 'Edm.Boolean', sideEffectFree = false): FunctionDef => ({
@@ -35,33 +35,35 @@ const interviewId = { name: 'interviewId', type: 'Edm.Int32' } as const;
 
 /** The read set with the interviewer's bound operations. */
 export function interviewersSet(ctx: AppContext): EntitySetDef {
-  const { db } = ctx;
+  const { store } = ctx;
   const done = () => ok.value('Edm.Boolean', true);
+  const key = (c: { key: unknown }) => c.key as number;
+  const survey = (c: { args: Record<string, unknown> }) => c.args.surveyId as string;
   const operations: OperationRoute[] = [
     {
       def: fn('AssignOnCall', [surveyId, interviewId]),
-      handler: (c) => (interviewerAssignOnCall(db, c.key as number, c.args.surveyId as string, c.args.interviewId as number), done()),
+      handler: async (c) => (await interviewerAssignOnCall(store, key(c), survey(c), c.args.interviewId as number), done()),
     },
-    { def: fn('AssignOnSurvey', [surveyId]), handler: (c) => (interviewerAssignOnSurvey(db, c.key as number, c.args.surveyId as string), done()) },
-    { def: fn('CleanAssignments', []), handler: (c) => (interviewerCleanAssignments(db, c.key as number), done()) },
-    { def: fn('DeAssignFromCalls', [surveyId]), handler: (c) => (interviewerDeAssignFromCalls(db, c.key as number, c.args.surveyId as string), done()) },
-    { def: fn('DeAssignFromSurvey', [surveyId]), handler: (c) => (interviewerDeAssignFromSurvey(db, c.key as number, c.args.surveyId as string), done()) },
+    { def: fn('AssignOnSurvey', [surveyId]), handler: async (c) => (await interviewerAssignOnSurvey(store, key(c), survey(c)), done()) },
+    { def: fn('CleanAssignments', []), handler: async (c) => (await interviewerCleanAssignments(store, key(c)), done()) },
+    { def: fn('DeAssignFromCalls', [surveyId]), handler: async (c) => (await interviewerDeAssignFromCalls(store, key(c), survey(c)), done()) },
+    { def: fn('DeAssignFromSurvey', [surveyId]), handler: async (c) => (await interviewerDeAssignFromSurvey(store, key(c), survey(c)), done()) },
     {
       def: fn('GetAssignments', [], 'Collection(Controller.SurveyAssignment)', true),
-      handler: (c) => fromSource(c, interviewerAssignmentsSource(db, c.key as number)),
+      handler: async (c) => fromSource(c, await interviewerAssignmentsSource(store, key(c))),
     },
     {
       def: fn('GetGroups', [], 'Collection(Controller.Group)', true),
-      handler: (c) => {
-        interviewerVersion(db, c.key as number);
+      handler: async (c) => {
+        await interviewerVersion(store, c.key as number);
         return c.query(groupModel, {
           scope: { where: 'id IN (SELECT group_id FROM interviewer_groups WHERE interviewer_id = ?)', params: [c.key] },
           postProcess: withParents(ctx),
         });
       },
     },
-    { def: fn('Lock', []), handler: (c) => (lock(db, c.key as number, true), done()) },
-    { def: fn('Unlock', []), handler: (c) => (lock(db, c.key as number, false), done()) },
+    { def: fn('Lock', []), handler: async (c) => (await lock(store, key(c), true), done()) },
+    { def: fn('Unlock', []), handler: async (c) => (await lock(store, key(c), false), done()) },
   ];
   return { model: interviewerModel, operations };
 }
@@ -71,8 +73,8 @@ export function interviewersSet(ctx: AppContext): EntitySetDef {
  * DELETE; answers are Interviewer entities. Not readable, so left out of the service document.
  */
 export function interviewerPropertiesSet(ctx: AppContext): EntitySetDef {
-  const { db } = ctx;
-  const byId = (id: number) => queryEntitySync(db, interviewerModel, id) as Row;
+  const { store } = ctx;
+  const byId = async (id: number) => (await queryEntity(store, interviewerModel, id)) as Row;
   return {
     model: interviewerPropertiesModel,
     list: false,
@@ -80,26 +82,24 @@ export function interviewerPropertiesSet(ctx: AppContext): EntitySetDef {
     includeInServiceDocument: false,
     create: {
       handler: async (c) => {
-        const id = await createInterviewer(db, c.body);
-        publishInterviewer(db, 'created', id);
-        return ok.created(interviewerModel, byId(id));
+        const id = await createInterviewer(store, c.body);
+        await publishInterviewer(store, 'created', id);
+        return ok.created(interviewerModel, await byId(id));
       },
     },
     update: {
       handler: async (c) => {
-        await updateInterviewer(db, c.key as number, c.body, c.req.get('if-match'));
-        publishInterviewer(db, 'updated', c.key as number);
-        return ok.entity(interviewerModel, byId(c.key as number));
+        await updateInterviewer(store, c.key as number, c.body, c.req.get('if-match'));
+        await publishInterviewer(store, 'updated', c.key as number);
+        return ok.entity(interviewerModel, await byId(c.key as number));
       },
     },
     remove: {
-      handler: (c) => {
+      handler: async (c) => {
         const id = c.key as number;
-        // Read before the delete (same tick, nothing interleaves): the record and the assignments it takes along.
-        const record = entityRecordSync(db, interviewerModel, id);
-        const assignments = interviewerAssignmentRows(db, id);
-        deleteInterviewer(db, id, c.req.get('if-match'));
-        publishChangesSync(db, [{ type: 'interviewer', action: 'deleted', id, record }, ...assignments.map((a) => assignmentChange('deleted', a))]);
+        // Read in the delete's transaction: the record and the assignments it takes along.
+        const { record, assignments } = await deleteInterviewer(store, id, c.req.get('if-match'), (tx) => entityRecord(tx, interviewerModel, id));
+        await publishChanges(store, [{ type: 'interviewer', action: 'deleted', id, record }, ...assignments.map((a) => assignmentChange('deleted', a))]);
         return ok.noContent();
       },
     },

@@ -1,7 +1,6 @@
-import type { Db } from '../db/open.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optBool, optEnum, optInt, optString, rejectUnknown, reqString, SURVEY_ID } from './body-fields.ts';
-import { prepareCached } from '../odata/collection-query.ts';
 import { checkVersion } from './etag-check.ts';
 
 export const SURVEY_STATES = ['Closed', 'Open', 'SoftDeleted'] as const;
@@ -16,24 +15,24 @@ export interface BasicProperties {
 }
 
 /** 404 unless the survey exists and is not SoftDeleted (what every assignment operation needs). */
-export function assertActiveSurvey(db: Db, surveyId: string): void {
+export async function assertActiveSurvey(db: Queryable, surveyId: string): Promise<void> {
   if (!SURVEY_ID.test(surveyId)) throw badRequest(`surveyId '${surveyId}' must be 'p' followed by digits`);
-  const state = db.prepare('SELECT state FROM surveys WHERE id = ?').pluck().get(surveyId) as string | undefined;
+  const state = await db.value<string>('SELECT state FROM surveys WHERE id = ?', [surveyId]);
   if (state === undefined || state === 'SoftDeleted') throw notFound(`Survey '${surveyId}' does not exist`);
 }
 
 /** `Controller.GetBasicProperties()` of a survey. */
-export function getBasicProperties(db: Db, surveyId: string): BasicProperties {
-  assertActiveSurvey(db, surveyId);
-  const r = db.prepare('SELECT id, extended_status_group, scheduling, call_delivery_mode, call_groups FROM surveys WHERE id = ?').get(surveyId) as {
+export async function getBasicProperties(db: Queryable, surveyId: string): Promise<BasicProperties> {
+  await assertActiveSurvey(db, surveyId);
+  const r = (await db.get<{
     id: string; extended_status_group: string | null; scheduling: string | null; call_delivery_mode: BasicProperties['CallDeliveryMode']; call_groups: number;
-  };
+  }>('SELECT id, extended_status_group, scheduling, call_delivery_mode, call_groups FROM surveys WHERE id = ?', [surveyId]))!;
   return { SurveyId: r.id, ExtendedStatusGroup: r.extended_status_group, Scheduling: r.scheduling, CallDeliveryMode: r.call_delivery_mode, CallGroups: r.call_groups === 1 };
 }
 
 /** Current row version of a survey (SoftDeleted included: the dialer may restore it), or 404. */
-export function surveyVersion(db: Db, surveyId: string): number {
-  const v = db.prepare('SELECT version FROM surveys WHERE id = ?').pluck().get(surveyId) as number | undefined;
+export async function surveyVersion(db: Queryable, surveyId: string): Promise<number> {
+  const v = await db.value<number>('SELECT version FROM surveys WHERE id = ?', [surveyId]);
   if (v === undefined) throw notFound(`Survey '${surveyId}' does not exist`);
   return v;
 }
@@ -78,46 +77,50 @@ function readInput(body: unknown, creating: boolean): SurveyInput {
   return { values, variables };
 }
 
-function setVariables(db: Db, surveyId: string, variables: { name: string; filter: boolean }[]): void {
-  db.prepare('DELETE FROM survey_variables WHERE survey_id = ?').run(surveyId);
-  const ins = db.prepare('INSERT INTO survey_variables (survey_id, name, available_as_cati_filter) VALUES (?, ?, ?)');
-  for (const v of variables) ins.run(surveyId, v.name, v.filter ? 1 : 0);
+async function setVariables(db: Queryable, surveyId: string, variables: { name: string; filter: boolean }[]): Promise<void> {
+  await db.run('DELETE FROM survey_variables WHERE survey_id = ?', [surveyId]);
+  for (const v of variables) {
+    await db.run('INSERT INTO survey_variables (survey_id, name, available_as_cati_filter) VALUES (?, ?, ?)', [surveyId, v.name, v.filter ? 1 : 0]);
+  }
 }
 
 /** Ingest: creates a survey (SurveyId given by the interviewing system); duplicate → 409. */
-export function createSurvey(db: Db, body: unknown): string {
+export async function createSurvey(store: Store, body: unknown): Promise<string> {
   const input = readInput(body, true);
   const id = (body as Record<string, unknown>).SurveyId;
   if (typeof id !== 'string' || !SURVEY_ID.test(id)) throw badRequest(`SurveyId is required and must be 'p' followed by digits`);
-  db.transaction(() => {
-    if (db.prepare('SELECT 1 FROM surveys WHERE id = ?').get(id)) {
+  await store.transaction(async (tx) => {
+    if ((await tx.value('SELECT 1 FROM surveys WHERE id = ?', [id])) !== undefined) {
       throw conflict(`Survey '${id}' already exists`, [{ code: 'ExistingId', target: 'Id', message: id }]);
     }
     const cols = Object.keys(input.values);
-    db.prepare(`INSERT INTO surveys (id${cols.map((c) => `, ${c}`).join('')}) VALUES (?${cols.map(() => ', ?').join('')})`).run(id, ...Object.values(input.values));
-    setVariables(db, id, input.variables ?? []);
-  }).immediate();
+    await tx.run(`INSERT INTO surveys (id${cols.map((c) => `, ${c}`).join('')}) VALUES (?${cols.map(() => ', ?').join('')})`, [id, ...Object.values(input.values)]);
+    await setVariables(tx, id, input.variables ?? []);
+  });
   return id;
 }
 
 /** Ingest: updates the fields present; `Variables`, when sent, replaces the survey's variable list. */
-export function updateSurvey(db: Db, surveyId: string, body: unknown, ifMatch?: string): void {
+export async function updateSurvey(store: Store, surveyId: string, body: unknown, ifMatch?: string): Promise<void> {
   const input = readInput(body, false);
   const bodyId = (body as Record<string, unknown>).SurveyId;
   if (bodyId !== undefined && bodyId !== surveyId) throw badRequest(`SurveyId in the body (${String(bodyId)}) does not match the key '${surveyId}'`);
-  db.transaction(() => {
-    checkVersion(surveyVersion(db, surveyId), ifMatch);
+  await store.transaction(async (tx) => {
+    checkVersion(await surveyVersion(tx, surveyId), ifMatch);
     const sets = Object.keys(input.values).map((c) => `${c} = ?`);
-    db.prepare(`UPDATE surveys SET ${[...sets, 'version = version + 1'].join(', ')} WHERE id = ?`).run(...Object.values(input.values), surveyId);
-    if (input.variables) setVariables(db, surveyId, input.variables);
-  }).immediate();
+    await tx.run(`UPDATE surveys SET ${[...sets, 'version = version + 1'].join(', ')} WHERE id = ?`, [...Object.values(input.values), surveyId]);
+    if (input.variables) await setVariables(tx, surveyId, input.variables);
+  });
 }
 
 /** Variables of a survey, in name order. */
-export function surveyVariables(db: Db, surveyIds: readonly string[]): Map<string, { Name: string; AvailableAsCatiFilter: boolean }[]> {
+export async function surveyVariables(db: Queryable, surveyIds: readonly string[]): Promise<Map<string, { Name: string; AvailableAsCatiFilter: boolean }[]>> {
   const out = new Map(surveyIds.map((id) => [id, [] as { Name: string; AvailableAsCatiFilter: boolean }[]]));
-  const rows = prepareCached(db, `SELECT survey_id s, name, available_as_cati_filter f FROM survey_variables
-    WHERE survey_id IN (SELECT value FROM json_each(?)) ORDER BY survey_id, name`).all(JSON.stringify(surveyIds)) as { s: string; name: string; f: number }[];
+  const rows = await db.all<{ s: string; name: string; f: number }>(
+    `SELECT survey_id s, name, available_as_cati_filter f FROM survey_variables
+    WHERE survey_id IN ${db.dialect.jsonValues('text')} ORDER BY survey_id, name`,
+    [JSON.stringify(surveyIds)],
+  );
   for (const r of rows) out.get(r.s)?.push({ Name: r.name, AvailableAsCatiFilter: r.f === 1 });
   return out;
 }

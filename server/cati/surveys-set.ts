@@ -3,7 +3,7 @@
  * GetBasicProperties (seed §4.6), and the ingest writes POST / PUT for `cati_integrate` (CONTRACT §4).
  */
 import type { AppContext } from '../context.ts';
-import { queryEntitySync, type Row } from '../odata/collection-query.ts';
+import { queryEntity, type Row } from '../odata/collection-query.ts';
 import { fromSource } from './assignment-queries.ts';
 import { ok, type EntitySetDef } from '../odata/service.ts';
 import { surveyAssignmentsSource } from './assignments-service.ts';
@@ -12,24 +12,24 @@ import { createSurvey, getBasicProperties, surveyVariables, updateSurvey } from 
 
 /** The surveys entity set. */
 export function surveysSet(ctx: AppContext): EntitySetDef {
-  const { db } = ctx;
-  const postProcess = (rows: Row[]): Row[] => {
-    const variables = surveyVariables(db, rows.map((r) => r.SurveyId as string));
+  const { store } = ctx;
+  const postProcess = async (rows: Row[]): Promise<Row[]> => {
+    const variables = await surveyVariables(store, rows.map((r) => r.SurveyId as string));
     return rows.map((row) => ({ ...row, Variables: variables.get(row.SurveyId as string) ?? [] }));
   };
   // The ingest client sees its own write even when the survey is SoftDeleted.
-  const byId = (id: string) => queryEntitySync(db, surveyModel, id, { postProcess }) as Row;
+  const byId = async (id: string) => (await queryEntity(store, surveyModel, id, { postProcess })) as Row;
   return {
     model: surveyModel,
     scope: () => ACTIVE_SURVEYS,
     postProcess,
     extraWritable: ['BasicProperties'],
-    create: { permissions: ['cati_integrate'], handler: (c) => ok.created(surveyModel, byId(createSurvey(db, c.body))) },
+    create: { permissions: ['cati_integrate'], handler: async (c) => ok.created(surveyModel, await byId(await createSurvey(store, c.body))) },
     update: {
       permissions: ['cati_integrate'],
-      handler: (c) => {
-        updateSurvey(db, c.key as string, c.body, c.req.get('if-match'));
-        return ok.entity(surveyModel, byId(c.key as string));
+      handler: async (c) => {
+        await updateSurvey(store, c.key as string, c.body, c.req.get('if-match'));
+        return ok.entity(surveyModel, await byId(c.key as string));
       },
     },
     operations: [
@@ -38,11 +38,11 @@ export function surveysSet(ctx: AppContext): EntitySetDef {
           name: 'GetAssignments', bindingType: 'Survey', parameters: [{ name: 'callCenterId', type: 'Edm.Int32' }],
           returnType: 'Collection(Controller.ResourceAssignment)', sideEffectFree: true,
         },
-        handler: (c) => fromSource(c, surveyAssignmentsSource(db, c.key as string, c.args.callCenterId as number)),
+        handler: async (c) => fromSource(c, await surveyAssignmentsSource(store, c.key as string, c.args.callCenterId as number)),
       },
       {
         def: { name: 'GetBasicProperties', bindingType: 'Survey', parameters: [], returnType: 'Controller.SurveyBasicProperties', sideEffectFree: true },
-        handler: (c) => ok.entity(basicPropertiesModel, getBasicProperties(db, c.key as string) as unknown as Row),
+        handler: async (c) => ok.entity(basicPropertiesModel, (await getBasicProperties(store, c.key as string)) as unknown as Row),
       },
     ],
   };

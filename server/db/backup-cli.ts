@@ -2,9 +2,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { databaseFile } from '../config.ts';
-import { backupDatabase, backupFileName, backupsDir, BackupError, restoreDatabase } from './backup.ts';
+import { databaseEngine, databaseFile } from '../config.ts';
+import { backupDatabase, backupFileName, backupsDir, BackupError, POSTGRES_BACKUP_MESSAGE, restoreDatabase } from './backup.ts';
 import { openDatabase } from './open.ts';
+import { SqliteStore } from './sqlite-store.ts';
 
 const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
@@ -13,28 +14,37 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+const DATABASE_OPTION = { database: { type: 'string' } } as const;
+
+/** Refuses `--database postgres://…` (or CATI_DATABASE_URL): backups here are of the embedded SQLite database. */
+function sqliteOnly(database: string | undefined): void {
+  if (databaseEngine(database ?? (process.env.CATI_DATABASE_URL || undefined)) !== 'sqlite') fail(POSTGRES_BACKUP_MESSAGE);
+}
+
 /** `backup [--data-dir D] [--to FILE]`: a consistent copy while the server runs; prints the file as the last line. */
 export async function backupCommand(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, to: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, to: { type: 'string' }, ...DATABASE_OPTION } });
+  sqliteOnly(values.database);
   const dataDir = resolve(values['data-dir'] ?? './data');
   const source = databaseFile(dataDir);
   if (!existsSync(source)) fail(`There is no database in ${dataDir} (no cati.sqlite) to back up`);
   const to = resolve(values.to ?? join(backupsDir(dataDir), backupFileName()));
-  const db = openDatabase(source, { migrate: false });
+  const store = new SqliteStore(openDatabase(source, { migrate: false }), source);
   try {
-    const info = await backupDatabase(db, to);
+    const info = await backupDatabase(store, to);
     process.stdout.write(`backup of ${source} verified (integrity_check ok, ${info.migrations} migrations, ${MB(info.size)}):\n${to}\n`);
   } catch (err) {
     if (err instanceof BackupError) fail(err.message);
     throw err;
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
 /** `restore [--data-dir D] --from FILE` (server stopped): checks the file, keeps the replaced database, swaps. */
 export async function restoreCommand(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, from: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, from: { type: 'string' }, ...DATABASE_OPTION } });
+  sqliteOnly(values.database);
   if (!values.from) fail('usage: restore [--data-dir D] --from FILE');
   const dataDir = resolve(values['data-dir'] ?? './data');
   try {

@@ -7,16 +7,22 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { recordAuditSync } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-log.ts';
 import { databaseFile } from '../config.ts';
 import { runningServer } from '../run-lock.ts';
 import { sqliteNativeBinding } from './native-binding.ts';
-import { listMigrations, openDatabase, type Db } from './open.ts';
+import { listMigrations, type Db } from './open.ts';
+import { SqliteStore } from './sqlite-store.ts';
+import type { Store } from './store.ts';
 
 /** Why a backup or restore did not happen, in a sentence for the user. */
 export class BackupError extends Error {
   override name = 'BackupError';
 }
+
+/** Why there are no backups here when the database is PostgreSQL: its own tools make them. */
+export const POSTGRES_BACKUP_MESSAGE =
+  'Backups of a PostgreSQL database are made with PostgreSQL’s own tools (pg_dump, or pg_basebackup with WAL archiving); this command backs up the embedded SQLite database only';
 
 /** What a checked database file holds. */
 export interface DatabaseFileInfo {
@@ -72,10 +78,14 @@ export function verifyDatabaseFile(file: string): DatabaseFileInfo {
 }
 
 /**
- * Copies the open database `source` into `toFile` with SQLite's online backup, verifies the copy, then gives it
- * its name (a failed or damaged copy never appears under `toFile`), and audits it (entity `settings`).
+ * Copies the SQLite database of `store` into `toFile` with SQLite's online backup, verifies the copy, then gives
+ * it its name (a failed or damaged copy never appears under `toFile`), and audits it (entity `settings`).
+ * A PostgreSQL store is refused (BackupError): its backups are PostgreSQL's own tools' work.
  */
-export async function backupDatabase(source: Db, toFile: string): Promise<DatabaseFileInfo> {
+export async function backupDatabase(store: Store, toFile: string): Promise<DatabaseFileInfo> {
+  if (!(store instanceof SqliteStore)) throw new BackupError(POSTGRES_BACKUP_MESSAGE);
+  // The store's own connection: SQLite keeps the copy current with what this connection writes meanwhile.
+  const source = store.db;
   if (existsSync(toFile)) throw new BackupError(`${toFile} already exists; choose another file`);
   mkdirSync(dirname(toFile), { recursive: true });
   const partial = `${toFile}.partial`;
@@ -86,7 +96,7 @@ export async function backupDatabase(source: Db, toFile: string): Promise<Databa
     await source.backup(partial, { progress: ({ remainingPages }) => Math.max(remainingPages, 100) });
     const info = verifyDatabaseFile(partial);
     renameSync(partial, toFile);
-    source.transaction(() => recordAuditSync(source, { action: 'backup', entity: 'settings', entityId: null, changes: { file: toFile, size: info.size } }))();
+    await store.transaction((tx) => recordAudit(tx, { action: 'backup', entity: 'settings', entityId: null, changes: { file: toFile, size: info.size } }));
     return { ...info, file: toFile };
   } catch (err) {
     rmSync(partial, { force: true });
@@ -132,13 +142,13 @@ export async function restoreDatabase(dataDir: string, fromFile: string, now = n
     for (const side of ['-wal', '-shm']) rmSync(`${target}${side}`, { force: true });
   }
   renameSync(incoming, target);
-  const db = openDatabase(target);
+  const store = SqliteStore.open(target);
   try {
-    db.transaction(() =>
-      recordAuditSync(db, { action: 'restore', entity: 'settings', entityId: null, changes: { from: fromFile, kept: kept && basename(kept) } }),
-    )();
+    await store.transaction((tx) =>
+      recordAudit(tx, { action: 'restore', entity: 'settings', entityId: null, changes: { from: fromFile, kept: kept && basename(kept) } }),
+    );
   } finally {
-    db.close();
+    await store.close();
   }
   return { kept, info: { ...info, file: target } };
 }

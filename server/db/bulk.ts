@@ -1,14 +1,20 @@
 /**
- * Bulk inserts (the demo, `npm run seed`, imports): multi-row INSERTs of a fixed size, one statement text reused,
- * so a load costs one statement per few hundred rows. Run it inside the load's transaction
- * (`store.transaction(async (tx) => insertMany(tx, ...))`) so a failed load leaves nothing behind.
- * (The PostgreSQL engine's branch adds COPY FROM STDIN here under the same signature.)
+ * Bulk inserts for imports on either engine: COPY FROM STDIN on PostgreSQL (pg-copy-streams), multi-row
+ * INSERTs of a fixed size (one prepared statement reused) on SQLite. Run it inside the import's transaction
+ * (`store.transaction(async (tx) => insertMany(tx, ...))`) so a failed import leaves nothing behind.
+ *
+ * COPY cannot skip or merge duplicates: to upsert, insertMany into a staging table (`CREATE TEMP TABLE`, dropped
+ * at the end — both engines have them) and merge with one `INSERT INTO t SELECT ... FROM staging ON CONFLICT ...`.
  */
+import { assertPlainIdentifiers } from './pg-copy.ts';
+import type { PgQueryable } from './pg-store.ts';
 import type { Queryable } from './store.ts';
 
 /** SQLite binds at most 32766 parameters a statement; rows per INSERT stay well below. */
 const MAX_PARAMS = 8000;
 const MAX_ROWS_PER_INSERT = 500;
+
+const hasCopy = (q: Queryable): q is PgQueryable => typeof (q as Partial<PgQueryable>).copyRows === 'function';
 
 /** Inserts `rows` (values in `columns` order) into `table`; resolves to the number of rows inserted. */
 export async function insertMany(
@@ -17,7 +23,8 @@ export async function insertMany(
   columns: readonly string[],
   rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>,
 ): Promise<number> {
-  for (const name of [table, ...columns]) if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`insertMany: '${name}' is not a plain identifier`);
+  assertPlainIdentifiers([table, ...columns]);
+  if (hasCopy(q)) return q.copyRows(table, columns, rows);
   const perInsert = Math.max(1, Math.min(MAX_ROWS_PER_INSERT, Math.floor(MAX_PARAMS / columns.length)));
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;

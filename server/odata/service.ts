@@ -112,7 +112,7 @@ export interface EntitySetDef {
   /** Default permissions of every route of the set (default `cati_administrate`). */
   permissions?: Permission[];
   /** Limits the generic list/get (e.g. hides soft-deleted rows). */
-  scope?: (call: ODataCall) => CollectionScope | undefined;
+  scope?: (call: ODataCall) => CollectionScope | undefined | Promise<CollectionScope | undefined>;
   /** Adds virtual properties to a page of rows of the generic list/get (one query per page, never per row). */
   postProcess?: (rows: Row[]) => Row[] | Promise<Row[]>;
   /** Collection GET: generic unless a handler is given; `false` disables it. */
@@ -236,7 +236,7 @@ export function createODataService(ctx: AppContext): ODataService {
       exporting,
       query: async (model = set.model, q = {}) => {
         const own = model === set.model;
-        const scope = q.scope ?? (own ? set.scope?.(call) : undefined);
+        const scope = q.scope ?? (own ? await set.scope?.(call) : undefined);
         if (exporting) {
           // Exports (CONTRACT §8): the query is streamed after the handler returns, not run here.
           exportSource = { model, scope, columns: q.exportColumns };
@@ -253,7 +253,7 @@ export function createODataService(ctx: AppContext): ODataService {
         return ok.collection(model, page);
       },
       entity: async () => {
-        const row = await queryEntity(ctx.store, set.model, key, { scope: set.scope?.(call), postProcess: set.postProcess });
+        const row = await queryEntity(ctx.store, set.model, key, { scope: await set.scope?.(call), postProcess: set.postProcess });
         if (!row) throw notFound(`No ${set.model.typeName} with ${set.model.key[0]} ${JSON.stringify(key)}`);
         return row;
       },
@@ -263,7 +263,7 @@ export function createODataService(ctx: AppContext): ODataService {
     if (slot.kind === 'count') result = await countOf(call, slot);
     else if (slot.route.handler) result = await slot.route.handler(call);
     else if (slot.kind === 'list') {
-      if (!exporting && !options.apply) await skipInSteps(ctx.store, set.model, options, { scope: set.scope?.(call) });
+      if (!exporting && !options.apply) await skipInSteps(ctx.store, set.model, options, { scope: await set.scope?.(call) });
       result = await call.query();
     }
     else result = ok.entity(set.model, await call.entity());

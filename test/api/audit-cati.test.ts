@@ -10,7 +10,7 @@ let keyId: number;
 
 beforeAll(async () => {
   t = await startTestServer();
-  const created = t.server.ctx.keys.create('supervisor anna', ['cati_administrate', 'cati_integrate', 'company_administrate']);
+  const created = await t.server.ctx.keys.create('supervisor anna', ['cati_administrate', 'cati_integrate', 'company_administrate']);
   [key, keyId] = [created.key, created.info.id];
   const survey = { SurveyId: 'p500', SurveyName: 'Audit survey', SampleSize: 10, State: 'Open' };
   expect((await t.json('POST', '/cati/surveys', { body: survey, key })).status).toBe(201);

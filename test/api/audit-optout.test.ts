@@ -15,7 +15,7 @@ let listId: number;
 
 beforeAll(async () => {
   t = await startTestServer();
-  const created = t.server.ctx.keys.create('privacy officer', ['company_administrate', 'optout_administrate']);
+  const created = await t.server.ctx.keys.create('privacy officer', ['company_administrate', 'optout_administrate']);
   [key, keyId] = [created.key, created.info.id];
 });
 afterAll(() => t.close());
@@ -120,7 +120,7 @@ describe('audit of API keys', () => {
     expect(rows[0]!.Changes).toEqual({ name: 'mailer', prefix: result.prefix, permissions: ['optout_administrate'], projects: ['p4711'] });
     expect(rows[1]!.Changes).toEqual({ name: 'mailer', prefix: result.prefix, revokedAt: [null, expect.stringMatching(/^\d{4}-.*Z$/)] });
     expect(JSON.stringify(rows)).not.toContain(result.key);
-    const digest = t.server.ctx.db.prepare('SELECT key_hash FROM api_keys WHERE id = ?').pluck().get(result.id) as string;
+    const digest = (await t.server.ctx.store.value<string>('SELECT key_hash FROM api_keys WHERE id = ?', [result.id]))!;
     expect(JSON.stringify(rows)).not.toContain(digest);
   });
 

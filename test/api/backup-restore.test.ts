@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeSqliteOnly } from '../helpers/engine.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -32,7 +33,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('npm run backup / npm run restore (CONTRACT §11)', () => {
+// SQLite only by nature: the backup is a copy of the SQLite file (PostgreSQL has its own tools, CONTRACT §12).
+describeSqliteOnly('npm run backup / npm run restore (CONTRACT §11)', () => {
   const backup = () => join(dir, 'one.sqlite');
 
   it('backs up a running server’s database while writes keep going, verified, and audits it', async () => {
@@ -59,7 +61,7 @@ describe('npm run backup / npm run restore (CONTRACT §11)', () => {
       const copied = copy.prepare('SELECT telephone_number FROM blacklist').pluck().all();
       copy.close();
       expect(copied).toEqual(expect.arrayContaining(['0201111', '0202222']));
-      const audit = t.server.ctx.db.prepare("SELECT actor, action, entity, changes FROM audit_log WHERE action = 'backup'").get() as Record<string, string>;
+      const audit = (await t.server.ctx.store.get<Record<string, string>>("SELECT actor, action, entity, changes FROM audit_log WHERE action = 'backup'"))!;
       expect(audit).toMatchObject({ actor: 'cli', action: 'backup', entity: 'settings' });
       expect(JSON.parse(audit.changes!).file).toBe(backup());
 
@@ -108,6 +110,17 @@ describe('npm run backup / npm run restore (CONTRACT §11)', () => {
     expect(readdirSync(dataDir).filter((f) => f.includes('before-restore') || f.includes('restoring'))).toEqual([]);
   });
 
+  it('refuses a PostgreSQL database (--database postgres://…): its backups are pg_dump’s, and nothing is touched', async () => {
+    const before = sha(join(dataDir, 'cati.sqlite'));
+    for (const args of [['backup', '--to', join(dir, 'pg.sqlite')], ['restore', '--from', backup()]]) {
+      const r = await cli(...args, '--data-dir', dataDir, '--database', 'postgres://cati@127.0.0.1:1/cati');
+      expect(r.status, args[0]).toBe(2);
+      expect(r.stderr).toMatch(/PostgreSQL database are made with PostgreSQL’s own tools \(pg_dump/);
+    }
+    expect(existsSync(join(dir, 'pg.sqlite'))).toBe(false);
+    expect(sha(join(dataDir, 'cati.sqlite'))).toBe(before);
+  });
+
   it('restores with the server stopped, keeping the replaced database, and audits it in the restored one', async () => {
     writeFileSync(join(dataDir, 'server.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname(), url: 'http://127.0.0.1:1', startedAt: '' }));
     const r = await cli('restore', '--data-dir', dataDir, '--from', backup());
@@ -126,7 +139,7 @@ describe('npm run backup / npm run restore (CONTRACT §11)', () => {
       const restored = await numbers(t);
       expect(restored).toEqual(expect.arrayContaining(['0201111', '0202222']));
       expect(restored).not.toContain('0405555');
-      const audit = t.server.ctx.db.prepare("SELECT actor, entity, changes FROM audit_log WHERE action = 'restore'").get() as Record<string, string>;
+      const audit = (await t.server.ctx.store.get<Record<string, string>>("SELECT actor, entity, changes FROM audit_log WHERE action = 'restore'"))!;
       expect(audit).toMatchObject({ actor: 'cli', entity: 'settings' });
       expect(JSON.parse(audit.changes!)).toEqual({ from: backup(), kept: kept[0] });
     } finally {

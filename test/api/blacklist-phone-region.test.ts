@@ -69,12 +69,9 @@ describe('changing the region re-normalises the stored numbers in one transactio
   const numbers = async (t: TestServer) =>
     (await t.json('GET', '/cati/blacklist?$orderby=Id')).body.value.map((v: any) => [v.Id, v.TelephoneNumber, v.Type, v.Comment]);
   const auditRows = (t: TestServer) =>
-    t.server.ctx.db.prepare("SELECT action, entity, entity_id, changes FROM audit_log WHERE action IN ('deleted', 'renormalised') OR entity = 'settings' ORDER BY id").all() as {
-      action: string;
-      entity: string;
-      entity_id: string | null;
-      changes: string;
-    }[];
+    t.server.ctx.store.all<{ action: string; entity: string; entity_id: string | null; changes: string }>(
+      "SELECT action, entity, entity_id, changes FROM audit_log WHERE action IN ('deleted', 'renormalised') OR entity = 'settings' ORDER BY id",
+    );
 
   it('merges duplicates keeping the lowest Id and its Comment, audits the deleted ones, and runs once per change', async () => {
     // Stored without a region: three spellings of one number are three items.
@@ -93,7 +90,7 @@ describe('changing the region re-normalises the stored numbers in one transactio
       [ids[3], '1234', 'Equal', 'short'],
       [ids[4], '3120', 'StartWith', 'prefix'],
     ]);
-    const audit = auditRows(t);
+    const audit = await auditRows(t);
     expect(audit.filter((a) => a.action === 'deleted').map((a) => [Number(a.entity_id), JSON.parse(a.changes).MergedInto])).toEqual([
       [ids[1], ids[0]],
       [ids[2], ids[0]],
@@ -104,12 +101,12 @@ describe('changing the region re-normalises the stored numbers in one transactio
     await t.close();
 
     t = await startTestServer({ dataDir, phoneRegion: 'NL' }); // same region: nothing to do
-    expect(auditRows(t)).toHaveLength(before);
+    expect(await auditRows(t)).toHaveLength(before);
     await t.close();
 
     t = await startTestServer({ dataDir, phoneRegion: 'DE' }); // international digits stay what they are
     expect((await numbers(t)).map((n: unknown[]) => n[1])).toEqual(['31205550198', '1234', '3120']);
-    expect(JSON.parse(auditRows(t).at(-1)!.changes)).toEqual({ phoneRegion: ['NL', 'DE'] });
+    expect(JSON.parse((await auditRows(t)).at(-1)!.changes)).toEqual({ phoneRegion: ['NL', 'DE'] });
     await t.close();
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { failInsertsWhen, INJECTED_FAILURE } from '../helpers/engine.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -8,13 +9,13 @@ let optoutKey: string;
 
 beforeAll(async () => {
   t = await startTestServer();
-  adminKey = t.server.ctx.keys.create('admin', ['cati_administrate']).key;
-  integrateKey = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
-  optoutKey = t.server.ctx.keys.create('mailer', ['optout_administrate']).key;
+  adminKey = (await t.server.ctx.keys.create('admin', ['cati_administrate'])).key;
+  integrateKey = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
+  optoutKey = (await t.server.ctx.keys.create('mailer', ['optout_administrate'])).key;
 });
 afterAll(() => t.close());
-beforeEach(() => {
-  t.server.ctx.db.exec('DELETE FROM blacklist');
+beforeEach(async () => {
+  await t.server.ctx.store.run('DELETE FROM blacklist');
 });
 
 const add = async (body: unknown) => {
@@ -272,14 +273,13 @@ describe('POST /cati/blacklist/Controller.Import', () => {
   });
   it('is atomic: a failure mid-way stores nothing', async () => {
     // A trigger makes the 3rd insert fail inside the transaction.
-    const db = t.server.ctx.db;
-    db.exec("CREATE TEMP TRIGGER fail_third BEFORE INSERT ON blacklist WHEN NEW.telephone_number = '333' BEGIN SELECT RAISE(ABORT, 'boom'); END");
+    const undo = await failInsertsWhen(t.server.ctx.store, 'blacklist', 'telephone_number', '333');
     try {
       const r = await t.json('POST', '/cati/blacklist/Controller.Import', { body: { BlackListItems: ['111', '222', '333', '444'] } });
       expect(r.status).toBe(500);
-      expect(JSON.stringify(r.body)).not.toContain('boom');
+      expect(JSON.stringify(r.body)).not.toContain(INJECTED_FAILURE);
     } finally {
-      db.exec('DROP TRIGGER fail_third');
+      await undo();
     }
     expect((await t.json('GET', '/cati/blacklist?$count=true&$top=0')).body['@odata.count']).toBe(0);
   });

@@ -38,7 +38,7 @@ describe('demo data (--demo)', () => {
     expect(await count('/cati/breakhistory')).toBeGreaterThan(0);
     expect(await count('/cati/interviewersessionhistory')).toBeGreaterThan(0);
     expect(await count('/cati/blacklist')).toBeGreaterThan(0);
-    expect(t.server.ctx.db.prepare('SELECT COUNT(*) FROM optout_emails').pluck().get()).toBeGreaterThan(0);
+    expect(await t.server.ctx.store.value('SELECT COUNT(*) FROM optout_emails')).toBeGreaterThan(0);
   });
 
   it('answers /callhistorywithvariables with demo answers', async () => {
@@ -55,28 +55,28 @@ describe('demo data (--demo)', () => {
 });
 
 describe('demo data tells the truth (CONTRACT §9)', () => {
-  const one = (sql: string) => t.server.ctx.db.prepare(sql).pluck().get() as number;
+  const one = async (sql: string) => (await t.server.ctx.store.value<number>(sql))!;
 
-  it('no interviewer\'s call or break lies outside one of its sessions, and none overlap', () => {
-    expect(one(`SELECT COUNT(*) FROM calls c WHERE c.interviewer_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s
+  it('no interviewer\'s call or break lies outside one of its sessions, and none overlap', async () => {
+    expect(await one(`SELECT COUNT(*) FROM calls c WHERE c.interviewer_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s
       WHERE s.interviewer_id = c.interviewer_id AND s.login_time <= c.time
         AND (s.logout_time IS NULL OR c.time + COALESCE(c.duration, 0) * 1000 <= s.logout_time))`)).toBe(0);
-    expect(one(`SELECT COUNT(*) FROM breaks b WHERE NOT EXISTS (SELECT 1 FROM sessions s
+    expect(await one(`SELECT COUNT(*) FROM breaks b WHERE NOT EXISTS (SELECT 1 FROM sessions s
       WHERE s.interviewer_id = b.interviewer_id AND s.login_time <= b.time
         AND (s.logout_time IS NULL OR b.time + COALESCE(b.duration, 0) * 1000 <= s.logout_time))`)).toBe(0);
-    expect(one(`WITH ev AS (SELECT interviewer_id i, time t, time + COALESCE(duration, 0) * 1000 e FROM calls WHERE interviewer_id IS NOT NULL
+    expect(await one(`WITH ev AS (SELECT interviewer_id i, time t, time + COALESCE(duration, 0) * 1000 e FROM calls WHERE interviewer_id IS NOT NULL
         UNION ALL SELECT interviewer_id, time, time + COALESCE(duration, 0) * 1000 FROM breaks),
       o AS (SELECT t, LAG(e) OVER (PARTITION BY i ORDER BY t) pe FROM ev) SELECT COUNT(*) FROM o WHERE pe > t`)).toBe(0);
-    expect(one(`WITH s AS (SELECT interviewer_id i, login_time a, COALESCE(logout_time, 9e15) b FROM sessions),
+    expect(await one(`WITH s AS (SELECT interviewer_id i, login_time a, COALESCE(logout_time, 9e15) b FROM sessions),
       o AS (SELECT a, LAG(b) OVER (PARTITION BY i ORDER BY a) pb FROM s) SELECT COUNT(*) FROM o WHERE pb > a`)).toBe(0);
   });
 
-  it('nothing starts in the future; at most one open session per interviewer; open calls and breaks only in open sessions', () => {
+  it('nothing starts in the future; at most one open session per interviewer; open calls and breaks only in open sessions', async () => {
     const now = Date.now();
-    expect(one(`SELECT MAX(m) FROM (SELECT MAX(login_time) m FROM sessions UNION ALL SELECT MAX(logout_time) FROM sessions
-      UNION ALL SELECT MAX(time) FROM calls UNION ALL SELECT MAX(time) FROM breaks)`)).toBeLessThanOrEqual(now);
-    expect(one('SELECT COUNT(*) FROM (SELECT interviewer_id FROM sessions WHERE logout_time IS NULL GROUP BY interviewer_id HAVING COUNT(*) > 1)')).toBe(0);
-    expect(one(`SELECT COUNT(*) FROM calls c WHERE c.duration IS NULL AND NOT EXISTS (SELECT 1 FROM sessions s
+    expect(await one(`SELECT MAX(m) FROM (SELECT MAX(login_time) m FROM sessions UNION ALL SELECT MAX(logout_time) FROM sessions
+      UNION ALL SELECT MAX(time) FROM calls UNION ALL SELECT MAX(time) FROM breaks) latest`)).toBeLessThanOrEqual(now);
+    expect(await one('SELECT COUNT(*) FROM (SELECT interviewer_id FROM sessions WHERE logout_time IS NULL GROUP BY interviewer_id HAVING COUNT(*) > 1) twice')).toBe(0);
+    expect(await one(`SELECT COUNT(*) FROM calls c WHERE c.duration IS NULL AND NOT EXISTS (SELECT 1 FROM sessions s
       WHERE s.interviewer_id = c.interviewer_id AND s.logout_time IS NULL AND s.login_time <= c.time)`)).toBe(0);
   });
 

@@ -14,8 +14,8 @@ const survey = (id: string, extra: Record<string, unknown> = {}) => ({
 
 beforeAll(async () => {
   t = await startTestServer();
-  adminKey = t.server.ctx.keys.create('admin', ['cati_administrate']).key;
-  integrateKey = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  adminKey = (await t.server.ctx.keys.create('admin', ['cati_administrate'])).key;
+  integrateKey = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   for (const id of ['p100', 'p200', 'p300']) expect((await t.json('POST', '/cati/surveys', { body: survey(id), key: integrateKey })).status).toBe(201);
 });
 afterAll(() => t.close());
@@ -152,7 +152,7 @@ describe('interviewers', () => {
     const first = (await t.json('GET', `/cati/interviewers(${id})`)).body;
     expect(first.IsLocked).toBe(true);
     // A distinct, known LockedDate (no waiting for the clock to move): a second Lock must keep it.
-    t.server.ctx.db.prepare('UPDATE interviewers SET locked_date = ? WHERE id = ?').run(Date.UTC(2020, 0, 1), id);
+    await t.server.ctx.store.run('UPDATE interviewers SET locked_date = ? WHERE id = ?', [Date.UTC(2020, 0, 1), id]);
     await t.json('GET', `/cati/interviewers(${id})/Controller.Lock()`);
     expect((await t.json('GET', `/cati/interviewers(${id})`)).body.LockedDate).toBe('2020-01-01T00:00:00.000Z');
     await t.json('GET', `/cati/interviewers(${id})/Controller.Unlock()`);

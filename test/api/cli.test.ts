@@ -110,6 +110,29 @@ describe('npm run serve', () => {
     expect(r.stderr).toContain('at least 16 characters');
   });
 
+  it('ends with one line on stderr and a non-zero exit when the --database (or CATI_DATABASE_URL) cannot be reached; a malformed URL exits 2', () => {
+    const run = (extra: string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...extra], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    // Nothing listens on port 1: the database is unreachable.
+    for (const r of [run(['--database', 'postgres://cati:secret@127.0.0.1:1/x']), run([], { CATI_DATABASE_URL: 'postgres://cati:secret@127.0.0.1:1/x' })]) {
+      expect(r.status).not.toBe(0);
+      expect(r.status).not.toBeNull(); // it ended by itself, not by the timeout
+      expect(r.stdout).not.toContain('listening on');
+      const lines = r.stderr.trim().split('\n');
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(/database/i);
+      expect(r.stderr).not.toContain('secret'); // the password is never echoed
+    }
+    const bad = run(['--database', 'mysql://127.0.0.1/x']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--database');
+  });
+
   it('--unsubscribe-rate-limit sets the page limit per address (429 past it); malformed limits exit 2', async () => {
     const { child, first } = serve(['--unsubscribe-rate-limit', '2', '--unsubscribe-invalid-key-limit', '5', '--unsubscribe-key-post-limit', '7']);
     const url = (await first).slice('listening on '.length);

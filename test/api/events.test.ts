@@ -15,8 +15,8 @@ const next = (type: string, from: number, pred: (d: ReturnType<typeof dataOf>) =
 
 beforeAll(async () => {
   t = await startTestServer();
-  adminKey = t.server.ctx.keys.create('supervisor', ['cati_administrate']).key;
-  integrateKey = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  adminKey = (await t.server.ctx.keys.create('supervisor', ['cati_administrate'])).key;
+  integrateKey = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   await post('/cati/surveys', { SurveyId: 'p1', SurveyName: 'One', State: 'Open' });
   stream = await openEvents(t.url, adminKey);
 });
@@ -41,7 +41,7 @@ describe('GET /events: who may listen', () => {
       expect(r.status).toBe(401);
       expect(r.headers.get('www-authenticate')).toBe('Bearer');
     }
-    const optout = t.server.ctx.keys.create('lists', ['optout_administrate']).key;
+    const optout = (await t.server.ctx.keys.create('lists', ['optout_administrate'])).key;
     expect((await fetch(`${t.url}/events`, { headers: { authorization: `Bearer ${optout}` } })).status).toBe(403);
     expect((await fetch(`${t.url}/events`, { method: 'POST', headers: { authorization: `Bearer ${adminKey}` } })).status).toBe(405);
   });
@@ -214,7 +214,7 @@ describe('limits', () => {
   it('at most 50 streams per key → 429; another key still gets its own; a closed stream frees its place', async () => {
     const own = await startTestServer();
     try {
-      const key = own.server.ctx.keys.create('wall', ['cati_administrate']).key;
+      const key = (await own.server.ctx.keys.create('wall', ['cati_administrate'])).key;
       const streams: SseStream[] = [];
       for (let i = 0; i < 50; i++) streams.push(await openEvents(own.url, key));
       expect(streams.every((s) => s.status === 200)).toBe(true);

@@ -16,8 +16,8 @@ const count = async (path: string) => (await t.json('GET', `${path}${path.includ
 
 beforeAll(async () => {
   t = await startTestServer();
-  adminKey = t.server.ctx.keys.create('supervisor', ['cati_administrate']).key;
-  integrateKey = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  adminKey = (await t.server.ctx.keys.create('supervisor', ['cati_administrate'])).key;
+  integrateKey = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   await post('/cati/surveys', { SurveyId: 'p1', SurveyName: 'One', State: 'Open', Variables: [{ Name: 'Q1', AvailableAsCatiFilter: true }] });
   anna = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'anna' } })).body.InterviewerId;
   ben = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'ben' } })).body.InterviewerId;

@@ -9,13 +9,15 @@ let anna: number;
 const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 const post = (path: string, body: unknown) => t.json('POST', path, { body, key: integrateKey });
 const audit = (entity: string) =>
-  t.server.ctx.db.prepare('SELECT action, entity_id AS id, actor, changes FROM audit_log WHERE entity = ? ORDER BY id').all(entity) as
-    { action: string; id: string; actor: string; changes: string }[];
+  t.server.ctx.store.all<{ action: string; id: string; actor: string; changes: string }>(
+    'SELECT action, entity_id AS id, actor, changes FROM audit_log WHERE entity = ? ORDER BY audit_log.id',
+    [entity],
+  );
 
 beforeAll(async () => {
   t = await startTestServer();
-  adminKey = t.server.ctx.keys.create('supervisor', ['cati_administrate']).key;
-  integrateKey = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  adminKey = (await t.server.ctx.keys.create('supervisor', ['cati_administrate'])).key;
+  integrateKey = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   anna = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'anna' } })).body.InterviewerId;
 });
 afterAll(() => t.close());
@@ -40,7 +42,7 @@ describe('/cati/breaktypes', () => {
     expect((await t.json('PATCH', '/cati/breaktypes(5)', { body: { Name: 'x' }, key: adminKey, headers: { 'if-match': 'W/"1"' } })).status).toBe(412);
     const p = await t.json('PATCH', '/cati/breaktypes(5)', { body: { Name: 'Smoking break', IsPaid: false, MaxMinutes: null }, key: adminKey });
     expect(p.body).toMatchObject({ Name: 'Smoking break', IsPaid: false, MaxMinutes: null });
-    const rows = audit('breaktypes');
+    const rows = await audit('breaktypes');
     expect(rows.map((r) => [r.action, r.id, r.actor])).toEqual([['updated', '5', 'supervisor'], ['updated', '5', 'supervisor']]);
     expect(JSON.parse(rows[1]!.changes)).toEqual({ Name: ['Smoke', 'Smoking break'], MaxMinutes: [10, null], IsPaid: [true, false] });
   });
@@ -84,7 +86,7 @@ describe('/cati/extendedstatuses', () => {
     expect((await t.json('PATCH', '/cati/extendedstatuses(42)', { body: { Name: 'Quota reached' }, key: adminKey })).body).toMatchObject({ Name: 'Quota reached', Category: 'Other' });
     expect((await t.request('DELETE', '/cati/extendedstatuses(42)', { key: adminKey })).status).toBe(204);
     expect((await t.json('GET', '/cati/extendedstatuses(42)')).status).toBe(404);
-    expect(audit('extendedstatuses').map((r) => r.action)).toEqual(['created', 'updated', 'updated', 'deleted']);
+    expect((await audit('extendedstatuses')).map((r) => r.action)).toEqual(['created', 'updated', 'updated', 'deleted']);
   });
 });
 
@@ -99,7 +101,7 @@ describe('/cati/callcenters TimeZone', () => {
     expect((await t.json('PUT', `/cati/callcenters(${id})`, { body: { TimeZone: 'America/New_York' }, key: adminKey })).body.TimeZone).toBe('America/New_York');
     expect((await t.json('PATCH', `/cati/callcenters(${id})`, { body: { TimeZone: 'europe/amsterdam' }, key: adminKey })).body.TimeZone).toBe('Europe/Amsterdam');
     expect((await t.json('POST', '/cati/callcenters', { body: { Name: 'Plain' }, key: adminKey })).body.TimeZone).toBe(main.TimeZone);
-    const rows = audit('callcenters');
+    const rows = await audit('callcenters');
     expect(rows.map((r) => r.action)).toEqual(['created', 'updated', 'updated', 'created']);
     expect(JSON.parse(rows[1]!.changes)).toEqual({ TimeZone: ['Pacific/Kiritimati', 'America/New_York'] });
   });

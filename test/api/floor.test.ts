@@ -34,8 +34,8 @@ const brk = (interviewer: number, time: number, extra: Record<string, unknown> =
 
 beforeAll(async () => {
   t = await startTestServer({ staleSessionHours: 2 });
-  integrateKey = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
-  adminKey = t.server.ctx.keys.create('supervisor', ['cati_administrate']).key;
+  integrateKey = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
+  adminKey = (await t.server.ctx.keys.create('supervisor', ['cati_administrate'])).key;
   await post('/cati/surveys', { SurveyId: 'p1', SurveyName: 'One', State: 'Open' });
   await post('/cati/surveys', { SurveyId: 'p2', SurveyName: 'Two', State: 'Open' });
 });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyStore, hashKey } from '../../server/auth/api-keys.ts';
-import { databaseFile } from '../../server/config.ts';
-import { openDatabase } from '../../server/db/open.ts';
+import { hashKey } from '../../server/auth/api-keys.ts';
+import { writeFromAnotherConnection } from '../helpers/engine.ts';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -137,7 +136,7 @@ describe('API keys over HTTP (/admin/keys)', () => {
     expect(names).not.toContain('CATI_API_KEY');
     expect(names).not.toContain('UI session');
     // Only stored keys are listed: exactly the rows of api_keys (whatever other tests created before).
-    const stored = t.server.ctx.db.prepare('SELECT name FROM api_keys ORDER BY id').pluck().all();
+    const stored = await t.server.ctx.store.column('SELECT name FROM api_keys ORDER BY id');
     expect(names).toEqual(stored);
     expect(JSON.stringify(listed.body)).not.toContain(TEST_API_KEY);
     // Stored ids start at 1; nothing else can name an in-memory key.
@@ -157,12 +156,8 @@ describe('API keys over HTTP (/admin/keys)', () => {
     const { body } = await create({ name: 'cli-revoked', permissions: ['cati_administrate'] });
     expect((await t.json('GET', '/cati/blacklist', { key: body.key })).status).toBe(200);
     expect((await t.json('GET', '/cati/blacklist', { key: body.key })).status).toBe(200);
-    const db = openDatabase(databaseFile(t.dataDir)); // what `npm run keys -- revoke ID` opens
-    try {
-      expect(new ApiKeyStore(db).revoke(body.id)).toBe(true);
-    } finally {
-      db.close();
-    }
+    // What `npm run keys -- revoke ID` writes, from a connection of its own.
+    expect(await writeFromAnotherConnection(t, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [Date.now(), body.id])).toBe(1);
     expect((await t.json('GET', '/cati/blacklist', { key: body.key })).status).toBe(401);
   });
 });

@@ -29,7 +29,7 @@ const apply = (q: string, rest = '') => get(`/cati/callhistory?$apply=${encodeUR
 
 beforeAll(async () => {
   t = await startTestServer();
-  const integrate = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  const integrate = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   for (const id of ['p1', 'p2', 'p3']) await t.json('POST', '/cati/surveys', { body: { SurveyId: id, SurveyName: id, State: 'Open' } });
   const interviewers: number[] = [];
   for (const name of ['anna', 'ben', 'carl', 'dora']) interviewers.push((await t.json('POST', '/cati/interviewerproperties', { body: { Name: name } })).body.InterviewerId);

@@ -42,9 +42,9 @@ describe('Basic credentials on side-effect-free reads', () => {
   });
 
   it('a revoked key or one without the permission is refused as with Bearer', async () => {
-    const { key, info } = t.server.ctx.keys.create('mailer', ['optout_administrate']);
+    const { key, info } = await t.server.ctx.keys.create('mailer', ['optout_administrate']);
     expect((await t.json('GET', '/cati/blacklist', withBasic(key))).status).toBe(403);
-    t.server.ctx.keys.revoke(info.id);
+    await t.server.ctx.keys.revoke(info.id);
     expect((await t.json('GET', '/cati/blacklist', withBasic(key))).status).toBe(401);
   });
 });

@@ -32,7 +32,7 @@ const bytesOf = async (res: Response) => Buffer.from(await res.arrayBuffer()).to
 
 beforeAll(async () => {
   t = await startTestServer();
-  const integrate = t.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  const integrate = (await t.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   await t.json('POST', '/cati/surveys', { body: { SurveyId: 'p1', SurveyName: 'One', State: 'Open', Variables: [{ Name: 'Region', AvailableAsCatiFilter: true }, { Name: 'Hidden', AvailableAsCatiFilter: false }] } });
   await t.json('POST', '/cati/surveys', { body: { SurveyId: 'p2', SurveyName: 'Two', State: 'Open', Variables: [{ Name: 'Age', AvailableAsCatiFilter: true }] } });
   const anna = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'anna', DisplayName: '=HYPERLINK("http://x")', Description: 'line 1\nline "2", more' } })).body.InterviewerId;
@@ -149,8 +149,8 @@ describe('export limits and clients that go away', () => {
   let big: TestServer;
   beforeAll(async () => {
     big = await startTestServer();
-    // 1,000,001 calls straight into SQLite (the ingest API would take minutes): one more than the CSV limit.
-    big.server.ctx.db.exec(`INSERT INTO surveys (id, name, state) VALUES ('p1', 'One', 'Open');
+    // 1,000,001 calls straight into the database (the ingest API would take minutes): one more than the CSV limit.
+    await big.server.ctx.store.exec(`INSERT INTO surveys (id, name, state) VALUES ('p1', 'One', 'Open');
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000001)
       INSERT INTO calls (id, time, survey_id, telephone_number, duration, waiting_time, call_center_id)
       SELECT i, 1793000000000 + i * 1000, 'p1', '31' || i, i % 600, i % 30, 1 FROM n`);

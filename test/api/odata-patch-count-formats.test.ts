@@ -14,10 +14,10 @@ const created = async (path: string, body: unknown) => {
   return r.body;
 };
 const auditOf = (entity: string, id: number | string) =>
-  t.server.ctx.db.prepare('SELECT action, changes FROM audit_log WHERE entity = ? AND entity_id = ? ORDER BY id').all(entity, String(id)) as {
-    action: string;
-    changes: string;
-  }[];
+  t.server.ctx.store.all<{ action: string; changes: string }>('SELECT action, changes FROM audit_log WHERE entity = ? AND entity_id = ? ORDER BY id', [
+    entity,
+    String(id),
+  ]);
 
 describe('PATCH (merge) on every entity that accepts PUT', () => {
   it('blacklist: only the fields sent change; If-Match as for PUT; 200 with the entity; audited', async () => {
@@ -29,7 +29,7 @@ describe('PATCH (merge) on every entity that accepts PUT', () => {
     expect(r.body).toMatchObject({ Id: item.Id, TelephoneNumber: '0201234567', Type: 'StartWith', Comment: 'second', '@odata.etag': 'W/"2"' });
     expect(r.headers.get('etag')).toBe('W/"2"');
     expect((await t.json('PATCH', `/cati/blacklist(${item.Id})`, { body: { Comment: null } })).body.Comment).toBeNull(); // no If-Match: allowed
-    expect(auditOf('blacklist', item.Id).map((a) => [a.action, JSON.parse(a.changes)])).toEqual([
+    expect((await auditOf('blacklist', item.Id)).map((a) => [a.action, JSON.parse(a.changes)])).toEqual([
       ['created', { TelephoneNumber: '0201234567', Type: 'StartWith', Comment: 'first' }],
       ['updated', { Comment: ['first', 'second'] }],
       ['updated', { Comment: ['second', null] }],
@@ -58,7 +58,7 @@ describe('PATCH (merge) on every entity that accepts PUT', () => {
     const r = await t.json('PATCH', `/cati/groups(${g.GroupId})`, { body: { Name: 'Patched' } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ Name: 'Patched', Description: 'kept', ParentGroups: [parent.GroupId] });
-    expect(JSON.parse(auditOf('groups', g.GroupId).at(-1)!.changes)).toEqual({ Name: ['Patch me', 'Patched'] });
+    expect(JSON.parse((await auditOf('groups', g.GroupId)).at(-1)!.changes)).toEqual({ Name: ['Patch me', 'Patched'] });
     expect((await t.json('PATCH', `/cati/groups(${g.GroupId})`, { body: { GroupId: 12345 } })).status).toBe(400);
   });
 
@@ -68,7 +68,7 @@ describe('PATCH (merge) on every entity that accepts PUT', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ Name: 'patch.me', DisplayName: 'Pat', Location: 'Desk 4' });
     expect(r.body).not.toHaveProperty('Password');
-    const audit = auditOf('interviewers', i.InterviewerId).at(-1)!;
+    const audit = (await auditOf('interviewers', i.InterviewerId)).at(-1)!;
     expect(JSON.parse(audit.changes)).toEqual({ Location: [null, 'Desk 4'], Password: [null, '(changed)'] });
     expect(audit.changes).not.toContain('secret');
     const bad = await t.json('PATCH', `/cati/interviewerproperties(${i.InterviewerId})`, { body: { LockedDate: null, PwdSetDate: null } });

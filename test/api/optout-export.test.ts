@@ -94,7 +94,7 @@ describe('GET …/domains/export', () => {
   it('is 404 for an unknown list and 403 for a list outside the key’s projects', async () => {
     expect((await t.request('GET', '/optout/lists/987654/domains/export')).status).toBe(404);
     const list = await freshList();
-    const key = t.server.ctx.keys.create('elsewhere', ['optout_administrate'], ['p1']).key;
+    const key = (await t.server.ctx.keys.create('elsewhere', ['optout_administrate'], ['p1'])).key;
     expect((await t.request('GET', `/optout/lists/${list}/emails/export`, { key })).status).toBe(403);
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import XLSX from 'xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/open.ts';
+import { failInsertsWhen, holdWriteLock, INJECTED_FAILURE } from '../helpers/engine.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 
@@ -171,7 +171,7 @@ describe('bad import requests', () => {
   });
 
   it('a key outside the list’s project gets 403 before the upload is read', async () => {
-    const key = t.server.ctx.keys.create('other project', ['optout_administrate'], ['p1']).key;
+    const key = (await t.server.ctx.keys.create('other project', ['optout_administrate'], ['p1'])).key;
     const r = await upload(list, 'emails', 'a@x.com\n', 'x.csv', key);
     expect(r.status).toBe(403);
   });
@@ -181,15 +181,15 @@ describe('atomicity', () => {
   it('an import that fails while writing stores nothing', async () => {
     const list = await freshList();
     // A trigger makes the write fail on one row after many others were inserted in the same transaction.
-    t.server.ctx.db.exec(`CREATE TRIGGER test_boom BEFORE INSERT ON optout_emails WHEN NEW.email_address = 'zzz-boom@x.com'
-      BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+    const undo = await failInsertsWhen(t.server.ctx.store, 'optout_emails', 'email_address', 'zzz-boom@x.com');
     try {
       const rows = Array.from({ length: 2000 }, (_, i) => `user${i}@x.com`).join('\n');
       const r = await upload(list, 'emails', `${rows}\nzzz-boom@x.com\n`, 'x.csv');
       expect(r.status).toBe(500);
       expect(r.body.message).toMatch(/nothing was stored/);
+      expect(JSON.stringify(r.body)).not.toContain(INJECTED_FAILURE);
     } finally {
-      t.server.ctx.db.exec('DROP TRIGGER test_boom');
+      await undo();
     }
     expect((await t.json('GET', `/optout/lists/${list}/emails`)).body.totalCount).toBe(0);
     const again = await upload(list, 'emails', 'zzz-boom@x.com\n', 'x.csv');
@@ -203,16 +203,14 @@ describe('a large import does not block other requests', () => {
     const rows = Array.from({ length: 300_000 }, (_, i) => `person${i}@domain${i % 500}.example`).join('\n');
     // Another connection holds the write lock, so the import cannot finish until the test releases it:
     // no race between the import and the health checks, whatever the machine's speed.
-    const blocker = openDatabase(t.server.ctx.dbFile, { migrate: false });
-    blocker.exec('BEGIN IMMEDIATE');
+    const release = await holdWriteLock(t, 'optout_emails');
     let finished = false;
     const importing = upload(list, 'emails', rows, 'big.csv').finally(() => (finished = true));
     try {
       for (let i = 0; i < 3; i++) expect((await t.json('GET', '/healthz', { key: null })).status).toBe(200);
       expect(finished).toBe(false);
     } finally {
-      blocker.exec('COMMIT');
-      blocker.close();
+      await release();
     }
     const r = await importing;
     expect(r.body).toEqual({ newRows: 300_000, duplicatedRows: 0, invalidRows: 0 });

@@ -7,9 +7,9 @@ let optoutAll: string; // optout_administrate, every project
 let catiOnly: string;
 beforeAll(async () => {
   t = await startTestServer({ companyId: 7 });
-  projectOnly = t.server.ctx.keys.create('p1 only', ['optout_administrate'], ['p1']).key;
-  optoutAll = t.server.ctx.keys.create('all projects', ['optout_administrate']).key;
-  catiOnly = t.server.ctx.keys.create('cati', ['cati_administrate']).key;
+  projectOnly = (await t.server.ctx.keys.create('p1 only', ['optout_administrate'], ['p1'])).key;
+  optoutAll = (await t.server.ctx.keys.create('all projects', ['optout_administrate'])).key;
+  catiOnly = (await t.server.ctx.keys.create('cati', ['cati_administrate'])).key;
 });
 afterAll(() => t.close());
 

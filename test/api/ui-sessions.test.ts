@@ -15,7 +15,7 @@ const exchange = (token: unknown) => t.json('POST', '/auth/ui-token', { body: { 
 
 describe('The UI link: a single-use token exchanged for a session key (CONTRACT §2)', () => {
   it('answers a session key that the API accepts; the same token is refused the second time', async () => {
-    const token = ui().mintToken();
+    const token = await ui().mintToken();
     const first = await exchange(token);
     expect(first.status).toBe(201);
     expect(first.headers.get('cache-control')).toBe('no-store');
@@ -30,7 +30,7 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
   });
 
   it('refuses a token older than 15 minutes, and malformed bodies with 400', async () => {
-    const stale = ui().mintToken(Date.now() - UI_TOKEN_TTL_MS - 1);
+    const stale = await ui().mintToken(Date.now() - UI_TOKEN_TTL_MS - 1);
     expect((await exchange(stale)).status).toBe(401);
     expect((await exchange('uit_' + 'x'.repeat(43))).status).toBe(401);
     for (const bad of [undefined, 42, '', 'session_abc', 'uit_short']) expect((await exchange(bad)).status, String(bad)).toBe(400);
@@ -40,9 +40,9 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
   });
 
   it('stores only digests of tokens and session keys', async () => {
-    const token = ui().mintToken();
-    const { key } = (await exchange(ui().mintToken())).body;
-    const dump = JSON.stringify(t.server.ctx.db.prepare('SELECT * FROM ui_tokens').all()) + JSON.stringify(t.server.ctx.db.prepare('SELECT * FROM ui_sessions').all());
+    const token = await ui().mintToken();
+    const { key } = (await exchange(await ui().mintToken())).body;
+    const dump = JSON.stringify(await t.server.ctx.store.all('SELECT * FROM ui_tokens')) + JSON.stringify(await t.server.ctx.store.all('SELECT * FROM ui_sessions'));
     expect(dump).not.toContain(token);
     expect(dump).not.toContain(key);
     expect(dump).toContain(hashKey(token));
@@ -50,30 +50,30 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
   });
 
   it('expires a session 12 hours after its last use', async () => {
-    const { key } = (await exchange(ui().mintToken())).body;
-    const id = ui().authenticate(key)!;
-    t.server.ctx.db.prepare('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?').run(Date.now() - UI_SESSION_IDLE_MS + 60_000, id);
+    const { key } = (await exchange(await ui().mintToken())).body;
+    const id = (await ui().authenticate(key))!;
+    await t.server.ctx.store.run('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?', [Date.now() - UI_SESSION_IDLE_MS + 60_000, id]);
     expect((await t.json('GET', '/cati/blacklist', { key })).status).toBe(200); // 11h59m idle: alive, and used now
-    t.server.ctx.db.prepare('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?').run(Date.now() - UI_SESSION_IDLE_MS - 1, id);
+    await t.server.ctx.store.run('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?', [Date.now() - UI_SESSION_IDLE_MS - 1, id]);
     expect((await t.json('GET', '/cati/blacklist', { key })).status).toBe(401);
   });
 
   it('lists live sessions (the caller marked current, never a key) and revokes one at once, audited', async () => {
-    const a = (await exchange(ui().mintToken())).body.key;
-    const b = (await exchange(ui().mintToken())).body.key;
+    const a = (await exchange(await ui().mintToken())).body.key;
+    const b = (await exchange(await ui().mintToken())).body.key;
     const listed = await t.json('GET', '/admin/ui-sessions', { key: a });
     expect(listed.status).toBe(200);
     expect(JSON.stringify(listed.body)).not.toMatch(/uis_/);
     const current = listed.body.filter((s: { current: boolean }) => s.current);
     expect(current).toHaveLength(1);
-    const bId = ui().authenticate(b)!;
+    const bId = (await ui().authenticate(b))!;
     expect(listed.body.map((s: { id: number }) => s.id)).toContain(bId);
 
     expect((await t.json('DELETE', `/admin/ui-sessions/${bId}`, { key: a })).status).toBe(204);
     expect((await t.json('GET', '/cati/blacklist', { key: b })).status).toBe(401);
     expect((await t.json('DELETE', `/admin/ui-sessions/${bId}`, { key: a })).status).toBe(404);
     expect((await t.json('DELETE', '/admin/ui-sessions/abc', { key: a })).status).toBe(400);
-    const audit = t.server.ctx.db.prepare('SELECT actor, action, entity, entity_id FROM audit_log WHERE entity_id = ? ORDER BY id').all(`ui-session-${bId}`);
+    const audit = await t.server.ctx.store.all('SELECT actor, action, entity, entity_id FROM audit_log WHERE entity_id = ? ORDER BY id', [`ui-session-${bId}`]);
     expect(audit).toEqual([
       { actor: `UI session ${bId}`, action: 'created', entity: 'keys', entity_id: `ui-session-${bId}` },
       { actor: `UI session ${current[0].id}`, action: 'revoked', entity: 'keys', entity_id: `ui-session-${bId}` },
@@ -81,7 +81,7 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
   });
 
   it('signs the caller out with DELETE /admin/ui-sessions/current; other keys get 400', async () => {
-    const key = (await exchange(ui().mintToken())).body.key;
+    const key = (await exchange(await ui().mintToken())).body.key;
     expect((await t.json('DELETE', '/admin/ui-sessions/current', { key })).status).toBe(204);
     expect((await t.json('GET', '/cati/blacklist', { key })).status).toBe(401);
     expect((await t.json('DELETE', '/admin/ui-sessions/current')).status).toBe(400);

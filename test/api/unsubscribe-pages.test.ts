@@ -142,10 +142,10 @@ describe('unsubscribe-links, confirm page and POST', () => {
     const doomed = await createList('p999');
     const { key } = await link(doomed, 'gone@example.com');
     // The API has no list deletion; the desktop's database maintenance could remove one.
-    t.server.ctx.db.prepare('DELETE FROM optout_lists WHERE id = ?').run(doomed);
+    await t.server.ctx.store.run('DELETE FROM optout_lists WHERE id = ?', [doomed]);
     expect((await page('GET', `/unsubscribe?key=${key}`)).status).toBe(404);
     expect((await page('POST', `/unsubscribe?key=${key}`)).status).toBe(404);
-    expect(t.server.ctx.db.prepare('SELECT COUNT(*) FROM optout_emails WHERE list_id = ?').pluck().get(doomed)).toBe(0);
+    expect(await t.server.ctx.store.value('SELECT COUNT(*) FROM optout_emails WHERE list_id = ?', [doomed])).toBe(0);
   });
 });
 

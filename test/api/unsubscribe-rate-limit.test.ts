@@ -107,7 +107,7 @@ describe('unsubscribe rate limits', () => {
     const { t, hit } = await serverWith({});
     for (let i = 0; i < 5; i++) expect((await hit('GET', '/unsubscribe')).status).toBe(200);
     // From here on any read of the settings fails; refusals must not need one.
-    t.server.ctx.db.exec('ALTER TABLE settings RENAME TO settings_away');
+    await t.server.ctx.store.exec('ALTER TABLE settings RENAME TO settings_away');
     try {
       for (let i = 0; i < 3; i++) {
         const r = await hit('GET', i === 1 ? '/unsubscribe/some/where' : '/unsubscribe?key=guess');
@@ -115,7 +115,7 @@ describe('unsubscribe rate limits', () => {
         expect(r.html).toMatch(/<html/i);
       }
     } finally {
-      t.server.ctx.db.exec('ALTER TABLE settings_away RENAME TO settings');
+      await t.server.ctx.store.exec('ALTER TABLE settings_away RENAME TO settings');
     }
   });
 });

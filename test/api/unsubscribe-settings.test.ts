@@ -14,8 +14,8 @@ beforeAll(async () => {
   companyList = await create({});
   p1List = await create({ projectId: 'p1' });
   p2List = await create({ projectId: 'p2' });
-  optoutP1Key = t.server.ctx.keys.create('mailer p1', ['optout_administrate'], ['p1']).key;
-  catiKey = t.server.ctx.keys.create('cati', ['cati_administrate']).key;
+  optoutP1Key = (await t.server.ctx.keys.create('mailer p1', ['optout_administrate'], ['p1'])).key;
+  catiKey = (await t.server.ctx.keys.create('cati', ['cati_administrate'])).key;
 });
 afterAll(() => t.close());
 

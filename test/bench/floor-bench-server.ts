@@ -9,6 +9,7 @@ import { floorParams } from '../../server/cati/floor-sets.ts';
 import { floorModel } from '../../server/cati/floor-models.ts';
 import { sqliteDialect } from '../../server/db/dialect.ts';
 import { openDatabase } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { selectList } from '../../server/odata/collection-query.ts';
 import { startServer } from '../../server/server.ts';
 
@@ -18,24 +19,26 @@ const KEY = 'bench-key-0123456789abcdef';
 const server = await startServer(defaultConfig({ port: 0, host: '127.0.0.1', dataDir, apiKey: KEY, staticDir: staticDir ?? null }));
 const keys = server.ctx.keys;
 // /events allows 50 streams per key: one supervisor key per 40 subscribers.
-const supervisors = Array.from({ length: 6 }, (_, i) => keys.create(`bench-supervisor-${i}`, ['cati_administrate']).key);
-const dialer = keys.create('bench-dialer', ['cati_integrate']).key;
+const supervisors: string[] = [];
+for (let i = 0; i < 6; i++) supervisors.push((await keys.create(`bench-supervisor-${i}`, ['cati_administrate'])).key);
+const dialer = (await keys.create('bench-dialer', ['cati_integrate'])).key;
 
 const db = openDatabase(databaseFile(dataDir));
+const store = new SqliteStore(db, databaseFile(dataDir));
 const select = db.prepare(`SELECT ${selectList(floorModel(sqliteDialect))} FROM ${floorModel(sqliteDialect).from} ORDER BY f.SessionId LIMIT ? OFFSET 0`);
-const bare = createServer((req, res) => {
+const bare = createServer(async (req, res) => {
   if (req.headers.authorization !== `Bearer ${KEY}`) {
     res.writeHead(401).end();
     return;
   }
-  const rows = select.all(...floorParams(db, Date.now(), 12), 10000);
+  const rows = select.all(...(await floorParams(store, Date.now(), 12)), 10000);
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ value: rows }));
 });
 await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
 const address = bare.address();
 const bareUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
-process.stdout.write(`${JSON.stringify({ url: server.url, bareUrl, key: KEY, supervisors, dialer, uiLink: `${server.url}/#token=${keys.ui.mintToken()}` })}\n`);
+process.stdout.write(`${JSON.stringify({ url: server.url, bareUrl, key: KEY, supervisors, dialer, uiLink: `${server.url}/#token=${await keys.ui.mintToken()}` })}\n`);
 process.on('SIGTERM', () => {
   bare.close();
   db.close();

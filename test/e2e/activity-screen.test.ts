@@ -13,7 +13,7 @@ let groupId: number;
 
 beforeAll(async () => {
   ui = await startUi();
-  const clerk = ui.server.server.ctx.keys.create('night clerk', ['cati_administrate']).key;
+  const clerk = (await ui.server.server.ctx.keys.create('night clerk', ['cati_administrate'])).key;
   groupId = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Early shift' }, key: clerk })).body.GroupId;
   expect((await ui.server.json('PATCH', `/cati/groups(${groupId})`, { body: { Name: 'Late shift' }, key: clerk })).status).toBe(200);
   for (let i = 0; i < 120; i++) await ui.server.json('POST', '/cati/blacklist', { body: { TelephoneNumber: String(5550000 + i) } });

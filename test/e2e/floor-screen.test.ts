@@ -43,7 +43,7 @@ const notes = () => page.evaluate(() => (window as unknown as { __notes: { title
 
 beforeAll(async () => {
   ui = await startUi();
-  dialer = ui.server.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  dialer = (await ui.server.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   const api = ui.server.json;
   expect((await api('PATCH', '/cati/callcenters(1)', { body: { TimeZone: 'Asia/Tokyo' } })).status).toBe(200);
   // A second centre in another zone: clock times then name their zone.

@@ -13,7 +13,7 @@ export async function screenshotFloor(out: string): Promise<void> {
   try {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${server.url}${uiLinkFragment(server)}`);
+    await page.goto(`${server.url}${await uiLinkFragment(server)}`);
     await page.getByRole('heading', { name: 'Floor', level: 1 }).waitFor();
     await page.locator('.live-state', { hasText: /^Live$/ }).waitFor();
     await page.locator('.floor-table tbody tr.level-over').first().waitFor();

@@ -8,7 +8,7 @@ let page: Page;
 
 beforeAll(async () => {
   ui = await startUi();
-  const dialer = ui.server.server.ctx.keys.create('dialer', ['cati_integrate']).key;
+  const dialer = (await ui.server.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   const interviewer = (await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'dora', Password: 'pass-1234' } })).body.InterviewerId;
   await ui.server.json('POST', '/cati/surveys', { body: { SurveyId: 'p1', SurveyName: 'One', State: 'Open' }, key: dialer });
   const t = new Date(Date.now() - 60_000).toISOString();

@@ -17,7 +17,7 @@ beforeAll(async () => {
   proxy = await startHoldingProxy(ui.server.url);
   const context = await ui.browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   page = await context.newPage();
-  await page.goto(`${proxy.url}${uiLinkFragment(ui.server)}`);
+  await page.goto(`${proxy.url}${await uiLinkFragment(ui.server)}`);
   await page.getByRole('navigation', { name: 'Screens' }).waitFor();
   await page.evaluate(() => (window.location.hash = '#/optout?project=p7001&orderby=EmailAddress%20desc'));
   await page.getByRole('heading', { name: 'Opt-out lists' }).waitFor();

@@ -29,8 +29,8 @@ export async function launchChromium(): Promise<Browser> {
  * The `/#token=…` part of a fresh UI link for `server`, as `npm run serve` prints it: a single-use token the page
  * exchanges for a session key on its first load (CONTRACT §2). Each page needs its own.
  */
-export function uiLinkFragment(server: TestServer): string {
-  return `/#token=${server.server.ctx.keys.ui.mintToken()}`;
+export async function uiLinkFragment(server: TestServer): Promise<string> {
+  return `/#token=${await server.server.ctx.keys.ui.mintToken()}`;
 }
 
 export interface UiHarness {
@@ -56,7 +56,7 @@ export async function startUi(): Promise<UiHarness> {
       const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
       await prepare?.(context);
       const page = await context.newPage();
-      await page.goto(`${server.url}${uiLinkFragment(server)}`);
+      await page.goto(`${server.url}${await uiLinkFragment(server)}`);
       await page.getByRole('navigation', { name: 'Screens' }).waitFor();
       await page.evaluate((s) => (window.location.hash = `#/${s}`), screen);
       return page;

@@ -15,7 +15,7 @@ async function newPage() {
 
 describe('The headless UI link in Chromium (single-use token, CONTRACT §2)', () => {
   it('opens the UI once; the same link in another tab shows that it was used, with how to get a fresh one', async () => {
-    const link = `${ui.server.url}${uiLinkFragment(ui.server)}`;
+    const link = `${ui.server.url}${await uiLinkFragment(ui.server)}`;
     const first = await newPage();
     await first.goto(link);
     await first.getByRole('navigation', { name: 'Screens' }).waitFor();
@@ -38,8 +38,8 @@ describe('The headless UI link in Chromium (single-use token, CONTRACT §2)', ()
     await page.getByRole('heading', { name: 'Telephone blacklist' }).waitFor();
     const key = await page.evaluate(() => sessionStorage.getItem('cati.session'));
     expect(key).toMatch(/^uis_/);
-    const id = ui.server.server.ctx.keys.ui.authenticate(key!)!;
-    expect(ui.server.server.ctx.keys.ui.revoke(id)).toBe(true);
+    const id = (await ui.server.server.ctx.keys.ui.authenticate(key!))!;
+    expect(await ui.server.server.ctx.keys.ui.revoke(id)).toBe(true);
     await page.evaluate(() => (window.location.hash = '#/settings'));
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/expired after 12 hours without use, or revoked/);
     await page.context().close();

@@ -44,14 +44,14 @@ describe('call_counts and call_totals (migration 015): the summaries behind the 
     expect(db.prepare('SELECT COUNT(*) FROM calls').pluck().get()).toBeGreaterThan(150);
   });
 
-  it('gives the floor the same figures as counting the calls (the fallback for days that are not whole buckets)', () => {
+  it('gives the floor the same figures as counting the calls (the fallback for days that are not whole buckets)', async () => {
     const login = noon - 3 * 3_600_000;
     for (const id of [1, 2, 3, 4, 9]) {
       db.prepare("INSERT INTO interviewers (id, name, call_center_id) VALUES (?, ?, 1) ON CONFLICT DO NOTHING").run(id, `i${id}`);
       db.prepare('INSERT INTO sessions (interviewer_id, call_center_id, login_time) VALUES (?, 1, ?)').run(id, login);
     }
     const sql = `SELECT ${selectList(floorModel(sqliteDialect))} FROM ${floorModel(sqliteDialect).from} ORDER BY f.SessionId`;
-    const params = floorParams(db, noon + 2 * 3_600_000, 24);
+    const params = await floorParams(new SqliteStore(db, join(dir, 'cati.sqlite')), noon + 2 * 3_600_000, 24);
     const days = JSON.parse(params[2] as string) as number[][];
     expect(days.every((d) => d[3] === 1)).toBe(true);
     const counted = JSON.stringify(days.map((d) => [...d.slice(0, 3), 0]));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../server/db/open.ts';
+import type { Db } from '../../server/db/open.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import {
   groupAssignOnCall, groupAssignOnSurvey, groupAssignments, groupMemberIds, interviewerAssignments, interviewerAssignOnCall,
@@ -17,29 +17,23 @@ import { createSurvey, getBasicProperties, updateSurvey } from '../../server/cat
 import { parseIsoTime } from '../../server/cati/time.ts';
 
 let dir: string;
-let db: Db;
+let store: SqliteStore;
+let db: Db; // the connection behind the store, for assertions and the history modules
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'cati-unit-'));
-  db = openDatabase(join(dir, 'cati.sqlite'));
+  store = SqliteStore.open(join(dir, 'cati.sqlite'));
+  db = store.db;
 });
-afterEach(() => {
-  db.close();
+afterEach(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const status = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (e) {
-    return { status: (e as { status?: number }).status, message: (e as Error).message };
-  }
-  return { status: 0, message: '' };
-};
 const asyncStatus = async (fn: () => Promise<unknown>) => {
   try {
     await fn();
   } catch (e) {
-    return { status: (e as { status?: number }).status, message: (e as Error).message };
+    return { status: (e as { status?: number }).status, message: (e as Error).message, details: (e as { details?: unknown }).details };
   }
   return { status: 0, message: '' };
 };
@@ -57,78 +51,78 @@ describe('migration 003', () => {
 });
 
 describe('groups service', () => {
-  it('rejects a duplicate name with 409 naming the existing id', () => {
-    const id = createGroup(db, { Name: 'Evening' });
-    const e = (() => { try { createGroup(db, { Name: 'Evening' }); } catch (err) { return err as { status: number; details: unknown }; } })();
-    expect(e?.status).toBe(409);
-    expect(e?.details).toEqual([{ code: 'ExistingId', target: 'Id', message: String(id) }]);
+  it('rejects a duplicate name with 409 naming the existing id', async () => {
+    const id = await createGroup(store, { Name: 'Evening' });
+    const e = await asyncStatus(() => createGroup(store, { Name: 'Evening' }));
+    expect(e.status).toBe(409);
+    expect(e.details).toEqual([{ code: 'ExistingId', target: 'Id', message: String(id) }]);
   });
 
-  it('rejects unknown parents and cycles with 400', () => {
-    const a = createGroup(db, { Name: 'A' });
-    const b = createGroup(db, { Name: 'B', ParentGroups: [a] });
-    const c = createGroup(db, { Name: 'C', ParentGroups: [b] });
-    expect(status(() => createGroup(db, { Name: 'D', ParentGroups: [999] }))).toMatchObject({ status: 400, message: expect.stringContaining('999') });
-    expect(status(() => updateGroup(db, a, { ParentGroups: [c] }))).toMatchObject({ status: 400, message: expect.stringContaining('cycle') });
-    expect(status(() => updateGroup(db, a, { ParentGroups: [a] }))).toMatchObject({ status: 400 });
-    expect(getGroup(db, a).ParentGroups).toEqual([]);
+  it('rejects unknown parents and cycles with 400', async () => {
+    const a = await createGroup(store, { Name: 'A' });
+    const b = await createGroup(store, { Name: 'B', ParentGroups: [a] });
+    const c = await createGroup(store, { Name: 'C', ParentGroups: [b] });
+    expect(await asyncStatus(() => createGroup(store, { Name: 'D', ParentGroups: [999] }))).toMatchObject({ status: 400, message: expect.stringContaining('999') });
+    expect(await asyncStatus(() => updateGroup(store, a, { ParentGroups: [c] }))).toMatchObject({ status: 400, message: expect.stringContaining('cycle') });
+    expect(await asyncStatus(() => updateGroup(store, a, { ParentGroups: [a] }))).toMatchObject({ status: 400 });
+    expect((await getGroup(store, a)).ParentGroups).toEqual([]);
   });
 
-  it('keeps fields left out of an update and bumps the version', () => {
-    const id = createGroup(db, { Name: 'Day', Description: 'Weekdays', ParentGroups: [1] });
-    updateGroup(db, id, { Name: 'Day shift' });
-    expect(getGroup(db, id)).toMatchObject({ Name: 'Day shift', Description: 'Weekdays', ParentGroups: [1], version: 2 });
-    expect(status(() => updateGroup(db, id, { Name: 'x' }, 'W/"1"'))).toMatchObject({ status: 412 });
+  it('keeps fields left out of an update and bumps the version', async () => {
+    const id = await createGroup(store, { Name: 'Day', Description: 'Weekdays', ParentGroups: [1] });
+    await updateGroup(store, id, { Name: 'Day shift' });
+    expect(await getGroup(store, id)).toMatchObject({ Name: 'Day shift', Description: 'Weekdays', ParentGroups: [1], version: 2 });
+    expect(await asyncStatus(() => updateGroup(store, id, { Name: 'x' }, 'W/"1"'))).toMatchObject({ status: 412 });
   });
 
   it('deleting a group keeps its interviewers (an interviewer left without a group returns to the root group)', async () => {
-    const g = createGroup(db, { Name: 'Temp' });
-    const i = await createInterviewer(db, { Name: 'anna', ParentGroups: [g] });
-    deleteGroup(db, g);
+    const g = await createGroup(store, { Name: 'Temp' });
+    const i = await createInterviewer(store, { Name: 'anna', ParentGroups: [g] });
+    await deleteGroup(store, g);
     expect(db.prepare('SELECT group_id FROM interviewer_groups WHERE interviewer_id = ?').pluck().all(i)).toEqual([1]);
-    expect(status(() => deleteGroup(db, 1))).toMatchObject({ status: 400 });
+    expect(await asyncStatus(() => deleteGroup(store, 1))).toMatchObject({ status: 400 });
   });
 });
 
 describe('interviewers service', () => {
   it('stores a salted scrypt hash and sets PwdSetDate only when a password is given', async () => {
-    const a = await createInterviewer(db, { Name: 'a', Password: 'secret-1' });
-    const b = await createInterviewer(db, { Name: 'b', Password: 'secret-1' });
+    const a = await createInterviewer(store, { Name: 'a', Password: 'secret-1' });
+    const b = await createInterviewer(store, { Name: 'b', Password: 'secret-1' });
     const rows = db.prepare('SELECT password_hash, pwd_set_date FROM interviewers WHERE id IN (?, ?)').all(a, b) as { password_hash: string; pwd_set_date: number }[];
     expect(rows[0]!.password_hash).not.toBe(rows[1]!.password_hash);
     expect(rows[0]!.password_hash).not.toContain('secret-1');
     expect(await verifyPassword('secret-1', rows[0]!.password_hash)).toBe(true);
     expect(await verifyPassword('wrong', rows[0]!.password_hash)).toBe(false);
     expect(rows[0]!.pwd_set_date).toBeGreaterThan(0);
-    await updateInterviewer(db, a, { DisplayName: 'A' });
+    await updateInterviewer(store, a, { DisplayName: 'A' });
     expect(db.prepare('SELECT password_hash FROM interviewers WHERE id = ?').pluck().get(a)).toBe(rows[0]!.password_hash);
   });
 
   it('puts an interviewer without ParentGroups into the root group; PUT without ParentGroups keeps them', async () => {
-    const g = createGroup(db, { Name: 'G' });
-    const id = await createInterviewer(db, { Name: 'x' });
+    const g = await createGroup(store, { Name: 'G' });
+    const id = await createInterviewer(store, { Name: 'x' });
     expect(db.prepare('SELECT group_id FROM interviewer_groups WHERE interviewer_id = ?').pluck().all(id)).toEqual([1]);
-    await updateInterviewer(db, id, { ParentGroups: [g] });
-    await updateInterviewer(db, id, { Location: 'Booth 3' });
+    await updateInterviewer(store, id, { ParentGroups: [g] });
+    await updateInterviewer(store, id, { Location: 'Booth 3' });
     expect(db.prepare('SELECT group_id FROM interviewer_groups WHERE interviewer_id = ?').pluck().all(id)).toEqual([g]);
   });
 
   it('refuses a duplicate name (409), an unknown call centre (400) and a body id that differs from the key (400)', async () => {
-    const id = await createInterviewer(db, { Name: 'dup' });
-    expect(await asyncStatus(() => createInterviewer(db, { Name: 'dup' }))).toMatchObject({ status: 409 });
-    expect(await asyncStatus(() => createInterviewer(db, { Name: 'n', CallCenterId: 7 }))).toMatchObject({ status: 400 });
-    expect(await asyncStatus(() => updateInterviewer(db, id, { InterviewerId: id + 1 }))).toMatchObject({ status: 400 });
-    expect(await asyncStatus(() => createInterviewer(db, { Name: 'n', Foo: 1 }))).toMatchObject({ status: 400, message: expect.stringContaining("'Foo'") });
+    const id = await createInterviewer(store, { Name: 'dup' });
+    expect(await asyncStatus(() => createInterviewer(store, { Name: 'dup' }))).toMatchObject({ status: 409 });
+    expect(await asyncStatus(() => createInterviewer(store, { Name: 'n', CallCenterId: 7 }))).toMatchObject({ status: 400 });
+    expect(await asyncStatus(() => updateInterviewer(store, id, { InterviewerId: id + 1 }))).toMatchObject({ status: 400 });
+    expect(await asyncStatus(() => createInterviewer(store, { Name: 'n', Foo: 1 }))).toMatchObject({ status: 400, message: expect.stringContaining("'Foo'") });
   });
 
   it('Lock keeps the first LockedDate; Unlock clears both', async () => {
-    const id = await createInterviewer(db, { Name: 'l' });
-    lockInterviewer(db, id, true);
+    const id = await createInterviewer(store, { Name: 'l' });
+    await lockInterviewer(store, id, true);
     const first = db.prepare('SELECT locked_date FROM interviewers WHERE id = ?').pluck().get(id) as number;
     db.prepare('UPDATE interviewers SET locked_date = locked_date - 5000 WHERE id = ?').run(id);
-    lockInterviewer(db, id, true);
+    await lockInterviewer(store, id, true);
     expect(db.prepare('SELECT locked_date FROM interviewers WHERE id = ?').pluck().get(id)).toBe(first - 5000);
-    lockInterviewer(db, id, false);
+    await lockInterviewer(store, id, false);
     expect(db.prepare('SELECT is_locked, locked_date FROM interviewers WHERE id = ?').get(id)).toEqual({ is_locked: 0, locked_date: null });
   });
 });
@@ -138,75 +132,74 @@ describe('assignment rules', () => {
   let g: number;
   let i: number;
   beforeEach(async () => {
-    s = createSurvey(db, { SurveyId: 'p100', SurveyName: 'S', State: 'Open' });
-    g = createGroup(db, { Name: 'G' });
-    i = await createInterviewer(db, { Name: 'i', ParentGroups: [g] });
+    s = await createSurvey(store, { SurveyId: 'p100', SurveyName: 'S', State: 'Open' });
+    g = await createGroup(store, { Name: 'G' });
+    i = await createInterviewer(store, { Name: 'i', ParentGroups: [g] });
   });
 
-  it('an interviewer assigned explicitly and through a group has two rows; DeAssignFromSurvey removes only the explicit one', () => {
-    interviewerAssignOnSurvey(db, i, s);
-    groupAssignOnSurvey(db, g, s, 1);
-    expect(interviewerAssignments(db, i)).toEqual([
+  it('an interviewer assigned explicitly and through a group has two rows; DeAssignFromSurvey removes only the explicit one', async () => {
+    await interviewerAssignOnSurvey(store, i, s);
+    await groupAssignOnSurvey(store, g, s, 1);
+    expect(await interviewerAssignments(store, i)).toEqual([
       { SurveyId: s, AssignmentType: 'Explicit', AssignedCallsCount: 0 },
       { SurveyId: s, AssignmentType: 'Implicit', AssignedCallsCount: 0 },
     ]);
-    interviewerDeAssignFromSurvey(db, i, s);
-    interviewerDeAssignFromSurvey(db, i, s); // idempotent
-    expect(interviewerAssignments(db, i).map((r) => r.AssignmentType)).toEqual(['Implicit']);
+    await interviewerDeAssignFromSurvey(store, i, s);
+    await interviewerDeAssignFromSurvey(store, i, s); // idempotent
+    expect((await interviewerAssignments(store, i)).map((r) => r.AssignmentType)).toEqual(['Implicit']);
   });
 
-  it('a group assignment in another call centre does not reach the interviewer', () => {
+  it('a group assignment in another call centre does not reach the interviewer', async () => {
     db.prepare("INSERT INTO call_centers (id, name) VALUES (2, 'Other')").run();
-    groupAssignOnSurvey(db, g, s, 2);
-    expect(interviewerAssignments(db, i)).toEqual([]);
-    expect(groupAssignments(db, g, 2)).toEqual([{ SurveyId: s, AssignmentType: 'Explicit', AssignedCallsCount: 0 }]);
+    await groupAssignOnSurvey(store, g, s, 2);
+    expect(await interviewerAssignments(store, i)).toEqual([]);
+    expect(await groupAssignments(store, g, 2)).toEqual([{ SurveyId: s, AssignmentType: 'Explicit', AssignedCallsCount: 0 }]);
   });
 
-  it('an assignment of a parent group is Implicit for the child group and its members', () => {
-    const child = createGroup(db, { Name: 'Child', ParentGroups: [g] });
-    groupAssignOnSurvey(db, g, s, 1);
-    expect(groupAssignments(db, child, 1)).toEqual([{ SurveyId: s, AssignmentType: 'Implicit', AssignedCallsCount: 0 }]);
+  it('an assignment of a parent group is Implicit for the child group and its members', async () => {
+    const child = await createGroup(store, { Name: 'Child', ParentGroups: [g] });
+    await groupAssignOnSurvey(store, g, s, 1);
+    expect(await groupAssignments(store, child, 1)).toEqual([{ SurveyId: s, AssignmentType: 'Implicit', AssignedCallsCount: 0 }]);
   });
 
-  it('call assignments make ImplicitToSurveyCalls appear with a computed count', () => {
-    interviewerAssignOnCall(db, i, s, 11);
-    interviewerAssignOnCall(db, i, s, 11);
-    groupAssignOnCall(db, g, s, 12, 1);
-    expect(interviewerAssignments(db, i)).toEqual([{ SurveyId: s, AssignmentType: 'ImplicitToSurveyCalls', AssignedCallsCount: 2 }]);
-    expect(surveyAssignments(db, s, 1)).toEqual([
+  it('call assignments make ImplicitToSurveyCalls appear with a computed count', async () => {
+    await interviewerAssignOnCall(store, i, s, 11);
+    await interviewerAssignOnCall(store, i, s, 11);
+    await groupAssignOnCall(store, g, s, 12, 1);
+    expect(await interviewerAssignments(store, i)).toEqual([{ SurveyId: s, AssignmentType: 'ImplicitToSurveyCalls', AssignedCallsCount: 2 }]);
+    expect(await surveyAssignments(store, s, 1)).toEqual([
       { ResourceId: i, Name: 'i', IsGroup: false, AssignedCallsCount: 1 },
       { ResourceId: g, Name: 'G', IsGroup: true, AssignedCallsCount: 1 },
     ]);
   });
 
   it('CleanAssignments removes the interviewer\'s own assignments; deleting the interviewer removes the rest', async () => {
-    interviewerAssignOnSurvey(db, i, s);
-    interviewerAssignOnCall(db, i, s, 1);
-    interviewerCleanAssignments(db, i);
-    expect(interviewerAssignments(db, i)).toEqual([]);
-    interviewerAssignOnSurvey(db, i, s);
-    deleteInterviewer(db, i);
+    await interviewerAssignOnSurvey(store, i, s);
+    await interviewerAssignOnCall(store, i, s, 1);
+    await interviewerCleanAssignments(store, i);
+    expect(await interviewerAssignments(store, i)).toEqual([]);
+    await interviewerAssignOnSurvey(store, i, s);
+    const { assignments } = await deleteInterviewer(store, i);
+    expect(assignments).toEqual([{ SurveyId: s, ResourceId: i, IsGroup: false, CallCenterId: 1, InterviewId: null }]);
     expect(db.prepare('SELECT COUNT(*) FROM interviewer_survey_assignments').pluck().get()).toBe(0);
-    expect(groupMemberIds(db, g, 1)).toEqual([]);
+    expect(await groupMemberIds(store, g, 1)).toEqual([]);
   });
 
-  it('unknown or SoftDeleted surveys, unknown groups, interviewers and call centres are 404', () => {
-    updateSurvey(db, s, { State: 'SoftDeleted' });
-    expect(status(() => interviewerAssignOnSurvey(db, i, s))).toMatchObject({ status: 404 });
-    expect(status(() => getBasicProperties(db, s))).toMatchObject({ status: 404 });
-    expect(status(() => interviewerAssignOnSurvey(db, i, 'p999'))).toMatchObject({ status: 404 });
-    expect(status(() => groupAssignments(db, 999, 1))).toMatchObject({ status: 404 });
-    expect(status(() => groupAssignments(db, g, 999))).toMatchObject({ status: 404 });
-    expect(status(() => interviewerAssignments(db, 999))).toMatchObject({ status: 404 });
+  it('unknown or SoftDeleted surveys, unknown groups, interviewers and call centres are 404', async () => {
+    await updateSurvey(store, s, { State: 'SoftDeleted' });
+    expect(await asyncStatus(() => interviewerAssignOnSurvey(store, i, s))).toMatchObject({ status: 404 });
+    expect(await asyncStatus(() => getBasicProperties(store, s))).toMatchObject({ status: 404 });
+    expect(await asyncStatus(() => interviewerAssignOnSurvey(store, i, 'p999'))).toMatchObject({ status: 404 });
+    expect(await asyncStatus(() => groupAssignments(store, 999, 1))).toMatchObject({ status: 404 });
+    expect(await asyncStatus(() => groupAssignments(store, g, 999))).toMatchObject({ status: 404 });
+    expect(await asyncStatus(() => interviewerAssignments(store, 999))).toMatchObject({ status: 404 });
   });
 });
 
 describe('history ingest', () => {
-  let store: SqliteStore; // over the test's connection, which afterEach closes
   beforeEach(async () => {
-    store = new SqliteStore(db, join(dir, 'cati.sqlite'));
-    createSurvey(db, { SurveyId: 'p1', SurveyName: 'S', Variables: [{ Name: 'Region', AvailableAsCatiFilter: true }] });
-    await createInterviewer(db, { Name: 'i' });
+    await createSurvey(store, { SurveyId: 'p1', SurveyName: 'S', Variables: [{ Name: 'Region', AvailableAsCatiFilter: true }] });
+    await createInterviewer(store, { Name: 'i' });
   });
   const call = (extra: Record<string, unknown> = {}) => ({ Time: '2026-11-02T10:00:00+01:00', SurveyId: 'p1', TelephoneNumber: '31201234567', InterviewerId: 1, ...extra });
 

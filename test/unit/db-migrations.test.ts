@@ -66,20 +66,22 @@ describe('database', () => {
 describe('API keys', () => {
   it('authenticating while another connection holds the write lock neither waits nor fails', async () => {
     const { ApiKeyStore } = await import('../../server/auth/api-keys.ts');
+    const { SqliteStore } = await import('../../server/db/sqlite-store.ts');
     const file = tempFile();
-    const db = openDatabase(file);
-    const store = new ApiKeyStore(db);
-    const { key } = store.create('reader', ['cati_administrate']);
+    const sqlite = SqliteStore.open(file);
+    const store = new ApiKeyStore(sqlite);
+    const { key } = await store.create('reader', ['cati_administrate']);
     const other = openDatabase(file);
     other.exec('BEGIN IMMEDIATE');
     const started = Date.now();
-    expect(store.authenticate(key)?.name).toBe('reader');
+    expect((await store.authenticate(key))?.name).toBe('reader');
     expect(Date.now() - started).toBeLessThan(5000); // busy_timeout is 15 s: it did not wait for the lock
-    expect(db.pragma('busy_timeout', { simple: true })).toBe(15000);
+    expect(sqlite.db.pragma('busy_timeout', { simple: true })).toBe(15000);
+    expect((await store.list())[0]!.lastUsedAt).toBeNull(); // the stamp was skipped, not waited for
     other.exec('ROLLBACK');
-    expect(store.authenticate(key)?.name).toBe('reader');
-    expect(store.get(store.list()[0]!.id)?.lastUsedAt).not.toBeNull();
+    expect((await store.authenticate(key))?.name).toBe('reader');
+    expect((await store.get((await store.list())[0]!.id))?.lastUsedAt).not.toBeNull();
     other.close();
-    db.close();
+    await sqlite.close();
   });
 });

@@ -55,7 +55,7 @@ describe('Settings → Backups', () => {
     expect(made).toMatchObject({ name: expect.stringMatching(/^cati-\d{8}T\d{6}Z\.sqlite$/), auto: false, file: join(dir, 'backups', made.name) });
     expect(verifyDatabaseFile(made.file).migrations).toBeGreaterThan(0);
     expect((await call('getBackups')).backups).toEqual([made]);
-    const audit = desktop.server!.running.ctx.db.prepare("SELECT action, changes FROM audit_log WHERE action = 'backup'").all() as { changes: string }[];
+    const audit = await desktop.server!.running.ctx.store.all<{ changes: string }>("SELECT action, changes FROM audit_log WHERE action = 'backup'");
     expect(audit).toHaveLength(1);
     expect(JSON.parse(audit[0]!.changes).file).toBe(made.file);
   });

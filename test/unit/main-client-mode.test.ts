@@ -91,7 +91,7 @@ describe('Client mode: the window works on another CATI Supervisor through the p
       body: JSON.stringify({ TelephoneNumber: '0201234567', Comment: 'through the proxy' }),
     });
     expect(created.status).toBe(201);
-    expect(remote.server.ctx.db.prepare('SELECT comment AS Comment FROM blacklist').all()).toEqual([{ Comment: 'through the proxy' }]);
+    expect(await remote.server.ctx.store.all('SELECT comment AS "Comment" FROM blacklist')).toEqual([{ Comment: 'through the proxy' }]);
     const list = await fetch(`${proxyUrl}/cati/blacklist`, { headers: { Authorization: `Bearer ${session.apiKey}` } });
     expect((await list.json()).value).toHaveLength(1);
     expect((await fetch(`${proxyUrl}/`)).status).toBe(200); // this app's renderer, same origin as the API

@@ -149,7 +149,7 @@ describe('Electron main process', () => {
     await vi.waitFor(() => expect(quit).toHaveBeenCalled());
 
     expect(event.preventDefault).toHaveBeenCalled();
-    expect(running.ctx.db.open).toBe(false);
+    await expect(running.ctx.store.value('SELECT 1')).rejects.toThrow(/not open/); // the database is closed
     await expect(fetch(`${running.url}/healthz`)).rejects.toThrow();
   });
 

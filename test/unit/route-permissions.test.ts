@@ -39,7 +39,7 @@ describe('route → permission table', () => {
       const needed = r.access.split(' + ').at(-1)!.split(' | ') as Permission[];
       const others = PERMISSIONS.filter((p) => p !== 'company_administrate' && !needed.includes(p));
       if (others.length === 0) continue;
-      const key = t.server.ctx.keys.create(`probe ${r.method} ${r.path}`, others).key;
+      const key = (await t.server.ctx.keys.create(`probe ${r.method} ${r.path}`, others)).key;
       const path = r.path.replace(/\(([A-Za-z,]+)\)/, (_m, k: string) => `(${k.split(',').map(() => '1').join(',')})`);
       const body = ['POST', 'PUT', 'PATCH'].includes(r.method) ? {} : undefined;
       const res = await t.request(r.method, path, { key, body });

@@ -1,0 +1,286 @@
+/**
+ * The PostgreSQL engine (CONTRACT §12): the Store over a `pg.Pool`. Statements outside a transaction take any
+ * pooled connection; a transaction holds one connection (SERIALIZABLE, so services written for SQLite's one
+ * writer at a time stay correct; a serialization failure or deadlock retries the whole callback), and every
+ * statement from inside its callback's async context runs on that connection — a nested transaction becomes
+ * a savepoint. A lost connection becomes DatabaseUnavailableError (503) and the pool reconnects on the next
+ * query; pool errors never crash the process.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { copyRowsOn } from './pg-copy.ts';
+import { migratePg } from './pg-migrate.ts';
+import { asUnavailable, hostPort, isConnectionError, isRetryable, numberPlaceholders, pgTypes, redactUrl } from './pg-sql.ts';
+import { postgresDialect } from './dialect.ts';
+import { DatabaseUnavailableError, type Params, type Queryable, type Row, type RunResult, type Store } from './store.ts';
+
+/** Attempts of a transaction that keeps failing on serialization conflicts or deadlocks. */
+const TX_ATTEMPTS = 8;
+
+interface Tx {
+  client: pg.PoolClient;
+  depth: number;
+  /** False once the transaction ended (work started inside it that outlives it goes to the pool). */
+  open: boolean;
+}
+
+type Runner = pg.Pool | pg.PoolClient;
+
+/** A Queryable with COPY: the store and its transactions on PostgreSQL. */
+export interface PgQueryable extends Queryable {
+  /** Bulk insert through COPY FROM STDIN (inside the current transaction when there is one); resolves to the rows copied. */
+  copyRows(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>): Promise<number>;
+}
+
+export interface PgStoreOptions {
+  /** Connections in the pool (default 10). */
+  max?: number;
+  /** How long a query waits for a connection before the database counts as unavailable (default 10 s). */
+  connectionTimeoutMs?: number;
+  /**
+   * Isolation of transactions (default 'serializable': as safe as SQLite's one writer at a time for code written
+   * against it; conflicts are retried). Weaker levels suit only callbacks that lock what they read-modify-write.
+   */
+  isolation?: 'serializable' | 'repeatable read' | 'read committed';
+}
+
+export class PgStore implements Store, PgQueryable {
+  readonly engine = 'postgres' as const;
+  readonly dialect = postgresDialect;
+  readonly description: string;
+  readonly pool: pg.Pool;
+  private readonly where: string;
+  private readonly begin: string;
+  private readonly txContext = new AsyncLocalStorage<Tx>();
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    options: PgStoreOptions = {},
+  ) {
+    this.description = redactUrl(url);
+    this.where = hostPort(url);
+    this.begin = `BEGIN ISOLATION LEVEL ${(options.isolation ?? 'serializable').toUpperCase()}`;
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+      idleTimeoutMillis: 30_000,
+      types: pgTypes,
+      application_name: 'cati',
+    });
+    // An idle connection that breaks (server restart, network) is dropped by the pool; the next query opens a new one.
+    this.pool.on('error', (err) => console.warn(`PostgreSQL connection lost (${this.description}): ${(err as Error).message}`));
+  }
+
+  /** Connects, checks that the server answers (DatabaseUnavailableError naming host:port otherwise), applies migrations. */
+  static async open(url: string, options?: PgStoreOptions): Promise<PgStore> {
+    const store = new PgStore(url, options);
+    try {
+      await store.pool.query('SELECT 1');
+    } catch (err) {
+      // Unreachable, refused, wrong password, no such database: one line naming host:port (never the password).
+      await store.pool.end().catch(() => undefined);
+      const e = err as { code?: string; message?: string };
+      const reason = isConnectionError(err) ? (e.code ?? e.message) : e.message;
+      throw new DatabaseUnavailableError(`Cannot connect to PostgreSQL at ${store.where}: ${reason}`, { cause: err });
+    }
+    try {
+      await migratePg(store.pool);
+      return store;
+    } catch (err) {
+      await store.pool.end().catch(() => undefined);
+      throw asUnavailable(err, store.where);
+    }
+  }
+
+  /** A new unpooled client with the store's settings (the LISTEN connection of the event bridge), named in pg_stat_activity. */
+  newClient(applicationName = 'cati'): pg.Client {
+    return new pg.Client({ connectionString: this.url, types: pgTypes, application_name: applicationName });
+  }
+
+  get inTransaction(): boolean {
+    return this.openTx() !== undefined;
+  }
+
+  private openTx(): Tx | undefined {
+    const tx = this.txContext.getStore();
+    return tx?.open ? tx : undefined;
+  }
+
+  private async query(runner: Runner | undefined, sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
+    const on = runner ?? this.openTx()?.client ?? this.pool;
+    const text = params && params.length ? numberPlaceholders(sql) : sql;
+    try {
+      return await on.query({ text, values: params ? [...params] : [], ...(rowMode ? { rowMode } : {}) });
+    } catch (err) {
+      throw asUnavailable(err, this.where);
+    }
+  }
+
+  /** The statements of a Queryable bound to `runner` (undefined: the open transaction's connection or the pool). */
+  private view(runner: pg.PoolClient | undefined, inTx: () => boolean): PgQueryable {
+    const q = (sql: string, p?: Params, mode?: 'array') => this.query(runner, sql, p, mode);
+    const view: PgQueryable = {
+      engine: 'postgres',
+      dialect: postgresDialect,
+      inTransaction: false,
+      all: async <T>(s: string, p?: Params) => (await q(s, p)).rows as T[],
+      get: async <T>(s: string, p?: Params) => (await q(s, p)).rows[0] as T | undefined,
+      value: async <T>(s: string, p?: Params) => (await q(s, p, 'array')).rows[0]?.[0] as T | undefined,
+      column: async <T>(s: string, p?: Params) => ((await q(s, p, 'array')).rows as unknown[][]).map((r) => r[0] as T),
+      rows: async (s, p) => (await q(s, p, 'array')).rows as unknown[][],
+      run: async (s, p) => ({ changes: (await q(s, p)).rowCount ?? 0 }),
+      exec: async (s) => void (await q(s, undefined)),
+      copyRows: (table, columns, rows) => this.copy(runner, table, columns, rows),
+    };
+    Object.defineProperty(view, 'inTransaction', { get: inTx });
+    return view;
+  }
+
+  private readonly storeView = this.view(undefined, () => this.inTransaction);
+
+  all<T = Row>(sql: string, params?: Params): Promise<T[]> {
+    return this.storeView.all<T>(sql, params);
+  }
+  get<T = Row>(sql: string, params?: Params): Promise<T | undefined> {
+    return this.storeView.get<T>(sql, params);
+  }
+  value<T = unknown>(sql: string, params?: Params): Promise<T | undefined> {
+    return this.storeView.value<T>(sql, params);
+  }
+  column<T = unknown>(sql: string, params?: Params): Promise<T[]> {
+    return this.storeView.column<T>(sql, params);
+  }
+  rows(sql: string, params?: Params): Promise<unknown[][]> {
+    return this.storeView.rows(sql, params);
+  }
+  run(sql: string, params?: Params): Promise<RunResult> {
+    return this.storeView.run(sql, params);
+  }
+  exec(sql: string): Promise<void> {
+    return this.storeView.exec(sql);
+  }
+  /** COPY FROM STDIN into `table` (inside the current transaction when called in one); resolves to the rows copied. */
+  copyRows(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>): Promise<number> {
+    return this.storeView.copyRows(table, columns, rows);
+  }
+
+  private async copy(runner: pg.PoolClient | undefined, table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>): Promise<number> {
+    const on = runner ?? this.openTx()?.client;
+    if (on) return copyRowsOn(on, table, columns, rows).catch((err: unknown) => Promise.reject(asUnavailable(err, this.where)));
+    return this.withClient((client) => copyRowsOn(client, table, columns, rows));
+  }
+
+  /** Runs `work` on a connection of its own, released (destroyed when it broke) afterwards. */
+  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.checkout();
+    let broken: Error | undefined;
+    try {
+      return await work(client);
+    } catch (err) {
+      if (isConnectionError(err)) broken = err as Error;
+      throw asUnavailable(err, this.where);
+    } finally {
+      client.removeAllListeners('error');
+      client.release(broken);
+    }
+  }
+
+  private async checkout(): Promise<pg.PoolClient> {
+    if (this.closed) throw new DatabaseUnavailableError('The database store is closed');
+    try {
+      const client = await this.pool.connect();
+      // A checked-out connection has no pool listener: an error it emits must not crash the process.
+      client.on('error', () => undefined);
+      return client;
+    } catch (err) {
+      throw asUnavailable(err, this.where);
+    }
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const outer = this.openTx();
+    if (outer) return this.savepoint(outer, fn);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.withClient((client) => this.attempt(client, fn));
+      } catch (err) {
+        const cause = (err as { cause?: unknown }).cause ?? err;
+        if (!isRetryable(err) && !isRetryable(cause)) throw err;
+        if (attempt >= TX_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attempt));
+      }
+    }
+  }
+
+  private async attempt<T>(client: pg.PoolClient, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const tx: Tx = { client, depth: 0, open: true };
+    await client.query(this.begin);
+    try {
+      const out = await this.txContext.run(tx, () => fn(this.view(client, () => tx.open)));
+      await client.query('COMMIT');
+      return out;
+    } catch (err) {
+      if (!isConnectionError(err)) await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      tx.open = false;
+    }
+  }
+
+  private async savepoint<T>(outer: Tx, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const name = `sp${outer.depth + 1}`;
+    const { client } = outer;
+    await client.query(`SAVEPOINT ${name}`);
+    const inner: Tx = { client, depth: outer.depth + 1, open: true };
+    try {
+      const out = await this.txContext.run(inner, () => fn(this.view(client, () => outer.open)));
+      await client.query(`RELEASE ${name}`);
+      return out;
+    } catch (err) {
+      if (!isConnectionError(err)) {
+        await client.query(`ROLLBACK TO ${name}`);
+        await client.query(`RELEASE ${name}`);
+      }
+      throw err;
+    } finally {
+      inner.open = false;
+    }
+  }
+
+  async *chunks(sql: string, params: Params, size: number): AsyncIterable<unknown[][]> {
+    const client = await this.checkout();
+    let broken: Error | undefined;
+    const cursor = client.query(new Cursor(numberPlaceholders(sql), [...params], { rowMode: 'array', types: pgTypes }));
+    try {
+      for (;;) {
+        let chunk: unknown[][];
+        try {
+          chunk = (await cursor.read(size)) as unknown[][];
+        } catch (err) {
+          if (isConnectionError(err)) broken = err as Error;
+          throw asUnavailable(err, this.where);
+        }
+        if (chunk.length === 0) break;
+        yield chunk;
+        if (chunk.length < size) break;
+      }
+    } finally {
+      if (!broken) await cursor.close().catch((err: unknown) => void (broken = err as Error));
+      client.removeAllListeners('error');
+      client.release(broken);
+    }
+  }
+
+  readHeavy<T = Row>(sql: string, params?: Params): Promise<T[]> {
+    return this.storeView.all<T>(sql, params);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}

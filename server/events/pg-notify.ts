@@ -1,0 +1,235 @@
+/**
+ * /events across server processes on one PostgreSQL database (CONTRACT §12). A published batch becomes one
+ * row of `event_outbox` (migration 016; NOTIFY payloads stop at 8000 bytes, a batch may not), announced in the
+ * same statement with `NOTIFY cati_events, '<id>'`. Every process — this one too — LISTENs on a connection of
+ * its own, reads each announced row and hands it to its hub, in commit order, so all streams carry the same
+ * events in the same order. The listener reconnects with backoff when its connection drops and then catches up
+ * on the rows it missed; rows are deleted a few minutes after they were written.
+ *
+ * Event ids (`id:` lines) stay per process: a client that moves to another server resumes with a `reset`.
+ */
+import type pg from 'pg';
+import type { PgStore } from '../db/pg-store.ts';
+import type { EventHub } from './event-hub.ts';
+import type { EventSink, EventType } from './publisher.ts';
+
+type Batch = { type: EventType; data: Record<string, unknown> }[];
+
+/** What the bridge delivers to: this process's EventHub. */
+export type LocalHub = Pick<EventHub, 'publish'>;
+
+const CHANNEL = 'cati_events';
+/** The listener's application_name in pg_stat_activity. */
+export const LISTENER_NAME = 'cati-events';
+/** The database's clock in epoch ms (one clock for every process). */
+const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+export interface PgEventOptions {
+  /** How long outbox rows are kept (default 5 minutes): the catch-up window after a lost listener. */
+  keepMs?: number;
+  /** How often old rows are deleted (default 1 minute). */
+  cleanupEveryMs?: number;
+  /** How long publish() waits for this process's own listener to deliver the batch (default 5 s). */
+  deliveryTimeoutMs?: number;
+}
+
+/** The event sink of a server on PostgreSQL, with its LISTEN connection. */
+export interface PgEventBridge extends EventSink {
+  /** Announces a batch to every process; resolves when this process's hub has it (or after the delivery timeout). */
+  publish(events: Batch): Promise<void>;
+  /** True while the LISTEN connection is up. */
+  readonly listening: boolean;
+  /** LISTEN connections made so far (1 + reconnections). */
+  readonly connections: number;
+  /** Stops listening and cleaning up. */
+  close(): Promise<void>;
+}
+
+/** Starts listening (resolves once LISTEN is in place) and returns the sink to attach to the store. */
+export async function pgEventSink(store: PgStore, hub: LocalHub, options: PgEventOptions = {}): Promise<PgEventBridge> {
+  const bridge = new Bridge(store, hub, options);
+  await bridge.connect();
+  return bridge;
+}
+
+class Bridge implements PgEventBridge {
+  private client: pg.Client | null = null;
+  connections = 0;
+  private closed = false;
+  private backoffMs = 250;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly cleanupTimer: NodeJS.Timeout;
+  /** Ids delivered to the hub, with the database time of their row (to skip them when catching up). */
+  private readonly delivered = new Map<number, number>();
+  private readonly waiting = new Map<number, () => void>();
+  private queue: number[] = [];
+  private draining: Promise<void> | null = null;
+  /** Database time of the newest row delivered: where a catch-up starts. */
+  private lastTime = 0;
+  /** Database time when this process first listened: nothing older is its to deliver. */
+  private startTime = 0;
+  private readonly keepMs: number;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly store: PgStore,
+    private readonly hub: LocalHub,
+    options: PgEventOptions,
+  ) {
+    this.keepMs = options.keepMs ?? 300_000;
+    this.timeoutMs = options.deliveryTimeoutMs ?? 5000;
+    this.cleanupTimer = setInterval(() => void this.cleanup(), options.cleanupEveryMs ?? 60_000);
+    this.cleanupTimer.unref();
+  }
+
+  get listening(): boolean {
+    return this.client !== null;
+  }
+
+  async publish(events: Batch): Promise<void> {
+    if (this.closed || events.length === 0) return;
+    let id: number;
+    try {
+      id = (await this.store.value<number>(
+        `WITH e AS (INSERT INTO event_outbox (time, events) VALUES (${NOW_MS}, ?) RETURNING id) SELECT id, pg_notify('${CHANNEL}', id::text) FROM e`,
+        [JSON.stringify(events)],
+      ))!;
+    } catch (err) {
+      // The change is committed; only its announcement failed. This process's streams still get it.
+      console.warn(`Events not announced to other servers (${(err as Error).message})`);
+      this.hub.publish(events);
+      return;
+    }
+    // Delivered already, or our listener is away (its catch-up delivers it later): nothing to wait for.
+    if (this.delivered.has(id) || !this.client) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        resolve();
+      }, this.timeoutMs);
+      timer.unref();
+      this.waiting.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Opens the LISTEN connection; after a reconnection, queues the rows written while it was down. */
+  async connect(): Promise<void> {
+    const client = this.store.newClient(LISTENER_NAME);
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    client.on('notification', (msg) => {
+      if (msg.channel === CHANNEL && msg.payload) this.enqueue([Number(msg.payload)]);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      // First connection: rows written before this process listened are not its to deliver.
+      if (this.startTime === 0) this.lastTime = this.startTime = (await client.query<{ now: number }>(`SELECT ${NOW_MS} AS now`)).rows[0]!.now;
+    } catch (err) {
+      client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.closed) {
+      await client.end();
+      return;
+    }
+    const reconnected = this.connections > 0;
+    this.client = client;
+    this.connections++;
+    this.backoffMs = 250;
+    if (reconnected) void this.catchUp();
+  }
+
+  /** Queues the rows written while the listener was away (retried until the database answers or the bridge closes). */
+  private async catchUp(): Promise<void> {
+    while (!this.closed) {
+      try {
+        // Rows committed late may carry an earlier time: look back a little further than the newest one seen.
+        const ids = await this.store.column<number>('SELECT id FROM event_outbox WHERE time >= ? ORDER BY id', [
+          Math.max(this.startTime, this.lastTime - 10_000),
+        ]);
+        this.enqueue(ids.filter((id) => !this.delivered.has(id)));
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
+  private lost(client: pg.Client, err?: Error): void {
+    if (client !== this.client) return;
+    this.client = null;
+    client.end().catch(() => undefined);
+    if (this.closed) return;
+    console.warn(`Event listener lost its PostgreSQL connection${err ? ` (${err.message})` : ''}; reconnecting`);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.connect().catch(() => {
+        this.backoffMs = Math.min(this.backoffMs * 2, 5000);
+        this.scheduleReconnect();
+      });
+    }, this.backoffMs);
+    this.reconnectTimer.unref();
+  }
+
+  private enqueue(ids: number[]): void {
+    this.queue.push(...ids);
+    this.draining ??= this.drain().finally(() => (this.draining = null));
+  }
+
+  /** Reads the queued rows in batches and delivers them in the order they were announced. */
+  private async drain(): Promise<void> {
+    while (this.queue.length && !this.closed) {
+      const ids = this.queue.splice(0, 500).filter((id) => !this.delivered.has(id));
+      let rows: { id: number; time: number; events: string }[];
+      try {
+        rows = await this.store.all('SELECT id, time, events FROM event_outbox WHERE id = ANY(?::bigint[])', [ids]);
+      } catch {
+        // The database is away for a moment: try these again shortly (close() ends the loop).
+        this.queue.unshift(...ids);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        continue;
+      }
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      for (const id of ids) {
+        const row = byId.get(id);
+        if (!row || this.delivered.has(id)) continue;
+        this.delivered.set(id, row.time);
+        this.lastTime = Math.max(this.lastTime, row.time);
+        this.hub.publish(JSON.parse(row.events) as Batch);
+        this.waiting.get(id)?.();
+        this.waiting.delete(id);
+      }
+    }
+  }
+
+  /** Deletes rows older than the catch-up window, and forgets their ids. */
+  private async cleanup(): Promise<void> {
+    try {
+      await this.store.run(`DELETE FROM event_outbox WHERE time < ${NOW_MS} - ?`, [this.keepMs]);
+    } catch {
+      // The database is away; the next round deletes them.
+    }
+    for (const [id, time] of this.delivered) if (time < this.lastTime - this.keepMs - 60_000) this.delivered.delete(id);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.cleanupTimer);
+    clearTimeout(this.reconnectTimer);
+    for (const resolve of this.waiting.values()) resolve();
+    this.waiting.clear();
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+    await this.draining;
+  }
+}

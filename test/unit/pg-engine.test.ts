@@ -1,0 +1,151 @@
+/**
+ * What only the PostgreSQL engine has (server/db/pg-*.ts, open-store.ts): placeholder numbering, the schema
+ * twin of SQLite's, concurrent migration, connection loss and reconnection on a cluster of its own, and the
+ * engine chosen by `--database`. The Store contract both engines share is in store-contract.test.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { listMigrations } from '../../server/db/open.ts';
+import { openStore } from '../../server/db/open-store.ts';
+import { numberPlaceholders } from '../../server/db/pg-sql.ts';
+import { PgStore } from '../../server/db/pg-store.ts';
+import { DatabaseUnavailableError } from '../../server/db/store.ts';
+import { createDatabase, freePort, PgCluster, postgresBinDir } from '../helpers/pg-cluster.ts';
+import { freshPgDatabase, openTestStore, pgAvailability } from '../helpers/postgres.ts';
+
+const pg = pgAvailability();
+if (!pg.available) console.warn(`SKIPPED (PostgreSQL engine tests): ${pg.reason}`);
+
+describe('PostgreSQL placeholders', () => {
+  it('numbers ? outside literals, quoted identifiers, dollar quotes and comments', () => {
+    expect(numberPlaceholders(`SELECT '?', "a?", ? -- ?\n, $x$ ? $x$, /* ? */ ?, 'it''s ?' || ?`)).toBe(
+      `SELECT '?', "a?", $1 -- ?\n, $x$ ? $x$, /* ? */ $2, 'it''s ?' || $3`,
+    );
+  });
+});
+
+describe.skipIf(!pg.available)('PostgreSQL schema', () => {
+  it('matches SQLite table by table: columns in order, integer or text, nullability, binary text order; named indexes and triggers', async () => {
+    const [lite, post] = await Promise.all([openTestStore('sqlite'), openTestStore('postgres')]);
+    try {
+      const tables = await lite.column<string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+      expect(tables).toContain('calls');
+      expect(await post.column("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name COLLATE \"C\"")).toEqual(tables);
+      for (const table of tables) {
+        const liteColumns = (await lite.all<{ name: string; type: string; notnull: number; pk: number }>(`PRAGMA table_info(${table})`)).map((c) => ({
+          name: c.name,
+          kind: c.type === 'TEXT' ? 'text' : 'integer',
+          nullable: c.notnull === 0 && c.pk === 0,
+        }));
+        const pgColumns = (
+          await post.all<{ name: string; type: string; nullable: string }>(
+            "SELECT column_name AS name, data_type AS type, is_nullable AS nullable FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+            [table],
+          )
+        ).map((c) => ({ name: c.name, kind: c.type === 'text' ? 'text' : /int/.test(c.type) ? 'integer' : c.type, nullable: c.nullable === 'YES' }));
+        expect(pgColumns, table).toEqual(liteColumns);
+        // Text compares and sorts by code point, as SQLite's BINARY, whatever the database's locale.
+        const collations = await post.column(
+          "SELECT DISTINCT collation_name FROM information_schema.columns WHERE table_name = ? AND data_type = 'text' AND table_name <> 'schema_migrations'",
+          [table],
+        );
+        expect(collations.filter((c) => c !== 'C'), table).toEqual([]);
+      }
+      const liteIndexes = await lite.column<string>("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex_%' ORDER BY name");
+      const pgIndexes = await post.column<string>("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname COLLATE \"C\"");
+      expect(pgIndexes).toEqual(expect.arrayContaining(liteIndexes));
+      const liteTriggers = await lite.column<string>("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name");
+      const pgTriggers = await post.column<string>('SELECT DISTINCT trigger_name FROM information_schema.triggers');
+      expect(pgTriggers).toEqual(expect.arrayContaining(liteTriggers));
+    } finally {
+      await lite.close();
+      await post.close();
+    }
+  });
+
+  it('lets two servers migrate a new database at the same time: each migration applied once', async () => {
+    const url = await freshPgDatabase();
+    const stores = await Promise.all([PgStore.open(url), PgStore.open(url), PgStore.open(url)]);
+    try {
+      expect(await stores[0]!.column('SELECT id FROM schema_migrations ORDER BY id')).toEqual(listMigrations().map((m) => m.id));
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+});
+
+// A cluster of its own: stopping the run's shared one would break the other test files.
+describe.skipIf(!pg.available || !postgresBinDir())('PostgreSQL connection loss', () => {
+  let cluster: PgCluster;
+  beforeAll(async () => {
+    cluster = await PgCluster.create();
+  }, 120_000);
+  afterAll(() => cluster?.remove());
+
+  it('refuses to open an unreachable server with one line naming host:port, never the password', async () => {
+    const port = await freePort();
+    const err = (await PgStore.open(`postgres://cati:s3cret@127.0.0.1:${port}/nowhere`).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    expect(err.message).toContain(`127.0.0.1:${port}`);
+    expect(err.message).not.toMatch(/s3cret|\n/);
+  });
+
+  it('fails statements with DatabaseUnavailableError while the server is down, and works again after a restart', async () => {
+    const url = await createDatabase(cluster.url());
+    const store = await PgStore.open(url.replace('cati@', 'cati:pw@'));
+    expect(store.description).not.toContain('pw');
+    try {
+      await store.exec('CREATE TABLE t (n INTEGER)');
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.run('INSERT INTO t VALUES (1)');
+          cluster.stop(); // the connection breaks in the middle of the transaction
+          await tx.run('INSERT INTO t VALUES (2)');
+        }),
+      ).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      await expect(store.value('SELECT 1')).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      const reading = async () => {
+        for await (const _ of store.chunks('SELECT n FROM t', [], 10)) return;
+      };
+      await expect(reading()).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      cluster.start();
+      expect(await store.value('SELECT count(*) FROM t')).toBe(0); // nothing half-written
+      await store.transaction((tx) => tx.run('INSERT INTO t VALUES (3)'));
+      // Connections cut under a running server (a fail-over, an administrator): the next statement still works.
+      const admin = new PgStore(cluster.url());
+      await admin.value('SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = ?', [new URL(url).pathname.slice(1)]);
+      await admin.close();
+      // A statement that met a cut connection is refused as unavailable (a 503); the one after it reconnects.
+      const first = await store.value('SELECT sum(n) FROM t').catch((e: unknown) => e);
+      if (first !== 3) expect(first).toBeInstanceOf(DatabaseUnavailableError);
+      expect(await store.value('SELECT sum(n) FROM t')).toBe(3);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('openStore', () => {
+  it('opens SQLite by default, for sqlite: and sqlite:PATH, PostgreSQL for postgres:// URLs, and refuses other schemes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cati-open-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const byDefault = await openStore(undefined, dir);
+    expect([byDefault.engine, byDefault.description]).toEqual(['sqlite', `sqlite:${join(dir, 'cati.sqlite')}`]);
+    await byDefault.close();
+    const named = await openStore(`sqlite:${join(dir, 'other.sqlite')}`, dir);
+    expect(named.description).toBe(`sqlite:${join(dir, 'other.sqlite')}`);
+    await named.close();
+    await expect(openStore('mysql://root:pw@db/x', dir)).rejects.toThrow(/scheme 'mysql:'/);
+    await expect(openStore('mysql://root:pw@db/x', dir)).rejects.not.toThrow(/pw/);
+    if (!pg.available) return;
+    const url = new URL(await freshPgDatabase());
+    url.password = 'hidden';
+    const store = await openStore(url.toString().replace(/^postgres:/, 'postgresql:'), dir);
+    expect(store.engine).toBe('postgres');
+    expect(store.description).not.toContain('hidden');
+    await store.close();
+  });
+});
+

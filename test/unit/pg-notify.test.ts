@@ -1,0 +1,77 @@
+/**
+ * /events across server processes on PostgreSQL (server/events/pg-notify.ts): two stores on one database stand
+ * for two servers; a batch published through either reaches both hubs, in order, whatever its size, and a
+ * listener whose connection was cut catches up on what it missed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgStore } from '../../server/db/pg-store.ts';
+import type { EventType } from '../../server/events/publisher.ts';
+import { LISTENER_NAME, pgEventSink, type PgEventBridge } from '../../server/events/pg-notify.ts';
+import { freshPgDatabase, pgAvailability } from '../helpers/postgres.ts';
+
+type Batch = { type: EventType; data: Record<string, unknown> }[];
+
+const pg = pgAvailability();
+if (!pg.available) console.warn(`SKIPPED (PostgreSQL events): ${pg.reason}`);
+
+/** A hub that records what it was given. */
+const recorder = () => {
+  const batches: Batch[] = [];
+  return { batches, publish: (events: Batch) => void batches.push(events) };
+};
+const ids = (batches: Batch[]) => batches.flat().map((e) => e.data.id);
+
+describe.skipIf(!pg.available)('events through PostgreSQL NOTIFY', () => {
+  let one: PgStore;
+  let two: PgStore;
+  const hubOne = recorder();
+  const hubTwo = recorder();
+  let bridgeOne: PgEventBridge;
+  let bridgeTwo: PgEventBridge;
+
+  beforeAll(async () => {
+    const url = await freshPgDatabase();
+    one = await PgStore.open(url);
+    two = await PgStore.open(url);
+    bridgeOne = await pgEventSink(one, hubOne);
+    bridgeTwo = await pgEventSink(two, hubTwo);
+  });
+  afterAll(async () => {
+    await bridgeOne?.close();
+    await bridgeTwo?.close();
+    await one?.close();
+    await two?.close();
+  });
+
+  it("delivers a batch to every process's hub, the publisher's own before publish() resolves", async () => {
+    await bridgeOne.publish([{ type: 'blacklist', data: { action: 'created', id: 1, Number: '555' } }]);
+    expect(hubOne.batches).toEqual([[{ type: 'blacklist', data: { action: 'created', id: 1, Number: '555' } }]]);
+    await expect.poll(() => hubTwo.batches).toEqual(hubOne.batches);
+  });
+
+  it('keeps the order of batches from both processes and carries batches far above 8000 bytes', async () => {
+    const before = { one: hubOne.batches.length, two: hubTwo.batches.length };
+    const big: Batch = Array.from({ length: 2000 }, (_, i) => ({ type: 'call', data: { action: 'opened', id: 1000 + i, TelephoneNumber: '+441234567890' } }));
+    for (let i = 0; i < 10; i++) {
+      await (i % 2 ? bridgeTwo : bridgeOne).publish([{ type: 'session', data: { action: 'opened', id: 100 + i } }]);
+    }
+    await bridgeTwo.publish(big);
+    await expect.poll(() => hubOne.batches.length).toBe(before.one + 11);
+    await expect.poll(() => hubTwo.batches.length).toBe(before.two + 11);
+    const expected = [...Array.from({ length: 10 }, (_, i) => 100 + i), ...big.map((e) => e.data.id)];
+    expect(ids(hubOne.batches.slice(before.one))).toEqual(expected);
+    expect(ids(hubTwo.batches.slice(before.two))).toEqual(expected);
+  });
+
+  it('reconnects a listener whose connection was cut and catches up on what was published meanwhile', async () => {
+    const before = hubOne.batches.length;
+    expect(await two.value("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND application_name = ?", [LISTENER_NAME])).toBe(2);
+    await bridgeTwo.publish([{ type: 'interviewer', data: { action: 'locked', id: 7 } }]);
+    await expect.poll(() => [bridgeOne.connections, bridgeTwo.connections], { timeout: 20_000 }).toEqual([2, 2]);
+    expect(bridgeOne.listening && bridgeTwo.listening).toBe(true);
+    await expect.poll(() => ids(hubOne.batches.slice(before)), { timeout: 20_000 }).toContain(7);
+    // Both listeners were cut: the second one got it through its own reconnection too, exactly once.
+    await expect.poll(() => ids(hubTwo.batches).filter((id) => id === 7), { timeout: 20_000 }).toEqual([7]);
+    expect(ids(hubOne.batches).filter((id) => id === 7)).toEqual([7]);
+  });
+});
