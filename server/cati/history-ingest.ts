@@ -30,8 +30,9 @@ interface ReadRecord {
 
 interface RecordSpec {
   fields: readonly string[];
-  /** The INSERT, answering the new id (`RETURNING id`). */
-  insert: string;
+  /** The table and the columns the insert parameters fill, in order. */
+  table: string;
+  columns: readonly string[];
   event: Change['type'];
   model: EntityModel;
   /** The stored row as the API reads it (property name → SQL value), from the insert parameters. */
@@ -56,8 +57,8 @@ function readSurvey(r: Record<string, unknown>, pre: string, required: boolean):
 const SPECS: Record<HistoryKind, RecordSpec> = {
   callhistory: {
     fields: ['Time', 'SurveyId', 'InterviewId', 'InterviewerId', 'TelephoneNumber', 'ExtendedStatus', 'Duration', 'WaitingTime', 'CallCenterId', 'Variables'],
-    insert: `INSERT INTO calls (time, survey_id, interview_id, interviewer_id, telephone_number, extended_status, duration, waiting_time, call_center_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    table: 'calls',
+    columns: ['time', 'survey_id', 'interview_id', 'interviewer_id', 'telephone_number', 'extended_status', 'duration', 'waiting_time', 'call_center_id'],
     event: 'call',
     model: callHistoryModel,
     row: ([Time, SurveyId, InterviewId, InterviewerId, TelephoneNumber, ExtendedStatus, Duration, WaitingTime, CallCenterId], Id) => ({
@@ -85,8 +86,8 @@ const SPECS: Record<HistoryKind, RecordSpec> = {
   },
   breakhistory: {
     fields: ['Time', 'SurveyId', 'Duration', 'InterviewerId', 'CallCenterId', 'BreakTypeId', 'BreakTypeName', 'IsPaid'],
-    insert: `INSERT INTO breaks (time, survey_id, duration, interviewer_id, call_center_id, break_type_id, break_type_name, is_paid)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    table: 'breaks',
+    columns: ['time', 'survey_id', 'duration', 'interviewer_id', 'call_center_id', 'break_type_id', 'break_type_name', 'is_paid'],
     event: 'break',
     model: breakHistoryModel,
     row: ([Time, SurveyId, Duration, InterviewerId, CallCenterId, BreakTypeId, BreakTypeName, IsPaid], Id) => ({
@@ -109,7 +110,8 @@ const SPECS: Record<HistoryKind, RecordSpec> = {
   },
   interviewersessionhistory: {
     fields: ['CallCenterId', 'InterviewerId', 'LoginTime', 'LogoutTime'],
-    insert: 'INSERT INTO sessions (call_center_id, interviewer_id, login_time, logout_time) VALUES (?, ?, ?, ?) RETURNING id',
+    table: 'sessions',
+    columns: ['call_center_id', 'interviewer_id', 'login_time', 'logout_time'],
     event: 'session',
     model: sessionHistoryModel,
     row: ([CallCenterId, InterviewerId, LoginTime, LogoutTime], SessionId) => ({ SessionId, CallCenterId, InterviewerId, LoginTime, LogoutTime, '@etag': 1 }),
@@ -158,28 +160,58 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
     const surveys = await existing(tx, 'surveys', 'text', rows.map((r) => r.survey));
     const interviewers = await existing(tx, 'interviewers', 'int', rows.map((r) => r.interviewer));
     const callCenters = await existing(tx, 'call_centers', 'int', rows.map((r) => r.callCenter));
-    const out: number[] = [];
     for (const row of rows) {
       const at = row.pre || 'Record 0: '; // a single record is index 0 of what was posted
       if (row.survey !== null && !surveys.has(row.survey)) throw badRequest(`${at}unknown survey '${row.survey}'`);
       if (row.interviewer !== null && !interviewers.has(row.interviewer)) throw badRequest(`${at}unknown interviewer ${row.interviewer}`);
       if (!callCenters.has(row.callCenter)) throw badRequest(`${at}unknown call centre ${row.callCenter}`);
-      const id = Number(await tx.value<number>(spec.insert, row.params));
-      out.push(id);
-      for (const [name, value] of row.variables ?? []) await tx.run(SET_VARIABLE, [row.survey, row.interviewId, name, value]);
-      if (row.login === undefined) {
+    }
+    if (kind !== 'interviewersessionhistory') {
+      const out = await insertAll(tx, spec, rows.map((r) => r.params));
+      for (const [n, row] of rows.entries()) {
+        const id = out[n]!;
+        for (const [name, value] of row.variables ?? []) await tx.run(SET_VARIABLE, [row.survey, row.interviewId, name, value]);
         changes.push({ type: spec.event, action: row.open ? 'opened' : 'created', id, record: wireRecord(spec.model, spec.row(row.params, id)) });
-        continue;
       }
+      return out;
+    }
+    const out: number[] = [];
+    for (const row of rows) {
+      const [id] = await insertAll(tx, spec, [row.params]);
+      out.push(id!);
       // One open session per interviewer: this login closes the earlier open one (or, posted open before a
       // later open login, is closed by it). Records are captured now, as each change happened.
-      const { closed, selfClosed } = await closeEarlierOpenSessions(tx, id, row.interviewer!, row.login);
+      const { closed, selfClosed } = await closeEarlierOpenSessions(tx, id!, row.interviewer!, row.login!);
       for (const c of closed) changes.push({ type: 'session', action: 'closed', id: c.SessionId as number, record: wireRecord(sessionHistoryModel, c) });
-      changes.push({ type: 'session', action: row.open && !selfClosed ? 'opened' : 'created', id, record: await sessionRecord(tx, id) });
+      changes.push({ type: 'session', action: row.open && !selfClosed ? 'opened' : 'created', id: id!, record: await sessionRecord(tx, id!) });
     }
     return out;
   });
   await publishChanges(store, changes);
+  return ids;
+}
+
+/** Rows per INSERT of a batch: 500 calls are 4,500 parameters, well inside both engines' limits. */
+const ROWS_PER_INSERT = 500;
+
+/**
+ * Inserts the rows a few hundred per statement and answers their new ids in row order: one statement assigns its
+ * rows ascending ids in the order of its VALUES (a sequence on PostgreSQL, the rowid on SQLite), so the ids RETURNING
+ * answers, sorted, line up with the rows. Statements hold ROWS_PER_INSERT rows or a power of two (the rest), so a
+ * few statement texts serve every batch size.
+ */
+async function insertAll(tx: Queryable, spec: RecordSpec, rows: Params[]): Promise<number[]> {
+  const tuple = `(${spec.columns.map(() => '?').join(', ')})`;
+  const ids: number[] = [];
+  for (let i = 0; i < rows.length; ) {
+    const left = rows.length - i;
+    const size = left >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 2 ** Math.floor(Math.log2(left));
+    const chunk = rows.slice(i, (i += size));
+    const sql = `INSERT INTO ${spec.table} (${spec.columns.join(', ')}) VALUES ${Array(chunk.length).fill(tuple).join(', ')} RETURNING id`;
+    const made = (await tx.column<number>(sql, chunk.flat())).sort((a, b) => a - b);
+    if (made.length !== chunk.length) throw new Error(`ingest: ${made.length} ids for ${chunk.length} rows`);
+    ids.push(...made);
+  }
   return ids;
 }
 
