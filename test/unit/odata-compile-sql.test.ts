@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFilter } from '../../server/odata/compile-sql.ts';
 import { queryCollection } from '../../server/odata/collection-query.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
+import { sqliteDialect } from '../../server/db/dialect.ts';
 import type { EntityModel } from '../../server/odata/model.ts';
 import { parseFilter } from '../../server/odata/parse-filter.ts';
 import { parseQueryOptions } from '../../server/odata/query-options.ts';
@@ -44,13 +45,13 @@ afterAll(() => db.close());
 
 /** Ids of the rows a $filter selects, through the real compiler over the real table. */
 function ids(filter: string, now?: number): number[] {
-  const f = compileFilter(parseFilter(filter), model, now);
+  const f = compileFilter(parseFilter(filter), model, sqliteDialect, now);
   return db.prepare(`SELECT id FROM calls WHERE ${f.sql} ORDER BY id`).pluck().all(...f.params) as number[];
 }
 
 function error(filter: string): string {
   try {
-    compileFilter(parseFilter(filter), model);
+    compileFilter(parseFilter(filter), model, sqliteDialect);
   } catch (e) {
     return (e as Error).message;
   }
