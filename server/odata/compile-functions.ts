@@ -50,7 +50,7 @@ export function compileCall(node: Extract<FilterNode, { kind: 'call' }>, args: T
       if (a.type === 'null' || b.type === 'null') return constant(ctx, false, node.pos);
       if (node.name === 'startswith') {
         const range = prefixRange(a, b, ctx);
-        if (range) return boolResult(range, node.pos);
+        if (range) return boolResult(guarded([a], range), node.pos);
       }
       const cond =
         node.name === 'contains'
