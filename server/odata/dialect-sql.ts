@@ -86,8 +86,11 @@ const PG_TYPES: Partial<Record<ExprType, string>> = { int: 'bigint', decimal: 'f
 const pgType = (type: ExprType) => PG_TYPES[type] ?? 'text';
 /** An epoch-ms value as a UTC timestamp, exactly (no floating point). */
 const pgTimestamp = (v: SqlFragment): SqlFragment => sql`(TIMESTAMP '1970-01-01' + ${v} * INTERVAL '1 millisecond')`;
-/** An integer expression clamped to [0, max] as PostgreSQL's `int` (substr's argument type; SQLite's is 64-bit). */
-const pgInt = (v: SqlFragment, max: number): SqlFragment => sql`CAST(LEAST(GREATEST(${v}, 0), ${raw(String(max))}) AS int)`;
+/**
+ * An integer expression clamped to [0, max] as PostgreSQL's `int` (substr's argument type; SQLite's is 64-bit).
+ * NULL stays NULL as with SQLite's max(): int8larger/int8smaller are strict, where GREATEST/LEAST skip NULLs.
+ */
+const pgInt = (v: SqlFragment, max: number): SqlFragment => sql`CAST(int8smaller(int8larger(${v}, 0), ${raw(String(max))}) AS int)`;
 
 const postgresSql: ODataSql = {
   TRUE: 'TRUE',

@@ -66,7 +66,7 @@ export const FILTER_CASES: string[] = [
   "toupper(Name) eq 'ANNA'", "tolower(Name) eq 'Émile'", "toupper(Name) eq 'ÉMILE'", "toupper(Name) eq ' ZOË B '",
   'length(Name) eq 5', 'length(Name) eq 0', 'length(null) eq null', "indexof(Name,'n') eq 1", "indexof(Name,'ë') eq 3",
   "indexof(Name,'x') eq -1", "substring(Name,1,2) eq 'nn'", "substring(Name,2) eq 'Neil'", 'substring(Name,-1) eq Name',
-  "substring(Name,1,-2) eq ''", "substring(Name,10) eq ''", "substring(Name,2147483648) eq ''", "substring(Name,1,2147483648) eq 'mile'",
+  "substring(Name,1,-2) eq ''", "substring(Name,10) eq ''", "substring(Name,2147483648) eq ''", "substring(Name,1,2147483648) eq 'mile'", 'substring(Name,null) eq null', 'substring(Name,1,Duration) eq null',
   "trim(Name) eq 'zoë b'", "trim(concat(' ', Name)) eq 'Anna'", "concat(Name,'x') eq 'annax'", "concat(null,'x') eq null",
   "Name gt 'Z'", "Name lt 'a'", "Name ge 'Émile'", "Name le ''", "Kind eq 'StartWith'", "Kind in ('Equal')",
   // arithmetic
