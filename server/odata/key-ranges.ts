@@ -5,7 +5,7 @@
  * sorting the whole filtered range in a temporary B-tree. The time condition still applies to every row.
  */
 import type { Dialect } from '../db/dialect.ts';
-import { dateTimeToMs } from './compile-sql.ts';
+import { dateTimeToMs } from './compile-literals.ts';
 import type { EntityModel } from './model.ts';
 import type { FilterNode } from './parse-filter.ts';
 import type { SqlFragment } from './sql-fragment.ts';
