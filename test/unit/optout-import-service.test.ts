@@ -3,32 +3,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../server/audit/audit-log.ts';
-import type { AppContext } from '../../server/context.ts';
-import { openDatabase, type Db } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { ApiError } from '../../server/errors.ts';
-import { DEFAULT_IMPORT_LIMITS, ImportService } from '../../server/optout/import-service.ts';
+import { DEFAULT_IMPORT_LIMITS, ImportService, type ImportWritePath } from '../../server/optout/import-service.ts';
 import { ensureList } from '../../server/optout/lists.ts';
 import { moduleClosure } from '../helpers/module-closure.ts';
 
 let dir: string;
-let db: Db;
+let store: SqliteStore;
 let listId: number;
 let file: string;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'optout-import-service-'));
-  db = openDatabase(join(dir, 'cati.sqlite'));
-  listId = ensureList(db, 1, 'p1').id;
+  store = SqliteStore.open(join(dir, 'cati.sqlite'));
+  listId = (await ensureList(store, 1, 'p1')).id;
   file = join(dir, 'rows.csv');
   writeFileSync(file, Array.from({ length: 50_000 }, (_, i) => `u${i}@x.example`).join('\n'));
 });
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const service = (limits: Partial<typeof DEFAULT_IMPORT_LIMITS>) =>
-  new ImportService({ dbFile: join(dir, 'cati.sqlite') } as AppContext, { ...DEFAULT_IMPORT_LIMITS, ...limits });
-const count = () => db.prepare('SELECT count(*) FROM optout_emails').pluck().get();
+const service = (limits: Partial<typeof DEFAULT_IMPORT_LIMITS>, path?: ImportWritePath) =>
+  new ImportService({ store, dbFile: join(dir, 'cati.sqlite') }, { ...DEFAULT_IMPORT_LIMITS, ...limits }, path);
+const count = () => store.value<number>('SELECT count(*) FROM optout_emails');
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
   const err = await p.then(
@@ -44,14 +43,14 @@ describe('ImportService limits', () => {
     const err = await failure(service({ parseTimeoutMs: 1 }).importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR));
     expect(err.status).toBe(413);
     expect(err.message).toMatch(/within/);
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
   });
 
   it('a worker that runs out of its memory limit → 413, nothing stored', async () => {
     const err = await failure(service({ heapMb: 4 }).importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR));
     expect(err.status).toBe(413);
     expect(err.message).toMatch(/memory/);
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
   });
 
   it('queues imports beyond the concurrency limit and refuses beyond the queue (429 Retry-After)', async () => {
