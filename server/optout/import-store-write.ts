@@ -1,7 +1,7 @@
 import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
-import { insertIgnoringConflicts } from './bulk-insert.ts';
+import { insertMany } from '../db/bulk.ts';
 import type { EntryKind } from './entries.ts';
 import type { ImportOutcome, InvalidItem } from './import-protocol.ts';
 import { ENTRY_TARGET, listGone } from './import-write.ts';
@@ -34,8 +34,11 @@ export function writeEntriesThroughStore(
     function* rows() {
       for (const batch of parsed.batches) for (const value of batch) yield [listId, value, now];
     }
-    const newRows = await insertIgnoringConflicts(tx, table, ['list_id', column, 'timestamp'], rows(), () => {
-      if (Date.now() > deadline) throw new ApiError('InternalError', 'Writing the import took too long; nothing was stored');
+    const newRows = await insertMany(tx, table, ['list_id', column, 'timestamp'], rows(), {
+      ignoreConflicts: true,
+      beforeChunk: () => {
+        if (Date.now() > deadline) throw new ApiError('InternalError', 'Writing the import took too long; nothing was stored');
+      },
     });
     const counts = { listId, kind, newRows, duplicatedRows: valid - newRows, invalidRows: invalid };
     await recordAudit(tx, { action: 'imported', entity: 'optout-imports', entityId: listId, changes: counts }, now, actor);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../server/audit/audit-log.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { ApiError } from '../../server/errors.ts';
-import { insertIgnoringConflicts } from '../../server/optout/bulk-insert.ts';
+import { insertMany } from '../../server/db/bulk.ts';
 import { DEFAULT_IMPORT_LIMITS, ImportService, type ImportWritePath } from '../../server/optout/import-service.ts';
 import { ensureList } from '../../server/optout/lists.ts';
 import { moduleClosure } from '../helpers/module-closure.ts';
@@ -85,13 +85,13 @@ describe('ImportService limits', () => {
   });
 });
 
-describe('insertIgnoringConflicts', () => {
+describe('insertMany ignoring conflicts (the import writer on the Store)', () => {
   it('inserts in chunks within the caller’s transaction and counts only new rows', async () => {
     const { id } = await ensureList(store, 1, 'p10');
     await store.transaction((tx) => tx.run('INSERT INTO optout_domains (list_id, domain, timestamp) VALUES (?, ?, 1)', [id, 'd5.example']));
     let chunks = 0;
     const rows = Array.from({ length: 11_000 }, (_, i) => [id, `d${i % 10_001}.example`, 2]); // 999 repeats, 1 stored before
-    const inserted = await store.transaction((tx) => insertIgnoringConflicts(tx, 'optout_domains', ['list_id', 'domain', 'timestamp'], rows, () => chunks++));
+    const inserted = await store.transaction((tx) => insertMany(tx, 'optout_domains', ['list_id', 'domain', 'timestamp'], rows, { ignoreConflicts: true, beforeChunk: () => chunks++ }));
     expect(inserted).toBe(10_000);
     expect(chunks).toBe(3); // 5,000 rows per statement
     expect(await store.value('SELECT timestamp FROM optout_domains WHERE list_id = ? AND domain = ?', [id, 'd5.example'])).toBe(1);
@@ -102,8 +102,11 @@ describe('insertIgnoringConflicts', () => {
     let chunks = 0;
     const rows = Array.from({ length: 12_000 }, (_, i) => [id, `d${i}.example`, 1]);
     const write = store.transaction((tx) =>
-      insertIgnoringConflicts(tx, 'optout_domains', ['list_id', 'domain', 'timestamp'], rows, () => {
-        if (++chunks === 3) throw new Error('the connection broke');
+      insertMany(tx, 'optout_domains', ['list_id', 'domain', 'timestamp'], rows, {
+        ignoreConflicts: true,
+        beforeChunk: () => {
+          if (++chunks === 3) throw new Error('the connection broke');
+        },
       }),
     );
     await expect(write).rejects.toThrow('the connection broke');
