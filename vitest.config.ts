@@ -1,15 +1,36 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: `sqlite` runs every test (unit, API over a real server on a SQLite file, e2e in Chromium);
+ * `postgres` runs the API suite again with every test server on a fresh PostgreSQL database of the run's
+ * cluster (CONTRACT §12: the same API, with the same answers, on both engines). Tests that are SQLite-only by
+ * nature skip themselves there (test/helpers/engine.ts); the files excluded below start `serve` processes on a
+ * data dir of their own, which is the SQLite default by definition.
+ */
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/api/**/*.test.ts', 'test/e2e/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // expect.poll waits for what a screen or a restarting server will show; on a busy 2-core machine (vitest runs
     // files in parallel) that can take longer than the default second. Failing polls wait longer; passing ones do not.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
-    // One PostgreSQL cluster per run for the PostgreSQL engine's tests (test/helpers/postgres.ts).
+    // One PostgreSQL cluster per project run (test/helpers/postgres.ts), removed when the run ends.
     globalSetup: ['test/global-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['test/unit/**/*.test.ts', 'test/api/**/*.test.ts', 'test/e2e/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/api/**/*.test.ts'],
+          exclude: ['test/api/cli.test.ts', 'test/api/crash-safety.test.ts', 'test/api/demo-live.test.ts'],
+          env: { CATI_TEST_DATABASE: 'postgres' },
+        },
+      },
+    ],
   },
 });

@@ -27,7 +27,10 @@ export function sqliteFile(url: string | undefined, dataDir: string): string {
  */
 export async function openStore(url: string | undefined, dataDir: string): Promise<Store> {
   const engine = databaseEngine(url);
-  if (engine === undefined) throw new UnsupportedDatabaseUrlError("the database URL must be 'sqlite:' or 'postgres://…'");
+  if (engine === undefined) {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url!)?.[1];
+    throw new UnsupportedDatabaseUrlError(`Unsupported --database ${scheme ? `scheme '${scheme}:'` : 'value'}; use sqlite:PATH or postgres://user@host:port/database`);
+  }
   if (engine === 'postgres') return PgStore.open(url!);
   return SqliteStore.open(sqliteFile(url, dataDir));
 }

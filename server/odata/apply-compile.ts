@@ -4,11 +4,14 @@
  * `filter` adds a condition; `compute`, `groupby`/`aggregate`, `top` and `skip` wrap the stage in a
  * subquery (`(SELECT ... GROUP BY ...) AS aN`) whose output columns are the next stage's properties.
  * SQLite flattens the plain projections, so leading filters still use the indexes of the base table.
+ * The SQL is the dialect's of the stage (SQLite or PostgreSQL; dialect-sql.ts for the parts that differ).
  * Aggregates follow OData: `$count` counts rows, `countdistinct` non-null distinct values, `sum`, `min`,
  * `max` and `average` ignore nulls and are null over no value.
  */
+import type { Dialect } from '../db/dialect.ts';
 import { badRequest } from '../errors.ts';
 import type { AggregateItem, Transformation } from './apply-parse.ts';
+import { odataSql } from './dialect-sql.ts';
 import { compileExpression, compileFilter, compileOrderby, resolveProperty, type OrderKey } from './compile-sql.ts';
 import type { EdmType, EntityModel, PropertyDef } from './model.ts';
 import type { FilterNode } from './parse-filter.ts';
@@ -16,6 +19,8 @@ import { NUMERIC, sql, typeName, type SqlFragment, type Typed } from './sql-frag
 
 /** A query under construction: `SELECT <model's columns> FROM from WHERE where`. */
 export interface Stage {
+  /** The SQL dialect of the store the query will run on. */
+  dialect: Dialect;
   model: EntityModel;
   from: SqlFragment;
   where: SqlFragment[];
@@ -33,10 +38,11 @@ const OPTION = '$apply';
 const EMPTY: SqlFragment = { sql: '', params: [] };
 
 /** The stage of a set before any transformation: its FROM, its scope, its own columns. */
-export function baseStage(model: EntityModel, scope: { where?: string; params?: unknown[]; fromParams?: unknown[] } = {}): Stage {
+export function baseStage(model: EntityModel, dialect: Dialect, scope: { where?: string; params?: unknown[]; fromParams?: unknown[] } = {}): Stage {
   if (!model.from) throw new Error(`Entity type ${model.typeName} has no SQL source`);
   const keys = model.key.map((k) => model.properties.find((p) => p.name === k)!).filter(Boolean);
   return {
+    dialect,
     model,
     from: { sql: model.from, params: scope.fromParams ?? [] },
     where: scope.where ? [{ sql: `(${scope.where})`, params: scope.params ?? [] }] : [],
@@ -62,11 +68,14 @@ export function whereOf(stage: Stage): SqlFragment {
   return stage.where.reduce((acc, f) => (acc.sql ? sql`${acc} AND ${f}` : sql` WHERE ${f}`), EMPTY);
 }
 
-/** ` ORDER BY ...` over the stage's columns: the given keys, then the stage's keys as tie-breakers. */
-export function orderOf(order: OrderKey[], keys: PropertyDef[]): string {
-  const all = [...order];
-  for (const k of keys) if (!all.some((o) => o.prop.name === k.name)) all.push({ prop: k, desc: false });
-  return all.length ? ` ORDER BY ${all.map((k) => `${k.prop.column} ${k.desc ? 'DESC' : 'ASC'}`).join(', ')}` : '';
+/**
+ * ` ORDER BY ...` over the stage's columns: its order, then its keys as tie-breakers (NULLs first ascending
+ * on both engines).
+ */
+export function orderOf(stage: Stage): string {
+  const all = [...stage.order];
+  for (const k of stage.keys) if (!all.some((o) => o.prop.name === k.name)) all.push({ prop: k, desc: false });
+  return all.length ? ` ORDER BY ${all.map((k) => stage.dialect.orderTerm(k.prop.column!, k.desc)).join(', ')}` : '';
 }
 
 /**
@@ -79,6 +88,7 @@ function wrap(stage: Stage, props: PropertyDef[], select: SqlFragment, tail: Sql
   const moved = new Map(props.map((p) => [p.name, { ...p, column: `${alias}."${p.name}"` }]));
   const remap = (p: PropertyDef) => moved.get(p.name)!;
   return {
+    dialect: stage.dialect,
     model: { ...stage.model, properties: [...moved.values()], etagColumn: undefined },
     from: { sql: inner.sql + alias, params: inner.params },
     where: [],
@@ -124,7 +134,7 @@ function checkAlias(stage: Stage, taken: Set<string>, alias: string, pos: number
 /** An aggregate as a SQL expression and the property of its result. */
 function aggregateColumn(stage: Stage, item: AggregateItem, now: number): { prop: PropertyDef; frag: SqlFragment } {
   if (!item.expr) return { prop: { name: item.alias, type: 'Edm.Int64' }, frag: { sql: `count(*) AS "${item.alias}"`, params: [] } };
-  const t = compileExpression(item.expr, stage.model, now, OPTION);
+  const t = compileExpression(item.expr, stage.model, stage.dialect, now, OPTION);
   const method = item.method!;
   if ((method === 'sum' || method === 'average') && !NUMERIC.has(t.type)) {
     throw badRequest(`Cannot ${method === 'sum' ? 'sum' : 'average'} ${t.prop ? `the property '${t.prop.name}' of type ` : ''}${typeName(t)} in ${OPTION} at position ${item.pos}`);
@@ -161,7 +171,8 @@ function groupby(stage: Stage, properties: PropertyDef[], items: AggregateItem[]
 }
 
 function limit(stage: Stage, kind: 'top' | 'skip', count: number): Stage {
-  const tail: SqlFragment = { sql: `${orderOf(stage.order, stage.keys)} LIMIT ? OFFSET ?`, params: kind === 'top' ? [count, 0] : [-1, count] };
+  const range = odataSql(stage.dialect).limitOffset(kind === 'top' ? count : undefined, kind === 'top' ? 0 : count);
+  const tail: SqlFragment = { sql: `${orderOf(stage)}${range.sql}`, params: range.params };
   return wrap(stage, columnsOf(stage), selectOf(columnsOf(stage)), tail);
 }
 
@@ -171,12 +182,12 @@ function transform(stage: Stage, t: Transformation, now: number): Stage {
     case 'identity':
       return stage;
     case 'filter':
-      return { ...stage, where: [...stage.where, compileFilter(t.expr, stage.model, now, OPTION)] };
+      return { ...stage, where: [...stage.where, compileFilter(t.expr, stage.model, stage.dialect, now, OPTION)] };
     case 'compute': {
       const taken = new Set<string>();
       const computed = t.items.map((item) => {
         checkAlias(stage, taken, item.alias, item.pos);
-        const v = compileExpression(item.expr, stage.model, now, OPTION);
+        const v = compileExpression(item.expr, stage.model, stage.dialect, now, OPTION);
         return { prop: aliasProperty(item.alias, v, item.expr, v.nullable), frag: { sql: `${v.sql} AS "${item.alias}"`, params: v.params } };
       });
       const own = columnsOf(stage);

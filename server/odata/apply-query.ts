@@ -8,14 +8,16 @@
  * `@odata.nextLink` with a `$skiptoken` of ours holding the offset (aggregated rows have no key to seek on;
  * each page re-runs the aggregation).
  */
+import type { Dialect } from '../db/dialect.ts';
+import type { Store } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
 import { applyTransformations, baseStage, columnsOf, orderOf, selectOf, whereOf, type Stage } from './apply-compile.ts';
 import type { CollectionPage, CollectionScope, Row } from './collection-query.ts';
 import { compileFilter, compileOrderby, resolveProperty } from './compile-sql.ts';
+import { odataSql } from './dialect-sql.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
 import { NAMESPACE } from './model.ts';
 import { QUERY_LIMITS, type QueryOptions } from './query-options.ts';
-import { runRead } from './read-pool.ts';
 import { sql, type SqlFragment } from './sql-fragment.ts';
 
 /** What a query means once compiled: the rows' stage, the columns in output order, the context fragment. */
@@ -28,12 +30,12 @@ export interface QueryPlan {
 }
 
 /**
- * Compiles the transformations and `$filter`/`$orderby`/`$select` of `options` over a model and scope.
- * `$top`/`$skip` are left to the caller (they differ between a page and an export).
+ * Compiles the transformations and `$filter`/`$orderby`/`$select` of `options` over a model and scope, in
+ * the SQL of `dialect`. `$top`/`$skip` are left to the caller (they differ between a page and an export).
  */
-export function planQuery(model: EntityModel, options: QueryOptions, scope?: CollectionScope, now = Date.now()): QueryPlan {
-  let stage = applyTransformations(baseStage(model, scope), options.apply ?? [], now);
-  if (options.filter) stage = { ...stage, where: [...stage.where, compileFilter(options.filter, stage.model, now)] };
+export function planQuery(model: EntityModel, dialect: Dialect, options: QueryOptions, scope?: CollectionScope, now = Date.now()): QueryPlan {
+  let stage = applyTransformations(baseStage(model, dialect, scope), options.apply ?? [], now);
+  if (options.filter) stage = { ...stage, where: [...stage.where, compileFilter(options.filter, stage.model, dialect, now)] };
   if (options.orderby.length) stage = { ...stage, order: compileOrderby(options.orderby, stage.model) };
   const available = columnsOf(stage);
   const columns = options.select
@@ -48,10 +50,10 @@ export function planQuery(model: EntityModel, options: QueryOptions, scope?: Col
   return { stage, columns, fragment };
 }
 
-/** `SELECT <columns>[, extra] FROM ... WHERE ... ORDER BY ... LIMIT ? OFFSET ?` of a plan. */
-export function rowsStatement(plan: QueryPlan, limit: number, offset: number, extra: SqlFragment[] = []): SqlFragment {
+/** `SELECT <columns>[, extra] FROM ... WHERE ... ORDER BY ... LIMIT ? OFFSET ?` of a plan (no limit: undefined). */
+export function rowsStatement(plan: QueryPlan, limit: number | undefined, offset: number, extra: SqlFragment[] = []): SqlFragment {
   const { stage } = plan;
-  const order: SqlFragment = { sql: `${orderOf(stage.order, stage.keys)} LIMIT ? OFFSET ?`, params: [limit, offset] };
+  const order = sql`${{ sql: orderOf(stage), params: [] }}${odataSql(stage.dialect).limitOffset(limit, offset)}`;
   return sql`SELECT ${selectOf(plan.columns, extra)} FROM ${stage.from}${whereOf(stage)}${order}`;
 }
 
@@ -71,11 +73,11 @@ export function countSliceStatement(plan: QueryPlan, after: number | string | un
   if (!key) {
     const tail: SqlFragment = { sql: ' LIMIT ? OFFSET ?', params: [limit, after ?? 0] };
     const inner = sql`SELECT 1 FROM ${stage.from}${whereOf(stage)}${tail}`;
-    return sql`SELECT count(*) AS n, ${{ sql: '?', params: [after ?? 0] }} + count(*) AS last FROM (${inner})`;
+    return sql`SELECT count(*) AS n, ${{ sql: odataSql(stage.dialect).param('int'), params: [after ?? 0] }} + count(*) AS last FROM (${inner}) AS s`;
   }
   const seek: SqlFragment = after === undefined ? { sql: '', params: [] } : { sql: `${stage.where.length ? ' AND' : ' WHERE'} ${key.column} > ?`, params: [after] };
   const tail: SqlFragment = { sql: ` ORDER BY ${key.column} LIMIT ?`, params: [limit] };
-  return sql`SELECT count(*) AS n, max(k) AS last FROM (SELECT ${{ sql: key.column!, params: [] }} AS k FROM ${stage.from}${whereOf(stage)}${seek}${tail})`;
+  return sql`SELECT count(*) AS n, max(k) AS last FROM (SELECT ${{ sql: key.column!, params: [] }} AS k FROM ${stage.from}${whereOf(stage)}${seek}${tail}) AS s`;
 }
 
 function encodeOffset(offset: number): string {
@@ -103,15 +105,21 @@ export function resultModel(model: EntityModel, plan: QueryPlan): EntityModel {
 
 /**
  * Runs a `$apply` query as one page (CONTRACT §8), with `@odata.count` and a next link like other sets.
- * Compiled here (400s come before any work), run on the read worker of `dbFile` (read-pool.ts), so the
- * aggregation never holds the event loop.
+ * Compiled here (400s come before any work), run through `store.readHeavy` (on SQLite a worker thread's
+ * read-only connection, read-pool.ts), so the aggregation never holds the event loop.
  */
-export async function queryApply(dbFile: string, model: EntityModel, options: QueryOptions, scope?: CollectionScope): Promise<{ model: EntityModel; page: CollectionPage }> {
-  const plan = planQuery(model, options, scope);
+export async function queryApply(store: Store, model: EntityModel, options: QueryOptions, scope?: CollectionScope): Promise<{ model: EntityModel; page: CollectionPage }> {
+  const plan = planQuery(model, store.dialect, options, scope);
   const offset = options.skiptoken !== undefined ? decodeOffset(options.skiptoken) : (options.skip ?? 0);
   const pageSize = QUERY_LIMITS.pageSize;
   const limit = options.top ?? pageSize + 1;
-  const got = await runRead(dbFile, rowsStatement(plan, limit, offset), options.count ? countStatement(plan) : undefined);
+  const page = rowsStatement(plan, limit, offset);
+  const counted = options.count ? countStatement(plan) : undefined;
+  const [found, total] = await Promise.all([
+    store.readHeavy<Row>(page.sql, page.params),
+    counted ? store.readHeavy<{ n: number }>(counted.sql, counted.params) : undefined,
+  ]);
+  const got = { rows: found, count: total?.[0]?.n };
   let rows: Row[] = got.rows;
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && rows.length > pageSize) {

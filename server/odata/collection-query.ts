@@ -202,7 +202,7 @@ function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: Collecti
   }
   if (options.filter) {
     const now = q.now ?? Date.now();
-    const f = options.filterText !== undefined ? compileFilterCached(options.filterText, options.filter, model, now) : compileFilter(options.filter, model, now);
+    const f = options.filterText !== undefined ? compileFilterCached(options.filterText, options.filter, model, d, now) : compileFilter(options.filter, model, d, now);
     where.push(f.sql);
     params.push(...f.params);
   }
@@ -212,7 +212,7 @@ function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: Collecti
   let from = model.from;
   // The default key order under a time range: read from the primary key, no temporary B-tree.
   const keyOrder = keys.length === 1 && !keys[0]!.desc && model.key[0] === keys[0]!.prop.name;
-  const scan = keyOrder && !q.scope?.fromParams ? keyRangeScan(model, options.filter) : undefined;
+  const scan = keyOrder && !q.scope?.fromParams ? keyRangeScan(model, options.filter, d) : undefined;
   if (scan) {
     from = scan.from;
     pageWhere.push(scan.where.sql);

@@ -2,14 +2,18 @@
  * Type-checks a $filter / $orderby AST against an EntityModel and compiles it to parameterised SQL over
  * the model's columns. Every boolean the compiler emits is two-valued (OData 4.01 §5.1.1.1): comparisons
  * other than eq/ne with a null operand are false, `eq`/`ne` test nulls with IS / IS NOT, so SQL's NULL
- * never reaches a NOT. String functions are case-sensitive (instr/substr, never LIKE).
+ * never reaches a NOT. String functions are case-sensitive (instr/substr, never LIKE). The SQL is the store's
+ * dialect's: where SQLite and PostgreSQL differ the fragments come from dialect-sql.ts.
  */
+import type { Dialect } from '../db/dialect.ts';
 import { badRequest } from '../errors.ts';
+import { odataSql } from './dialect-sql.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
 import { NAMESPACE } from './model.ts';
 import type { BinaryOp, FilterNode, OrderbyItem } from './parse-filter.ts';
 import { compileCall } from './compile-functions.ts';
-import { NUMERIC, boolResult, fail, guarded, sql, typeName, type Context, type ExprType, type SqlFragment, type Typed } from './sql-fragment.ts';
+import { literal } from './compile-literals.ts';
+import { NUMERIC, boolResult, constant, fail, guarded, sql, typeName, type Context, type ExprType, type SqlFragment, type Typed } from './sql-fragment.ts';
 
 export type { SqlFragment } from './sql-fragment.ts';
 
@@ -50,62 +54,23 @@ export function resolveProperty(model: EntityModel, name: string, pos: number, o
   throw badRequest(`Unknown property '${name}' in ${option} at position ${pos}`);
 }
 
-/** Converts an OData date-time literal with offset to epoch milliseconds. */
-export function dateTimeToMs(text: string): number {
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(?::(\d{2}))?(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.exec(text);
-  if (!m) return NaN;
-  const frac = m[3] ? m[3].slice(0, 4).padEnd(4, '0') : '';
-  const leap = m[2] === '60'; // a leap second is the first instant of the next minute
-  const ms = Date.parse(`${m[1]}:${leap ? '59' : (m[2] ?? '00')}${frac}${m[4] ?? 'Z'}`);
-  return leap ? ms + 1000 : ms;
-}
-
-function normaliseTime(text: string): string {
-  const [h, mi, s = '00'] = text.split(':');
-  const [sec, frac = ''] = s.split('.');
-  return `${h}:${mi}:${sec}.${frac.slice(0, 3).padEnd(3, '0')}`;
-}
-
-function literal(node: Extract<FilterNode, { kind: 'literal' }>, ctx: Context): Typed {
-  const base = { pos: node.pos, nullable: false, literal: node.value };
-  switch (node.type) {
-    case 'null':
-      return { ...base, sql: 'NULL', params: [], type: 'null', nullable: true };
-    case 'boolean':
-      return { ...base, sql: node.value ? '1' : '0', params: [], type: 'boolean' };
-    case 'int':
-    case 'decimal': {
-      const v = node.value as number;
-      if (!Number.isFinite(v)) throw fail(ctx, 'Number out of range', node.pos);
-      const type = node.type === 'int' && Number.isSafeInteger(v) ? 'int' : 'decimal';
-      // Integers bind as BigInt so SQLite sees INTEGER (integer division), decimals as REAL.
-      return { ...base, sql: '?', params: [type === 'int' ? BigInt(v) : v], type };
-    }
-    case 'string':
-      return { ...base, sql: '?', params: [node.value], type: 'string' };
-    case 'datetime': {
-      const ms = dateTimeToMs(node.value as string);
-      if (!Number.isFinite(ms)) throw fail(ctx, `Invalid date-time '${node.value}'`, node.pos);
-      return { ...base, sql: '?', params: [ms], type: 'datetime' };
-    }
-    case 'date':
-      return { ...base, sql: '?', params: [node.value], type: 'date' };
-    case 'time':
-      return { ...base, sql: '?', params: [normaliseTime(node.value as string)], type: 'time' };
-    case 'enum':
-      return { ...base, sql: '?', params: [node.value], type: 'enum', literal: { qualifier: node.qualifier, member: node.value } };
-    case 'guid':
-      throw fail(ctx, 'GUID literals are not supported', node.pos);
-  }
-}
-
 function property(node: Extract<FilterNode, { kind: 'property' }>, ctx: Context): Typed {
   if (node.path.length > 1) throw fail(ctx, `Navigation '${node.path.join('/')}' is not supported`, node.pos);
   const p = resolveProperty(ctx.model, node.path[0]!, node.pos, ctx.option);
   if (p.virtual || p.collection || !p.column || p.filterable === false) {
     throw fail(ctx, `Property '${p.name}' cannot be used`, node.pos);
   }
-  return { sql: `(${p.column})`, params: [], type: propType(p), nullable: p.nullable ?? false, pos: node.pos, prop: p };
+  const type = propType(p);
+  const text = type === 'boolean' ? ctx.dx.flag(p.column) : `(${p.column})`;
+  return { sql: text, params: [], type, nullable: p.nullable ?? false, pos: node.pos, prop: p };
+}
+
+/** A boolean operand as its 0/1 value (how booleans compare with each other); other operands as they are. */
+function boolValue(t: Typed, ctx: Context): Typed {
+  if (t.type !== 'boolean' || ctx.dialect.name === 'sqlite') return t;
+  if (typeof t.literal === 'boolean') return { ...t, sql: t.literal ? '1' : '0', params: [] };
+  if (t.prop?.column) return { ...t, sql: `(${t.prop.column})`, params: [] };
+  return { ...t, ...ctx.dx.boolValue(t) };
 }
 
 /** Coerces an enum-vs-string or enum-literal comparison, validating the member against the property. */
@@ -144,7 +109,7 @@ function unify(a: Typed, b: Typed, op: string, ctx: Context, pos: number): [Type
     if (a.type === 'boolean' && op !== 'eq' && op !== 'ne' && op !== 'in') throw fail(ctx, `Operator '${op}' cannot compare booleans`, pos);
     return [a, b];
   }
-  const toInstant = (d: Typed): Typed => ({ ...d, type: 'datetime', params: [Date.parse(`${d.literal as string}T00:00:00Z`)] });
+  const toInstant = (d: Typed): Typed => ({ ...d, type: 'datetime', sql: ctx.dx.param('datetime'), params: [Date.parse(`${d.literal as string}T00:00:00Z`)] });
   if (a.type === 'datetime' && b.type === 'date' && b.literal !== undefined) return [a, toInstant(b)];
   if (b.type === 'datetime' && a.type === 'date' && a.literal !== undefined) return [toInstant(a), b];
   const where = b.literal !== undefined || b.prop ? b.pos : pos;
@@ -155,27 +120,30 @@ const REL_SQL: Record<string, string> = { gt: '>', ge: '>=', lt: '<', le: '<=' }
 
 /** Two-valued comparison. */
 function compare(op: BinaryOp, l: Typed, r: Typed, ctx: Context, pos: number): Typed {
-  const [a, b] = unify(l, r, op, ctx, pos);
+  const [a, b] = unify(l, r, op, ctx, pos).map((t) => boolValue(t, ctx)) as [Typed, Typed];
   if (op === 'eq' || op === 'ne') {
-    if (a.type === 'null' && b.type === 'null') return boolResult({ sql: op === 'eq' ? '1' : '0', params: [] }, pos);
-    if (a.nullable || b.nullable) return boolResult(op === 'eq' ? sql`(${a} IS ${b})` : sql`(${a} IS NOT ${b})`, pos);
+    if (a.type === 'null' && b.type === 'null') return constant(ctx, op === 'eq', pos);
+    if (b.type === 'null') return boolResult(op === 'eq' ? sql`(${a} IS NULL)` : sql`(${a} IS NOT NULL)`, pos);
+    if (a.type === 'null') return boolResult(op === 'eq' ? sql`(${b} IS NULL)` : sql`(${b} IS NOT NULL)`, pos);
+    if (a.nullable || b.nullable) return boolResult(ctx.dx.same(a, b, op === 'ne'), pos);
     return boolResult(op === 'eq' ? sql`(${a} = ${b})` : sql`(${a} <> ${b})`, pos);
   }
-  if (a.type === 'null' || b.type === 'null') return boolResult({ sql: '0', params: [] }, pos);
+  if (a.type === 'null' || b.type === 'null') return constant(ctx, false, pos);
   const cmp: SqlFragment = { sql: REL_SQL[op]!, params: [] };
   return boolResult(guarded([a, b], sql`${a} ${cmp} ${b}`), pos);
 }
 
 function asCondition(t: Typed, ctx: Context): SqlFragment {
   if (t.type !== 'boolean') throw fail(ctx, `Expected a boolean expression but found ${typeName(t)}`, t.pos);
-  return t.nullable ? sql`(${t} IS 1)` : t;
+  return t.nullable ? ctx.dx.isTrue(t) : t;
 }
 
-function arithmetic(op: BinaryOp, a: Typed, b: Typed, ctx: Context, pos: number): Typed {
-  for (const x of [a, b]) {
+function arithmetic(op: BinaryOp, l: Typed, r: Typed, ctx: Context, pos: number): Typed {
+  for (const x of [l, r]) {
     if (!NUMERIC.has(x.type) && x.type !== 'null') throw fail(ctx, `Operator '${op}' needs numbers but found ${typeName(x)}`, x.pos);
   }
-  const decimal = a.type === 'decimal' || b.type === 'decimal' || op === 'divby';
+  const decimal = l.type === 'decimal' || r.type === 'decimal' || op === 'divby';
+  const [a, b] = [l, r].map((x) => (x.type === 'null' ? { ...x, sql: ctx.dx.nullOf(decimal ? 'decimal' : 'int') } : x)) as [Typed, Typed];
   const nullable = a.nullable || b.nullable || op === 'div' || op === 'divby' || op === 'mod';
   let f: SqlFragment;
   switch (op) {
@@ -190,10 +158,10 @@ function arithmetic(op: BinaryOp, a: Typed, b: Typed, ctx: Context, pos: number)
       break;
     case 'div':
     case 'divby':
-      f = decimal ? sql`(CAST(${a} AS REAL) / ${b})` : sql`(${a} / ${b})`;
+      f = ctx.dx.divide(a, b, decimal);
       break;
     default:
-      f = decimal ? sql`(${a} - ${b} * CAST(CAST(${a} AS REAL) / ${b} AS INTEGER))` : sql`(${a} % ${b})`;
+      f = ctx.dx.modulo(a, b, decimal);
   }
   return { ...f, type: decimal ? 'decimal' : 'int', nullable, pos };
 }
@@ -219,11 +187,11 @@ function compile(node: FilterNode, ctx: Context): Typed {
       const left = compile(node.left, ctx);
       const items = node.list.map((n) => compile(n, ctx));
       for (const it of items) unify(left, it, 'in', ctx, it.pos);
-      if (items.length === 0) return boolResult({ sql: '0', params: [] }, node.pos);
-      if (left.type === 'null') return boolResult({ sql: items.some((i) => i.type === 'null') ? '1' : '0', params: [] }, node.pos);
+      if (items.length === 0) return constant(ctx, false, node.pos);
+      if (left.type === 'null') return constant(ctx, items.some((i) => i.type === 'null'), node.pos);
       if (!left.nullable && items.every((i) => !i.nullable)) {
-        const list = items.reduce<SqlFragment | null>((acc, it) => (acc ? sql`${acc}, ${it}` : it), null)!;
-        return boolResult(sql`(${left} IN (${list}))`, node.pos);
+        const list = items.map((it) => boolValue(it, ctx)).reduce<SqlFragment | null>((acc, it) => (acc ? sql`${acc}, ${it}` : it), null)!;
+        return boolResult(sql`(${boolValue(left, ctx)} IN (${list}))`, node.pos);
       }
       const ors = items.map((it): SqlFragment => compare('eq', left, it, ctx, node.pos)).reduce((acc, f) => sql`${acc} OR ${f}`);
       return boolResult(sql`(${ors})`, node.pos);
@@ -248,12 +216,14 @@ export interface CompiledFilter extends SqlFragment {
   volatile: boolean;
 }
 
-/** Compiles a parsed $filter to a two-valued SQL condition; 400 with position on a name or type error. */
-export function compileFilter(ast: FilterNode, model: EntityModel, now = Date.now(), option = '$filter'): CompiledFilter {
+/** Compiles a parsed $filter to a two-valued SQL condition of the dialect; 400 with position on a name or type error. */
+export function compileFilter(ast: FilterNode, model: EntityModel, dialect: Dialect, now = Date.now(), option = '$filter'): CompiledFilter {
   let volatile = false;
   const ctx: Context = {
     model,
     option,
+    dialect,
+    dx: odataSql(dialect),
     get now() {
       volatile = true;
       return now;
@@ -268,30 +238,33 @@ export function compileFilter(ast: FilterNode, model: EntityModel, now = Date.no
 const compiledFilters = new WeakMap<EntityModel, Map<string, CompiledFilter>>();
 
 /**
- * compileFilter cached per model and `$filter` text (at most 500 per model, oldest dropped first); a filter
- * that reads `now()` is compiled afresh every time, so it is never served stale.
+ * compileFilter cached per model, dialect and `$filter` text (at most 500 per model, oldest dropped first); a
+ * filter that reads `now()` is compiled afresh every time, so it is never served stale.
  */
-export function compileFilterCached(text: string, ast: FilterNode, model: EntityModel, now = Date.now()): CompiledFilter {
+export function compileFilterCached(text: string, ast: FilterNode, model: EntityModel, dialect: Dialect, now = Date.now()): CompiledFilter {
   let cache = compiledFilters.get(model);
   if (!cache) compiledFilters.set(model, (cache = new Map()));
-  const hit = cache.get(text);
+  const key = `${dialect.name}\u0000${text}`;
+  const hit = cache.get(key);
   if (hit) return hit;
-  const f = compileFilter(ast, model, now);
+  const f = compileFilter(ast, model, dialect, now);
   if (!f.volatile) {
     if (cache.size >= 500) cache.delete(cache.keys().next().value!);
-    cache.set(text, f);
+    cache.set(key, f);
   }
   return f;
 }
 
 /**
- * Compiles a value expression (e.g. `$apply`'s `compute(hour(Time) as Hour)`); a boolean comes out
- * two-valued (0/1). Names and types are checked as in $filter.
+ * Compiles a value expression (e.g. `$apply`'s `compute(hour(Time) as Hour)`); a boolean comes out as the
+ * value 0/1, never NULL. Names and types are checked as in $filter.
  */
-export function compileExpression(ast: FilterNode, model: EntityModel, now: number, option: string): Typed {
-  const ctx: Context = { model, option, now };
+export function compileExpression(ast: FilterNode, model: EntityModel, dialect: Dialect, now: number, option: string): Typed {
+  const ctx: Context = { model, option, now, dialect, dx: odataSql(dialect) };
   const t = compile(ast, ctx);
-  return t.type === 'boolean' ? { ...t, ...asCondition(t, ctx), nullable: false } : t;
+  if (t.type !== 'boolean') return t;
+  const value = t.nullable ? ctx.dx.boolValue(asCondition(t, ctx)) : boolValue(t, ctx);
+  return { ...t, ...value, nullable: false };
 }
 
 /** One sort key of a compiled $orderby. */

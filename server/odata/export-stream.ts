@@ -2,34 +2,33 @@
  * Exports of any collection query (CONTRACT §8, §13): `$format=csv|xlsx` or the matching `Accept`.
  * Every matching row (no server page; `$top`/`$skip` still apply), header = property names in `$select`
  * order, `Content-Disposition: attachment; filename="<set>-<UTC date>.<ext>"`. The rows come from the
- * same plan as `$apply`/JSON (apply-query.ts), on a read-only connection of its own inside one read
- * transaction: the rows are first counted in slices (more than the limit → 400 before any byte is
- * sent), then read in batches of the writer's `batchRows` arrays (`.raw()`; one `.all()` per batch seeking on the key
- * when the rows are in key order, else a statement iterator) and handed to the writer a batch at a time,
- * with back-pressure (wait for 'drain') and a yield to the event loop every ~10 ms of work, so memory
- * stays flat and other requests go on. A client that goes away stops the loop.
+ * same plan as `$apply`/JSON (apply-query.ts), in the store's dialect: they are first counted through the
+ * store in slices (more than the limit → 400 before any byte is sent), then read with `store.chunks` (a
+ * read-only connection of its own on SQLite, a cursor on PostgreSQL) in batches of the writer's `batchRows`
+ * arrays and handed to the writer a batch at a time, with back-pressure (wait for 'drain') and a yield to
+ * the event loop every ~10 ms of work, so memory stays flat and other requests go on. A client that goes
+ * away stops the loop (and releases the reader).
  */
 import type { Request, Response } from 'express';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { AppContext } from '../context.ts';
-import { openDatabase, type Db } from '../db/open.ts';
+import type { Store } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
-import { countSliceStatement, countStatement, planQuery, rowsStatement, type QueryPlan } from './apply-query.ts';
+import { countSliceStatement, countStatement, planQuery, rowsStatement } from './apply-query.ts';
 import type { CollectionScope, Row } from './collection-query.ts';
 import { csvWriter } from './export-csv.ts';
 import { xlsxWriter } from './export-xlsx.ts';
 import { EXPORT_MEDIA_TYPES } from './format-negotiation.ts';
-import type { EdmType, EntityModel, PropertyDef } from './model.ts';
+import type { EdmType, EntityModel } from './model.ts';
 import type { QueryOptions } from './query-options.ts';
 import type { SqlFragment } from './sql-fragment.ts';
-import type { Statement } from 'better-sqlite3';
 
 /** CONTRACT §13: rows per export (an XLSX sheet holds 1,048,576 rows, one of them the header). */
 export const EXPORT_LIMITS: Readonly<Record<string, number>> = { csv: 1_000_000, xlsx: 1_048_575 };
 
 /** Work done between two yields to the event loop. */
 const SLICE_MS = 10;
-/** A FROM that is one table (no join, no subquery): its count(*) needs no row visits, its key an index to seek on. */
+/** A FROM that is one table (no join, no subquery): its count(*) needs no row visits. */
 const BARE_TABLE = /^\w+$/;
 /** Rows counted by one statement of the limit check. */
 const COUNT_SLICE = 100_000;
@@ -87,7 +86,7 @@ function scheduler(res: Response) {
 interface Prepared {
   columns: ExportColumn[];
   /** The rows in batches of at most `size`. */
-  batches(size: number): Iterable<unknown[][]>;
+  batches(size: number): AsyncIterable<unknown[][]>;
   /** Counts up to `max + 1` rows, yielding on the way. */
   count(max: number, tick: () => Promise<boolean>): Promise<number>;
 }
@@ -98,7 +97,7 @@ function fromRows(source: ExportSource & { rows: Row[] }, options: QueryOptions)
   const rows = source.rows.slice(options.skip ?? 0, options.top === undefined ? undefined : (options.skip ?? 0) + options.top);
   return {
     columns: picked.map((p) => ({ name: p.name, type: p.type })),
-    *batches(size) {
+    async *batches(size) {
       for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size).map((r) => picked.map((p) => r[p.name]));
     },
     count: () => Promise.resolve(rows.length),
@@ -109,8 +108,8 @@ function badName(name: string): never {
   throw badRequest(`Property '${name}' cannot be selected here`);
 }
 
-function fromQuery(db: Db, source: ExportSource, options: QueryOptions): Prepared {
-  const plan = planQuery(source.model, options, source.scope);
+function fromQuery(store: Store, source: ExportSource, options: QueryOptions): Prepared {
+  const plan = planQuery(source.model, store.dialect, options, source.scope);
   const column = (name: string) => plan.stage.model.properties.find((p) => p.name === name && !p.virtual)?.column;
   const extra = source.columns?.sql(column);
   const columns: ExportColumn[] = plan.columns.map((p) => ({ name: p.name, type: p.type }));
@@ -118,84 +117,34 @@ function fromQuery(db: Db, source: ExportSource, options: QueryOptions): Prepare
   const skip = options.skip ?? 0;
   return {
     columns,
-    batches: (size) => batchesOf(db, plan, extra ?? [], size, skip, options.top),
+    batches(size) {
+      const statement = rowsStatement(plan, options.top, skip, extra ?? []);
+      return store.chunks(statement.sql, statement.params, size);
+    },
     async count(max, tick) {
       // A whole table without conditions: one count(*), which SQLite answers from the b-tree's page
       // headers (about 0.1 ms at 1,000,000 rows). Otherwise count(*) over slices of COUNT_SLICE rows
-      // (seeking on the key where there is one): SQLite counts without handing rows to JS, and the loop
-      // yields between slices. $skip/$top apply to the total.
+      // (seeking on the key where there is one): the database counts without handing rows to JS, and the
+      // loop yields between slices. $skip/$top apply to the total.
       const limit = options.top === undefined ? max + 1 : Math.min(options.top, max + 1);
       if (plan.stage.where.length === 0 && BARE_TABLE.test(plan.stage.from.sql)) {
         const whole = countStatement(plan);
-        const { n } = db.prepare(whole.sql).get(...whole.params) as { n: number };
+        const n = Number(await store.value<number>(whole.sql, whole.params));
         return Math.min(limit, Math.max(0, n - skip));
       }
       let total = 0;
       let last: number | string | undefined;
-      const statements = new Map<string, Statement>();
       while (total < skip + limit) {
         const want = Math.min(COUNT_SLICE, skip + limit - total);
         const slice = countSliceStatement(plan, last, want);
-        let stmt = statements.get(slice.sql);
-        if (!stmt) statements.set(slice.sql, (stmt = db.prepare(slice.sql)));
-        const got = stmt.get(...slice.params) as { n: number; last: number | string };
-        total += got.n;
+        const got = (await store.get<{ n: number; last: number | string }>(slice.sql, slice.params))!;
+        total += Number(got.n);
         last = got.last;
         if (got.n < want || !(await tick())) break;
       }
       return Math.min(limit, Math.max(0, total - skip));
     },
   };
-}
-
-/**
- * The single non-null key a batch can seek on: the rows are a table's own (FROM one table, no `$apply`
- * subquery, whose seek would re-run it per batch) in key order. Undefined otherwise.
- */
-function seekKey(plan: QueryPlan): PropertyDef | undefined {
-  const { keys, order, from, depth, shapeChanged } = plan.stage;
-  if (depth > 0 || shapeChanged || !BARE_TABLE.test(from.sql)) return undefined;
-  const key = keys.length === 1 && !keys[0]!.nullable && keys[0]!.column ? keys[0] : undefined;
-  if (!key || order.some((o) => o.prop.name !== key.name || o.desc)) return undefined;
-  return key;
-}
-
-/**
- * The rows of a plan in batches: in key order, one `.all()` of `size` rows per batch seeking past the last
- * key (the key is read as a trailing column); otherwise one statement iterated `size` rows at a time.
- */
-function* batchesOf(db: Db, plan: QueryPlan, extra: SqlFragment[], size: number, skip: number, top: number | undefined): Generator<unknown[][]> {
-  let left = top ?? Infinity;
-  const key = seekKey(plan);
-  if (!key) {
-    const statement = rowsStatement(plan, top ?? -1, skip, extra);
-    let batch: unknown[][] = [];
-    for (const values of db.prepare(statement.sql).raw().iterate(...statement.params) as Iterable<unknown[]>) {
-      if (batch.push(values) < size) continue;
-      yield batch;
-      batch = [];
-    }
-    if (batch.length) yield batch;
-    return;
-  }
-  const keyColumn: SqlFragment = { sql: key.column!, params: [] };
-  const first = rowsStatement(plan, Math.min(left, size), skip, [...extra, keyColumn]);
-  const next = db.prepare(rowsStatement(seekPlan(plan, key), size, 0, [...extra, keyColumn]).sql).raw();
-  let batch = db.prepare(first.sql).raw().all(...first.params) as unknown[][];
-  for (;;) {
-    left -= batch.length;
-    if (batch.length) yield batch;
-    if (batch.length < size || left <= 0) return;
-    const last = batch[batch.length - 1]!;
-    const seek = rowsStatement(seekPlan(plan, key, last[last.length - 1]), Math.min(left, size), 0, [...extra, keyColumn]);
-    batch = next.all(...seek.params) as unknown[][];
-  }
-}
-
-/** The plan with `key > after` added to its conditions (a placeholder value when only the SQL is wanted). */
-function seekPlan(plan: QueryPlan, key: PropertyDef, after: unknown = null): QueryPlan {
-  const where = [...plan.stage.where, { sql: `${key.column} > ?`, params: [after] }];
-  return { ...plan, stage: { ...plan.stage, where } };
 }
 
 /** `callhistory-2026-11-02.csv`. */
@@ -210,14 +159,8 @@ export function exportFileName(setName: string, format: string, now = new Date()
 export async function streamExport(ctx: AppContext, req: Request, res: Response, source: ExportSource, options: QueryOptions, format: string): Promise<void> {
   if (options.skiptoken !== undefined) throw badRequest('$skiptoken does not apply to exports: an export holds every matching row');
   const max = EXPORT_LIMITS[format]!;
-  const db = source.rows ? undefined : openDatabase(ctx.dbFile, { readonly: true, migrate: false });
-  let tx = false;
   try {
-    if (db) {
-      db.exec('BEGIN');
-      tx = true;
-    }
-    const prepared = db ? fromQuery(db, source, options) : fromRows(source as ExportSource & { rows: Row[] }, options);
+    const prepared = source.rows ? fromRows(source as ExportSource & { rows: Row[] }, options) : fromQuery(ctx.store, source, options);
     const tick = scheduler(res);
     const total = await prepared.count(max, tick);
     if (res.destroyed) return;
@@ -236,19 +179,14 @@ export async function streamExport(ctx: AppContext, req: Request, res: Response,
     }
     const writer = format === 'csv' ? csvWriter(res) : xlsxWriter(res, setName);
     writer.start(prepared.columns);
-    for (const batch of prepared.batches(writer.batchRows)) {
+    for await (const batch of prepared.batches(writer.batchRows)) {
       writer.rows(batch);
-      if (!writer.flush() && !(await writer.wait())) return; // leaving the loop resets the statement
+      if (!writer.flush() && !(await writer.wait())) return; // leaving the loop releases the reader
       if (!(await tick())) return;
     }
     await writer.end();
   } catch (err) {
     if (!res.headersSent) throw err;
     res.destroy(err as Error); // mid-stream: the client sees a cut-off download, never a half-valid one
-  } finally {
-    if (db) {
-      if (tx && db.inTransaction) db.exec('COMMIT');
-      db.close();
-    }
   }
 }

@@ -4,11 +4,13 @@
  * that time by literals, the page query may scan the key range those buckets allow in key order instead of
  * sorting the whole filtered range in a temporary B-tree. The time condition still applies to every row.
  */
-import { dateTimeToMs } from './compile-sql.ts';
+import type { Dialect } from '../db/dialect.ts';
+import { dateTimeToMs } from './compile-literals.ts';
 import type { EntityModel } from './model.ts';
 import type { FilterNode } from './parse-filter.ts';
 import type { SqlFragment } from './sql-fragment.ts';
 
+const INT32 = 2_147_483_647;
 const FLIP: Record<string, string> = { gt: 'lt', ge: 'le', lt: 'gt', le: 'ge', eq: 'eq' };
 
 function literalMs(node: FilterNode): number | undefined {
@@ -40,22 +42,24 @@ export function timeBounds(ast: FilterNode | undefined, property: string): { lo:
 
 /**
  * The extra condition and FROM for reading a time-bounded `$filter` in ascending key order from the primary
- * key; undefined when the model keeps no bounds or the filter does not bound its time.
+ * key; undefined when the model keeps no bounds or the filter does not bound its time. SQLite is told to
+ * leave the time index alone (`unindexedFrom`); PostgreSQL's planner chooses by itself (the model's FROM).
  */
-export function keyRangeScan(model: EntityModel, ast: FilterNode | undefined): { from: string; where: SqlFragment } | undefined {
+export function keyRangeScan(model: EntityModel, ast: FilterNode | undefined, dialect: Dialect): { from: string; where: SqlFragment } | undefined {
   const spec = model.keyRangesByTime;
   if (!spec || model.key.length !== 1) return undefined;
   const bounds = timeBounds(ast, spec.property);
   if (!bounds) return undefined;
   const key = model.properties.find((p) => p.name === model.key[0])!.column!;
-  const bucket = (ms: number, edge: number) => (Number.isFinite(ms) ? Math.floor(ms / spec.bucketMs) : edge);
-  const first = bucket(bounds.lo, -Number.MAX_SAFE_INTEGER);
-  const last = bucket(bounds.hi, Number.MAX_SAFE_INTEGER);
+  // Bucket numbers stay within a 32-bit integer (the bucket column's type may be `integer` on PostgreSQL).
+  const bucket = (ms: number, edge: number) => (Number.isFinite(ms) ? Math.max(-INT32, Math.min(INT32, Math.floor(ms / spec.bucketMs))) : edge);
+  const first = bucket(bounds.lo, -INT32);
+  const last = bucket(bounds.hi, INT32);
   const range = `FROM ${spec.table} WHERE hour BETWEEN ? AND ?`;
   return {
-    from: spec.unindexedFrom,
+    from: dialect.name === 'sqlite' ? spec.unindexedFrom : model.from!,
     where: {
-      sql: `(${key}) BETWEEN (SELECT ifnull(min(min_id), 1) ${range}) AND (SELECT ifnull(max(max_id), 0) ${range})`,
+      sql: `(${key}) BETWEEN (SELECT COALESCE(min(min_id), 1) ${range}) AND (SELECT COALESCE(max(max_id), 0) ${range})`,
       params: [first, last, first, last],
     },
   };

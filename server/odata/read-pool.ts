@@ -1,21 +1,20 @@
 /**
- * Runs read statements off the main thread: one worker (read-worker.ts) per database file, started on
- * first use and stopped after IDLE_MS without work (it never keeps the process alive). `$apply` pages
- * go through it (apply-query.ts), so a GROUP BY over a million rows costs the event loop one message.
+ * Runs read statements off the main thread: one worker (read-worker.ts) per SQLite database file, started on
+ * first use and stopped after IDLE_MS without work (it never keeps the process alive). SqliteStore.readHeavy
+ * runs on it (`$apply` pages, apply-query.ts), so a GROUP BY over a million rows costs the event loop one message.
  */
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startModuleWorker } from '../optout/start-worker.ts';
 import type { SqlFragment } from './sql-fragment.ts';
 
-/** A page of a query: its rows statement and optionally its count statement (`SELECT count(*) AS n ...`). */
+/** One read statement. */
 export interface ReadRequest {
   id: number;
   rows: SqlFragment;
-  count?: SqlFragment;
 }
 
-/** The worker's answer: the rows (and count) of a request, or the SQL error's message. */
-export type ReadReply = { id: number; rows: Record<string, unknown>[]; count?: number } | { id: number; error: string };
+/** The worker's answer: the rows of a request, or the SQL error's message. */
+export type ReadReply = { id: number; rows: Record<string, unknown>[] } | { id: number; error: string };
 
 const IDLE_MS = 30_000;
 
@@ -64,8 +63,8 @@ export async function closeReadPool(dbFile: string): Promise<void> {
   await pool.worker.terminate();
 }
 
-/** Runs a rows statement (and a count) on the read worker of `dbFile`; SQL errors reject. */
-export function runRead(dbFile: string, rows: SqlFragment, count?: SqlFragment): Promise<{ rows: Record<string, unknown>[]; count?: number }> {
+/** Runs a rows statement on the read worker of `dbFile`; SQL errors reject. */
+export function runRead(dbFile: string, rows: SqlFragment): Promise<{ rows: Record<string, unknown>[] }> {
   const pool = poolOf(dbFile);
   clearTimeout(pool.idle);
   pool.worker.ref();
@@ -75,6 +74,6 @@ export function runRead(dbFile: string, rows: SqlFragment, count?: SqlFragment):
       resolve: (reply) => ('error' in reply ? reject(new Error(reply.error)) : resolve(reply)),
       reject,
     });
-    pool.worker.postMessage({ id, rows, count } satisfies ReadRequest);
+    pool.worker.postMessage({ id, rows } satisfies ReadRequest);
   });
 }

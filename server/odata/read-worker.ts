@@ -1,6 +1,6 @@
 /**
- * Entry of the read worker (read-pool.ts): a read-only SQLite connection of its own that runs the
- * statements of `$apply` queries, so an aggregation over a million rows never holds the main thread's
+ * Entry of the read worker (read-pool.ts): a read-only SQLite connection of its own that runs the heavy reads
+ * of SqliteStore (`$apply` queries), so an aggregation over a million rows never holds the main thread's
  * event loop (CONTRACT §13). Statements come compiled and parameterised; rows go back as plain objects.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -23,12 +23,7 @@ function prepared(text: string): Statement<unknown[]> {
 parentPort!.on('message', (req: ReadRequest) => {
   let reply: ReadReply;
   try {
-    // One read transaction: the count and the rows see the same snapshot.
-    reply = db.transaction(() => ({
-      id: req.id,
-      count: req.count ? ((prepared(req.count.sql).get(...req.count.params) as { n: number }).n) : undefined,
-      rows: prepared(req.rows.sql).all(...req.rows.params) as Record<string, unknown>[],
-    }))();
+    reply = { id: req.id, rows: prepared(req.rows.sql).all(...req.rows.params) as Record<string, unknown>[] };
   } catch (err) {
     reply = { id: req.id, error: err instanceof Error ? err.message : String(err) };
   }

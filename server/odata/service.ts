@@ -270,7 +270,7 @@ export function createODataService(ctx: AppContext): ODataService {
     if (options.apply && !applied) throw badRequest('$apply is not supported on this resource');
     if (pendingApply) {
       // The result rows have their own shape, named by its columns ($select included).
-      const aggregated = await queryApply(ctx.dbFile, pendingApply.model, options, pendingApply.scope);
+      const aggregated = await queryApply(ctx.store, pendingApply.model, options, pendingApply.scope);
       options.select = undefined;
       result = ok.collection(aggregated.model, aggregated.page);
     }

@@ -2,7 +2,9 @@
  * Typed SQL fragments shared by the $filter compiler and its function library: every value carries its
  * expression type and whether it can be NULL, so the compiler can keep booleans two-valued.
  */
+import type { Dialect } from '../db/dialect.ts';
 import { badRequest } from '../errors.ts';
+import type { ODataSql } from './dialect-sql.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
 
 /** SQL text with its `?` parameters in order. */
@@ -41,6 +43,9 @@ export interface Context {
   model: EntityModel;
   option: string;
   now: number;
+  dialect: Dialect;
+  /** The compiler's SQL for the dialect (dialect-sql.ts). */
+  dx: ODataSql;
 }
 
 /** A 400 naming the option and position. */
@@ -54,6 +59,11 @@ export function typeName(t: Typed): string {
 /** A definite (never NULL) boolean. */
 export function boolResult(f: SqlFragment, pos: number): Typed {
   return { ...f, type: 'boolean', nullable: false, pos };
+}
+
+/** The constant true or false as a condition of the dialect. */
+export function constant(ctx: Context, value: boolean, pos: number): Typed {
+  return boolResult({ sql: value ? ctx.dx.TRUE : ctx.dx.FALSE, params: [] }, pos);
 }
 
 /** `(x IS NOT NULL AND ... AND cond)` for the nullable operands, so the result is never NULL. */

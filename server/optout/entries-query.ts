@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.ts';
+import type { Queryable } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
 import type { DomainItem, EmailItem, EntryKind } from './entries.ts';
 
@@ -65,18 +65,24 @@ interface Row {
 }
 
 /** One page of a list's entries plus the total matching the filter. */
-export function pageEntries(db: Db, kind: EntryKind, listId: number, q: PageQuery): { totalCount: number; items: (EmailItem | DomainItem)[] } {
+export async function pageEntries(
+  db: Queryable,
+  kind: EntryKind,
+  listId: number,
+  q: PageQuery,
+): Promise<{ totalCount: number; items: (EmailItem | DomainItem)[] }> {
   const table = kind === 'emails' ? 'optout_emails' : 'optout_domains';
   const valueColumn = kind === 'emails' ? 'email_address' : 'domain';
   const extra = kind === 'emails' ? ', unsubscribed_from' : '';
   const where = `list_id = ?${q.filterValue === null ? '' : ` AND ${valueColumn} LIKE ? ESCAPE '\\'`}`;
   const params: unknown[] = q.filterValue === null ? [listId] : [listId, likeSubstring(q.filterValue)];
-  const totalCount = db.prepare(`SELECT count(*) FROM ${table} WHERE ${where}`).pluck().get(...params) as number;
+  const totalCount = Number(await db.value(`SELECT count(*) FROM ${table} WHERE ${where}`, params));
   const dir = q.ascending ? 'ASC' : 'DESC';
   const order = q.orderColumn === 'id' ? `id ${dir}` : `${q.orderColumn} ${dir}, id ${dir}`;
-  const rows = db
-    .prepare(`SELECT id, ${valueColumn} AS value, timestamp${extra} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`)
-    .all(...params, q.pageSize, (q.page - 1) * q.pageSize) as Row[];
+  const rows = await db.all<Row>(
+    `SELECT id, ${valueColumn} AS value, timestamp${extra} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    [...params, q.pageSize, (q.page - 1) * q.pageSize],
+  );
   const items = rows.map((r) =>
     kind === 'emails'
       ? { id: r.id, emailAddress: r.value, timestamp: new Date(r.timestamp).toISOString(), unsubscribedFrom: r.unsubscribed_from ?? null }

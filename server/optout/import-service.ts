@@ -1,12 +1,13 @@
 import { open, stat } from 'node:fs/promises';
-import { MessageChannel, type Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest, fromSqliteError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
 import { detectFormat } from './file-format.ts';
 import type { FileFormat } from './file-format.ts';
-import type { ImportOutcome, ParseJob, WorkerReply, WriteJob } from './import-protocol.ts';
+import type { ImportOutcome, ParsedMessage, ParseJob, WorkerReply, WriteJob } from './import-protocol.ts';
+import { writeEntriesThroughStore, type ParsedValues } from './import-store-write.ts';
 import { siblingModule, startModuleWorker } from './start-worker.ts';
 
 /** Limits of one import (CONTRACT §5, §7). */
@@ -16,7 +17,10 @@ export interface ImportLimits {
   parseTimeoutMs: number;
   /** V8 old-generation ceiling of the parse worker (the write worker gets a fixed, smaller one). */
   heapMb: number;
-  /** How long the write may wait for the database (SQLite busy_timeout; twice that, the worker is stopped). */
+  /**
+   * How long the write may wait for the database (SQLite busy_timeout; twice that, the worker is stopped).
+   * Through the Store (PostgreSQL): the write is rolled back when it takes longer than twice that.
+   */
   writeTimeoutMs: number;
   /** Imports running at once; further ones wait in line (up to maxWaiting, then 429 with Retry-After). */
   maxConcurrent: number;
@@ -68,22 +72,36 @@ function failure(reply: Extract<WorkerReply, { type: 'failed' }>, listId: number
   return fromSqliteError({ code: reply.code }) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
 }
 
+/** Maps a failure of the Store's write to the client's error (others, such as a lost connection, pass as they are). */
+function storeFailure(err: unknown, listId: number): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  // SQLite's and PostgreSQL's (23503) foreign-key violation: the list was deleted meanwhile.
+  if (code === 'LIST_GONE' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503') return notFound(`Opt-out list ${listId} no longer exists`);
+  return err;
+}
+
+/** How an import writes: SQLite's write worker (its own connection, the fast path) or one Store transaction. */
+export type ImportWritePath = 'sqlite-worker' | 'store';
+
 /** Runs import jobs in disposable workers, a few at a time. */
 export class ImportService {
   private readonly gate: Gate;
+  /** `writePath`: by default the write worker on SQLite, the Store on PostgreSQL. */
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Pick<AppContext, 'store' | 'dbFile'>,
     readonly limits: ImportLimits = DEFAULT_IMPORT_LIMITS,
+    readonly writePath: ImportWritePath = ctx.store.engine === 'sqlite' ? 'sqlite-worker' : 'store',
   ) {
     this.gate = new Gate(limits);
   }
 
   /**
    * Imports an uploaded file into a list: format by extension and content (400 on mismatch), then read,
-   * validate and write in a worker. Failures: bad file → 400; the worker exceeding its memory or time limit
-   * → 413 (the file is too large to process: a clear client-side cause, not a retryable server state);
-   * the worker audits the import as `actor` in its write transaction;
-   * busy database → the SQLite mapping; anything else → 500. Nothing is stored unless the whole import is.
+   * validate in a worker and write (`writePath`). Failures: bad file → 400; the worker exceeding its memory or
+   * time limit → 413 (the file is too large to process: a clear client-side cause, not a retryable server
+   * state); the write audits the import as `actor` in its transaction; the list deleted meanwhile → 404;
+   * busy database → the SQLite mapping, unreachable → 503; anything else → 500. Nothing is stored unless the
+   * whole import is.
    */
   async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string, actor: Actor): Promise<ImportOutcome> {
     const format = detectFormat(fileName, await readHead(filePath), (await stat(filePath)).size);
@@ -98,17 +116,22 @@ export class ImportService {
   /**
    * Two disposable workers joined by a MessageChannel: the parser (no database handle, memory and time
    * limits) sends valid values to the writer (a database connection, never the file). The read timer runs
-   * until the writer has staged everything; the writer then writes within its busy timeout.
+   * until the writer has staged everything; the writer then writes within its busy timeout. On the Store
+   * path the main thread takes the writer's place: it collects the values, then writes them in one
+   * transaction (import-store-write.ts).
    */
   private runWorkers(filePath: string, format: FileFormat, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
     const limits = this.limits;
     return new Promise((resolve, reject) => {
       const { port1, port2 } = new MessageChannel();
-      const writer = startModuleWorker(WRITE_ENTRY, {
-        workerData: { dbFile: this.ctx.dbFile, listId, kind, busyTimeoutMs: limits.writeTimeoutMs, port: port2, actor } satisfies WriteJob,
-        transferList: [port2],
-        resourceLimits: { maxOldGenerationSizeMb: WRITER_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-      });
+      const writer =
+        this.writePath === 'sqlite-worker'
+          ? startModuleWorker(WRITE_ENTRY, {
+              workerData: { dbFile: this.ctx.dbFile, listId, kind, busyTimeoutMs: limits.writeTimeoutMs, port: port2, actor } satisfies WriteJob,
+              transferList: [port2],
+              resourceLimits: { maxOldGenerationSizeMb: WRITER_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+            })
+          : undefined;
       const parser = startModuleWorker(PARSE_ENTRY, {
         workerData: { filePath, format, kind, maxRows: limits.maxRows, port: port1 } satisfies ParseJob,
         transferList: [port1],
@@ -121,7 +144,8 @@ export class ImportService {
         settled = true;
         clearTimeout(timer);
         void parser.terminate();
-        void writer.terminate();
+        if (writer) void writer.terminate();
+        else port2.close();
         fn();
       };
       const seconds = limits.parseTimeoutMs / 1000;
@@ -142,6 +166,17 @@ export class ImportService {
       parser.on('exit', (code) => {
         if (code !== 0) settle(() => reject(new Error(`The import's parse worker exited (code ${code}) without a result`)));
       });
+      if (!writer) {
+        collectParsed(port2, (parsed) => {
+          if (settled) return; // stopped by the read timer: nothing is written
+          clearTimeout(timer);
+          writeEntriesThroughStore(this.ctx.store, listId, kind, parsed, actor, Date.now() + 2 * limits.writeTimeoutMs).then(
+            (result) => settle(() => resolve(result)),
+            (err: unknown) => settle(() => reject(storeFailure(err, listId))),
+          );
+        });
+        return;
+      }
       writer.on('message', (m: WorkerReply) => {
         if (m.type === 'parsed') {
           // The writer writes only once told to, so a worker stopped by the read timer can never have written.
@@ -159,6 +194,18 @@ export class ImportService {
       writer.on('exit', (code) => settle(() => reject(new Error(`The import's write worker exited (code ${code}) without a result`))));
     });
   }
+}
+
+/** Collects what the parser sends over `port` (values in batches, then its counts) and hands it to `done`. */
+function collectParsed(port: MessagePort, done: (parsed: ParsedValues) => void): void {
+  const batches: string[][] = [];
+  port.on('message', (m: ParsedMessage) => {
+    if ('values' in m) batches.push(m.values);
+    else {
+      port.close();
+      done({ batches, counts: m.end });
+    }
+  });
 }
 
 /** The first 64 KiB of a file (what format detection looks at). */

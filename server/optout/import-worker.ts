@@ -1,11 +1,13 @@
 /**
  * Entry of the write worker (started by import-service.ts): it never sees the uploaded file. It stages the
  * valid values the parse worker sends over its port in a TEMP table of its own SQLite connection, reports
- * `parsed`, and on the main thread's go-ahead writes them in one short transaction.
+ * `parsed`, and on the main thread's go-ahead writes them in one short transaction. SQLite only: the service
+ * sends PostgreSQL imports through the Store instead (import-store-write.ts).
  */
 import { once } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.ts';
+import { SqliteStore } from '../db/sqlite-store.ts';
 import type { ParsedMessage, WorkerReply, WriteJob } from './import-protocol.ts';
 import { EntryImporter } from './import-write.ts';
 
@@ -19,7 +21,7 @@ try {
   // main thread's connection does not inherit a large WAL to copy back on its next write.
   db.pragma('wal_autocheckpoint = 0');
   try {
-    const importer = new EntryImporter(db, job.kind);
+    const importer = new EntryImporter(new SqliteStore(db, job.dbFile), job.kind);
     await new Promise<void>((resolve) => {
       job.port.on('message', (m: ParsedMessage) => {
         if ('values' in m) importer.stage(m.values);
@@ -32,7 +34,7 @@ try {
     });
     reply({ type: 'parsed' });
     await once(parentPort!, 'message'); // the go-ahead: the main thread has stopped the read timer
-    reply({ type: 'done', result: importer.write(job.listId, job.actor) });
+    reply({ type: 'done', result: await importer.write(job.listId, job.actor) });
     db.pragma('wal_checkpoint(PASSIVE)');
   } finally {
     db.close();

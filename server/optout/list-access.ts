@@ -20,9 +20,9 @@ export function listOf(res: Response): OptOutList {
  * answers 403 before looking, so project ids are never probed.
  */
 export function loadList(ctx: AppContext) {
-  return tagPermission((req: Request, res: Response, next: NextFunction) => {
+  return tagPermission(async (req: Request, res: Response, next: NextFunction) => {
     const id = parsePositiveId(req.params.listId as string | undefined, 'optOutListId');
-    const list = findList(ctx.db, id);
+    const list = await findList(ctx.store, id);
     if (!list) throw notFound(`Opt-out list ${req.params.listId as string} does not exist`);
     if (!canAdministerOptOut(req.principal, list.projectId)) {
       throw forbidden(

@@ -19,7 +19,7 @@ function deny(projectId: string | null): never {
 
 /** POST /optout/lists {projectId?}: creates (or returns, idempotently) the company or project list. */
 export function createListHandler(ctx: AppContext) {
-  return tagPermission((req: Request, res: Response) => {
+  return tagPermission(async (req: Request, res: Response) => {
     const raw = bodyField(objectBody(req), 'projectId');
     if (raw !== undefined && raw !== null && typeof raw !== 'string') throw badRequest('projectId must be a string');
     const projectId = raw ? raw : null;
@@ -27,13 +27,13 @@ export function createListHandler(ctx: AppContext) {
       throw badRequest(`projectId must be 'p' followed by digits (like p12345678), not '${projectId}'`);
     }
     if (!canAdministerOptOut(req.principal, projectId)) deny(projectId);
-    res.json(ensureList(ctx.db, ctx.config.companyId, projectId));
+    res.json(await ensureList(ctx.store, ctx.config.companyId, projectId));
   }, LIST_RULE);
 }
 
 /** GET /optout/lists?projectId=: the company list (no projectId) or the project's list; 404, never 400. */
 export function getListHandler(ctx: AppContext) {
-  return tagPermission((req: Request, res: Response) => {
+  return tagPermission(async (req: Request, res: Response) => {
     let raw: string | undefined;
     try {
       raw = singleQuery(req, 'projectId');
@@ -43,7 +43,7 @@ export function getListHandler(ctx: AppContext) {
     const projectId = raw ? raw : null;
     if (projectId !== null && !PROJECT_ID.test(projectId)) throw notFound(`No opt-out list for project '${projectId}'`);
     if (!canAdministerOptOut(req.principal, projectId)) deny(projectId);
-    const list = findListFor(ctx.db, ctx.config.companyId, projectId);
+    const list = await findListFor(ctx.store, ctx.config.companyId, projectId);
     if (!list) throw notFound(projectId === null ? 'The company-level opt-out list does not exist yet' : `No opt-out list for project ${projectId}`);
     res.json(list);
   }, LIST_RULE);

@@ -1,5 +1,5 @@
-import { recordAuditSync } from '../audit/audit-log.ts';
-import type { Db } from '../db/open.ts';
+import { recordAudit } from '../audit/audit-log.ts';
+import type { Queryable, Store } from '../db/store.ts';
 
 /** An opt-out list: the company-level list (projectId null) or one project's list. */
 export interface OptOutList {
@@ -20,31 +20,27 @@ const toList = (r: ListRow): OptOutList => ({ id: r.id, companyId: r.company_id,
 export const PROJECT_ID = /^p\d+$/;
 
 /** The list with this id, or undefined. */
-export function findList(db: Db, id: number): OptOutList | undefined {
-  const row = db.prepare<[number], ListRow>('SELECT id, company_id, project_id FROM optout_lists WHERE id = ?').get(id);
+export async function findList(db: Queryable, id: number): Promise<OptOutList | undefined> {
+  const row = await db.get<ListRow>('SELECT id, company_id, project_id FROM optout_lists WHERE id = ?', [id]);
   return row && toList(row);
 }
 
 /** The company's list for a project (null = the company-level list), or undefined. */
-export function findListFor(db: Db, companyId: number, projectId: string | null): OptOutList | undefined {
+export async function findListFor(db: Queryable, companyId: number, projectId: string | null): Promise<OptOutList | undefined> {
   const row =
     projectId === null
-      ? db
-          .prepare<[number], ListRow>('SELECT id, company_id, project_id FROM optout_lists WHERE company_id = ? AND project_id IS NULL')
-          .get(companyId)
-      : db
-          .prepare<[number, string], ListRow>('SELECT id, company_id, project_id FROM optout_lists WHERE company_id = ? AND project_id = ?')
-          .get(companyId, projectId);
+      ? await db.get<ListRow>('SELECT id, company_id, project_id FROM optout_lists WHERE company_id = ? AND project_id IS NULL', [companyId])
+      : await db.get<ListRow>('SELECT id, company_id, project_id FROM optout_lists WHERE company_id = ? AND project_id = ?', [companyId, projectId]);
   return row && toList(row);
 }
 
 /** Creates the list unless it exists (idempotent; the partial unique indexes make a race harmless). */
-export function ensureList(db: Db, companyId: number, projectId: string | null): OptOutList {
-  return db.transaction(() => {
-    const insert = db.prepare('INSERT INTO optout_lists (company_id, project_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
-    const created = insert.run(companyId, projectId, Date.now()).changes > 0;
-    const list = findListFor(db, companyId, projectId)!;
-    if (created) recordAuditSync(db, { action: 'created', entity: 'optout-lists', entityId: list.id, changes: { companyId, projectId } });
+export function ensureList(store: Store, companyId: number, projectId: string | null): Promise<OptOutList> {
+  return store.transaction(async (tx) => {
+    const insert = 'INSERT INTO optout_lists (company_id, project_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING';
+    const created = (await tx.run(insert, [companyId, projectId, Date.now()])).changes > 0;
+    const list = (await findListFor(tx, companyId, projectId))!;
+    if (created) await recordAudit(tx, { action: 'created', entity: 'optout-lists', entityId: list.id, changes: { companyId, projectId } });
     return list;
-  }).immediate();
+  });
 }

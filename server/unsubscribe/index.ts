@@ -3,6 +3,7 @@ import { Router, type ErrorRequestHandler, type Request, type Response } from 'e
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
+import { DatabaseUnavailableError } from '../db/store.ts';
 import { addEmailEntry } from '../optout/entries.ts';
 import { findList } from '../optout/lists.ts';
 import { openKeyCodec, type UnsubscribePayload } from './key-codec.ts';
@@ -24,7 +25,8 @@ export interface UnsubscribePages {
   router: Router;
   /**
    * `GET /unsubscribe` (no key) answered from the page cached per settings version, counted under
-   * `clientAddress` by the same limiter as the router's; a failure gets the router's error page.
+   * `clientAddress` by the same limiter as the router's; a failure gets the router's error page. It answers
+   * asynchronously (the settings are checked through the store) and never rejects.
    */
   serveDefault(clientAddress: string | undefined, res: ServerResponse): void;
 }
@@ -59,8 +61,8 @@ export function unsubscribePages(ctx: AppContext): UnsubscribePages {
   // The rate limiter decides before any database read; a refusal shows the settings as last read (one read
   // at most, for the very first request), so a flood of refused requests never reaches the database.
   let lastSettings: PageSettings | undefined;
-  const readSettings = cachedPageSettings(ctx.db);
-  const currentSettings = () => (lastSettings = readSettings());
+  const readSettings = cachedPageSettings(ctx.store);
+  const currentSettings = async () => (lastSettings = await readSettings());
   // The default page, rendered once per settings version.
   let defaultFor: PageSettings | undefined;
   let defaultHtml = '';
@@ -68,23 +70,23 @@ export function unsubscribePages(ctx: AppContext): UnsubscribePages {
     if (settings !== defaultFor) [defaultFor, defaultHtml] = [settings, defaultPage(settings)];
     return defaultHtml;
   };
-  function refuse(res: ServerResponse, refused: HitResult, headers: Record<string, string> = {}) {
-    const page = tooManyRequestsPage(lastSettings ?? currentSettings(), refused.retryAfterSeconds);
+  async function refuse(res: ServerResponse, refused: HitResult, headers: Record<string, string> = {}) {
+    const page = tooManyRequestsPage(lastSettings ?? (await currentSettings()), refused.retryAfterSeconds);
     sendPage(res, 429, page, { ...headers, 'Retry-After': String(refused.retryAfterSeconds) });
   }
 
   /** The default page, the hot one: no key to decode, no extra header. */
   function serveDefault(clientAddress: string | undefined, res: ServerResponse): void {
-    try {
-      const refused = limit(clientAddress, 'GET', null, false);
-      return refused ? refuse(res, refused) : sendPage(res, 200, defaultPageOf(currentSettings()));
-    } catch (err) {
-      failPage(ctx, err, 'GET', res);
-    }
+    serveDefaultAsync(clientAddress, res).then(undefined, (err: unknown) => failPage(ctx, err, 'GET', res));
   }
 
-  function handle(req: Request, res: Response, method: Method, rawKey: unknown, deprecated: boolean) {
-    if (method === 'GET' && !deprecated && rawKey === undefined) return serveDefault(req.ip, res);
+  async function serveDefaultAsync(clientAddress: string | undefined, res: ServerResponse): Promise<void> {
+    const refused = limit(clientAddress, 'GET', null, false);
+    return refused ? refuse(res, refused) : sendPage(res, 200, defaultPageOf(await currentSettings()));
+  }
+
+  async function handle(req: Request, res: Response, method: Method, rawKey: unknown, deprecated: boolean) {
+    if (method === 'GET' && !deprecated && rawKey === undefined) return serveDefaultAsync(req.ip, res);
     const hasKey = typeof rawKey === 'string' ? rawKey !== '' : rawKey !== undefined;
     const payload = hasKey && typeof rawKey === 'string' ? codec.decode(rawKey) : null;
     const invalidKey = (hasKey || method === 'POST') && !payload;
@@ -95,21 +97,21 @@ export function unsubscribePages(ctx: AppContext): UnsubscribePages {
     }
     const refused = limit(req, method, payload, invalidKey);
     if (refused) return refuse(res, refused, headers);
-    const settings = currentSettings();
+    const settings = await currentSettings();
     if (!hasKey && method === 'GET') return sendPage(res, 200, defaultPageOf(settings), headers);
-    const list = payload && findList(ctx.db, payload.listId);
+    const list = payload && (await findList(ctx.store, payload.listId));
     if (!payload || !list) return sendPage(res, 404, notFoundPage(settings), headers);
 
     const masked = maskAddress(payload.emailAddress);
     if (method === 'GET') return sendPage(res, 200, confirmPage(settings, masked, rawKey as string), headers);
     // The list may be deleted between the lookup and the insert: check again inside the transaction.
     // Audited as the unsubscribe page (CONTRACT §10), whoever follows the link.
-    const added = runAs(UNSUBSCRIBE_PAGE_ACTOR, () =>
-      ctx.db.transaction(() => {
-        if (!findList(ctx.db, payload.listId)) return false;
-        addEmailEntry(ctx.db, payload.listId, payload.emailAddress, payload.projectId);
+    const added = await runAs(UNSUBSCRIBE_PAGE_ACTOR, () =>
+      ctx.store.transaction(async (tx) => {
+        if (!(await findList(tx, payload.listId))) return false;
+        await addEmailEntry(ctx.store, payload.listId, payload.emailAddress, payload.projectId); // a savepoint in this transaction
         return true;
-      }).immediate(),
+      }),
     );
     if (!added) return sendPage(res, 404, notFoundPage(settings), headers);
     sendPage(res, 200, resultPage(settings, masked), headers);
@@ -123,10 +125,10 @@ export function unsubscribePages(ctx: AppContext): UnsubscribePages {
   router.get('/:encryptedParameter', (req, res) => handle(req, res, 'GET', req.params.encryptedParameter, true));
   router.post('/:encryptedParameter', (req, res) => handle(req, res, 'POST', req.params.encryptedParameter, true));
   // Anything else below /unsubscribe: the same 404 page, counted like a bad key.
-  router.use((req, res) => {
+  router.use(async (req, res) => {
     const refused = limit(req, 'GET', null, true);
     if (refused) return refuse(res, refused);
-    sendPage(res, 404, notFoundPage(currentSettings()));
+    sendPage(res, 404, notFoundPage(await currentSettings()));
   });
   router.use(((err, req, res, _next) => failPage(ctx, err, req.method, res)) as ErrorRequestHandler);
   return { router, serveDefault };
@@ -137,19 +139,23 @@ function keyId(payload: UnsubscribePayload): string {
   return createHash('sha256').update(`${payload.listId}\n${payload.emailAddress}`).digest('base64url').slice(0, 22);
 }
 
-/** Errors on the pages become an HTML page; the log names the path, never the key (it is in the URL). */
-function failPage(ctx: AppContext, err: unknown, method: string, res: ServerResponse): void {
+/**
+ * Errors on the pages become an HTML page; the log names the path, never the key (it is in the URL).
+ * Never rejects: a busy or unreachable database gets 503, anything else 500.
+ */
+async function failPage(ctx: AppContext, err: unknown, method: string, res: ServerResponse): Promise<void> {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   let settings: PageSettings = DEFAULT_PAGE_SETTINGS;
   try {
-    settings = readPageSettings(ctx.db);
+    settings = await readPageSettings(ctx.store);
   } catch {
     // The database itself failed: the defaults will do.
   }
-  if ((err as { code?: unknown })?.code === 'SQLITE_BUSY') {
+  if (res.headersSent) return;
+  if ((err as { code?: unknown })?.code === 'SQLITE_BUSY' || err instanceof DatabaseUnavailableError) {
     sendPage(res, 503, errorPage(settings), { 'Retry-After': '5' });
     return;
   }

@@ -1,6 +1,5 @@
-import { diffChanges, recordAuditSync } from '../audit/audit-log.ts';
-import { prepareCached } from '../odata/collection-query.ts';
-import type { Db } from '../db/open.ts';
+import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
 
 /** Company name and page texts shown on the unsubscribe pages (`GET`/`PUT /optout/settings`). */
@@ -35,32 +34,47 @@ const NAMES = Object.keys(FIELDS) as (keyof PageSettings)[];
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
-/** Bumped by every `updatePageSettings` of this process (other processes are seen through `data_version`). */
+/** Bumped by every `updatePageSettings` of this process (other processes are seen through `otherWrites`). */
 let localWrites = 0;
+
+/** PostgreSQL has no cheap change counter: there the settings are read again at most once per this many ms. */
+export const SETTINGS_RECHECK_MS = 1000;
+
+/**
+ * A number that changes when another connection may have changed the settings: SQLite's `PRAGMA data_version`
+ * (changes when another connection commits); on PostgreSQL the current second, so changes made through
+ * another server process are seen within SETTINGS_RECHECK_MS.
+ */
+function otherWrites(db: Queryable, now: () => number): () => Promise<unknown> {
+  if (db.engine === 'sqlite') return () => db.value<number>('PRAGMA data_version');
+  return () => Promise.resolve(Math.floor(now() / SETTINGS_RECHECK_MS));
+}
 
 /**
  * The effective settings, read once per change: a reader that answers the same object until this process
- * updates them or another connection commits (`PRAGMA data_version`, checked on each call), so callers can
- * cache what they render from it by object identity.
+ * updates them or another connection may have (`otherWrites`, checked on each call), so callers can cache
+ * what they render from it by object identity.
  */
-export function cachedPageSettings(db: Db): () => Readonly<PageSettings> {
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+export function cachedPageSettings(db: Queryable, now: () => number = Date.now): () => Promise<Readonly<PageSettings>> {
+  const version = otherWrites(db, now);
   let settings: Readonly<PageSettings> | undefined;
-  let readAt = { local: -1, other: -1 };
-  return () => {
-    const other = dataVersion.get()!;
+  let readAt: { local: number; other: unknown } = { local: -1, other: undefined };
+  return async () => {
+    const other = await version();
     if (settings === undefined || other !== readAt.other || localWrites !== readAt.local) {
       readAt = { local: localWrites, other };
-      settings = readPageSettings(db);
+      settings = await readPageSettings(db);
     }
     return settings;
   };
 }
 
+const READ_SETTINGS = `SELECT key, value FROM settings WHERE key IN (${NAMES.map(() => '?').join(', ')})`;
+const SETTING_KEYS = NAMES.map((n) => FIELDS[n].key);
+
 /** The effective settings: stored values over the defaults. */
-export function readPageSettings(db: Db): PageSettings {
-  const rows = prepareCached(db, `SELECT key, value FROM settings WHERE key IN (${NAMES.map(() => '?').join(', ')})`)
-    .all(...NAMES.map((n) => FIELDS[n].key)) as { key: string; value: string }[];
+export async function readPageSettings(db: Queryable): Promise<PageSettings> {
+  const rows = await db.all<{ key: string; value: string }>(READ_SETTINGS, SETTING_KEYS);
   const stored = new Map(rows.map((r) => [r.key, r.value]));
   const settings = { ...DEFAULT_PAGE_SETTINGS };
   for (const name of NAMES) {
@@ -98,21 +112,21 @@ export function parsePageSettingsPatch(body: unknown): PageSettingsPatch {
 }
 
 /** Applies a checked patch in one transaction, audited with the effective values before → after; answers the settings. */
-export function updatePageSettings(db: Db, patch: PageSettingsPatch): PageSettings {
-  const upsert = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
-  const remove = db.prepare('DELETE FROM settings WHERE key = ?');
-  return db.transaction(() => {
-    const before = readPageSettings(db);
+export async function updatePageSettings(store: Store, patch: PageSettingsPatch): Promise<PageSettings> {
+  const upsert = 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
+  const after = await store.transaction(async (tx) => {
+    const before = await readPageSettings(tx);
     for (const name of NAMES) {
       const value = patch[name];
       if (value === undefined) continue;
-      if (value === null) remove.run(FIELDS[name].key);
-      else upsert.run(FIELDS[name].key, JSON.stringify(value));
+      if (value === null) await tx.run('DELETE FROM settings WHERE key = ?', [FIELDS[name].key]);
+      else await tx.run(upsert, [FIELDS[name].key, JSON.stringify(value)]);
     }
-    const after = readPageSettings(db);
-    localWrites++;
+    const after = await readPageSettings(tx);
     const changes = diffChanges({ ...before }, { ...after });
-    if (Object.keys(changes).length > 0) recordAuditSync(db, { action: 'updated', entity: 'optout-settings', entityId: null, changes });
+    if (Object.keys(changes).length > 0) await recordAudit(tx, { action: 'updated', entity: 'optout-settings', entityId: null, changes });
     return after;
-  }).immediate();
+  });
+  localWrites++; // after the commit: a reader on another connection cannot cache the old values under the new count
+  return after;
 }

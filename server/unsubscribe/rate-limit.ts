@@ -18,6 +18,8 @@ const DEFAULT_MAX_ENTRIES = 100_000;
 /**
  * Fixed-window counters in memory, one window per id starting at its first request.
  * Expired windows are pruned once per window length, and the map is capped in size.
+ * The counters are per process (never in the database): each server process counts on its own, so behind a
+ * load balancer spreading one client over N server processes a client may make up to N times the limit.
  */
 export class FixedWindowCounter {
   private readonly windows = new Map<string, Window>();

@@ -11,11 +11,11 @@ import { parsePageSettingsPatch, readPageSettings, updatePageSettings } from './
  */
 export function settingsRouter(ctx: AppContext): Router {
   const router = Router();
-  router.get('/settings', requirePermission('company_administrate'), (_req, res) => {
-    res.json(readPageSettings(ctx.db));
+  router.get('/settings', requirePermission('company_administrate'), async (_req, res) => {
+    res.json(await readPageSettings(ctx.store));
   });
-  router.put('/settings', requirePermission('company_administrate'), jsonBody, (req, res) => {
-    res.json(updatePageSettings(ctx.db, parsePageSettingsPatch(req.body)));
+  router.put('/settings', requirePermission('company_administrate'), jsonBody, async (req, res) => {
+    res.json(await updatePageSettings(ctx.store, parsePageSettingsPatch(req.body)));
   });
   router.all('/settings', () => {
     throw new ApiError('MethodNotAllowed', '/optout/settings supports GET and PUT', undefined, { Allow: 'GET, HEAD, PUT' });

@@ -53,7 +53,7 @@ describe('GET …/emails/export', () => {
 
   it('exports the project an address unsubscribed from', async () => {
     const list = await freshList();
-    addEmailEntry(t.server.ctx.db, list, 'left@x.com', 'p42');
+    await addEmailEntry(t.server.ctx.store, list, 'left@x.com', 'p42');
     const { text } = await exportCsv(list, 'emails');
     expect(text).toMatch(/^emailAddress,timestamp,unsubscribedFrom\r\nleft@x\.com,[^,]+,p42\r\n$/);
   });

@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfig, type ServerConfig } from '../../server/config.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
+import { testEngine } from './engine.ts';
+import { freshPgDatabase } from './postgres.ts';
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef';
 
@@ -25,10 +27,25 @@ export interface RequestOptions {
   key?: string | null;
 }
 
-/** Starts a real server on an ephemeral 127.0.0.1 port over a fresh SQLite file in a temp dir. */
+/**
+ * The database of a data dir on this run's engine: undefined (the dir's SQLite file) or, when the run uses
+ * PostgreSQL (CATI_TEST_DATABASE=postgres), a fresh database of the run's cluster made for the dir on first use
+ * and reused whenever a server starts again on the same dir (its URL kept in the dir).
+ */
+export async function testDatabase(dataDir: string): Promise<string | undefined> {
+  if (testEngine() !== 'postgres') return undefined;
+  const file = join(dataDir, 'test-database-url');
+  if (existsSync(file)) return readFileSync(file, 'utf8');
+  const url = await freshPgDatabase();
+  writeFileSync(file, url);
+  return url;
+}
+
+/** Starts a real server on an ephemeral 127.0.0.1 port over a fresh database (this run's engine) in a temp dir. */
 export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'cati-test-'));
-  const server = await startServer(defaultConfig({ port: 0, host: '127.0.0.1', apiKey: TEST_API_KEY, ...overrides, dataDir }));
+  const database = overrides.database ?? (await testDatabase(dataDir));
+  const server = await startServer(defaultConfig({ port: 0, host: '127.0.0.1', apiKey: TEST_API_KEY, ...overrides, dataDir, database }));
   const request = (method: string, path: string, options: RequestOptions = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     const key = options.key === undefined ? TEST_API_KEY : options.key;

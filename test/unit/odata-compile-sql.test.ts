@@ -3,25 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFilter } from '../../server/odata/compile-sql.ts';
 import { queryCollection } from '../../server/odata/collection-query.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
+import { sqliteDialect } from '../../server/db/dialect.ts';
 import type { EntityModel } from '../../server/odata/model.ts';
 import { parseFilter } from '../../server/odata/parse-filter.ts';
 import { parseQueryOptions } from '../../server/odata/query-options.ts';
+import { DIALECT_MODEL } from './odata-dialect-cases.ts';
 
-const model: EntityModel = {
-  typeName: 'Call',
-  setName: 'calls',
-  key: ['Id'],
-  from: 'calls',
-  properties: [
-    { name: 'Id', column: 'id', type: 'Edm.Int32' },
-    { name: 'Name', column: 'name', type: 'Edm.String', nullable: true },
-    { name: 'Duration', column: 'duration', type: 'Edm.Int32', nullable: true },
-    { name: 'Price', column: 'price', type: 'Edm.Decimal', nullable: true },
-    { name: 'Time', column: 'time', type: 'Edm.DateTimeOffset' },
-    { name: 'Paid', column: 'paid', type: 'Edm.Boolean', nullable: true },
-    { name: 'Kind', column: 'kind', type: 'Edm.String', enumName: 'Kind', enumValues: ['Equal', 'StartWith'] },
-  ],
-};
+const model: EntityModel = { ...DIALECT_MODEL, from: 'calls' };
 
 const ms = (iso: string) => Date.parse(iso);
 const ROWS: [number, string | null, number | null, number | null, number, number | null, string][] = [
@@ -44,13 +32,13 @@ afterAll(() => db.close());
 
 /** Ids of the rows a $filter selects, through the real compiler over the real table. */
 function ids(filter: string, now?: number): number[] {
-  const f = compileFilter(parseFilter(filter), model, now);
+  const f = compileFilter(parseFilter(filter), model, sqliteDialect, now);
   return db.prepare(`SELECT id FROM calls WHERE ${f.sql} ORDER BY id`).pluck().all(...f.params) as number[];
 }
 
 function error(filter: string): string {
   try {
-    compileFilter(parseFilter(filter), model);
+    compileFilter(parseFilter(filter), model, sqliteDialect);
   } catch (e) {
     return (e as Error).message;
   }

@@ -1,34 +1,46 @@
+/**
+ * The import service: its limits (time, memory, concurrency), both write paths (the SQLite write worker and
+ * the Store transaction PostgreSQL imports take, run here on a SqliteStore: the same portable SQL), and the
+ * modules each worker loads.
+ */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../server/audit/audit-log.ts';
-import type { AppContext } from '../../server/context.ts';
-import { openDatabase, type Db } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { ApiError } from '../../server/errors.ts';
-import { DEFAULT_IMPORT_LIMITS, ImportService } from '../../server/optout/import-service.ts';
+import { insertMany } from '../../server/db/bulk.ts';
+import { DEFAULT_IMPORT_LIMITS, ImportService, type ImportWritePath } from '../../server/optout/import-service.ts';
 import { ensureList } from '../../server/optout/lists.ts';
 import { moduleClosure } from '../helpers/module-closure.ts';
 
 let dir: string;
-let db: Db;
+let store: SqliteStore;
 let listId: number;
 let file: string;
-beforeAll(() => {
+let mixed: string;
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'optout-import-service-'));
-  db = openDatabase(join(dir, 'cati.sqlite'));
-  listId = ensureList(db, 1, 'p1').id;
+  store = SqliteStore.open(join(dir, 'cati.sqlite'));
+  listId = (await ensureList(store, 1, 'p1')).id;
   file = join(dir, 'rows.csv');
   writeFileSync(file, Array.from({ length: 50_000 }, (_, i) => `u${i}@x.example`).join('\n'));
+  // 12,000 valid rows (every 4th repeats an earlier one: 9,000 distinct), and 3 invalid ones.
+  mixed = join(dir, 'mixed.csv');
+  const rows = Array.from({ length: 12_000 }, (_, i) => `U${i % 4 === 3 ? i - 1 : i}@X.example`);
+  writeFileSync(mixed, ['EmailAddress', ...rows, 'not-an-address', '@x.example', 'a@'].join('\n'));
 });
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const service = (limits: Partial<typeof DEFAULT_IMPORT_LIMITS>) =>
-  new ImportService({ dbFile: join(dir, 'cati.sqlite') } as AppContext, { ...DEFAULT_IMPORT_LIMITS, ...limits });
-const count = () => db.prepare('SELECT count(*) FROM optout_emails').pluck().get();
+const service = (limits: Partial<typeof DEFAULT_IMPORT_LIMITS>, path?: ImportWritePath) =>
+  new ImportService({ store, dbFile: join(dir, 'cati.sqlite') }, { ...DEFAULT_IMPORT_LIMITS, ...limits }, path);
+const count = (list = listId) => store.value<number>('SELECT count(*) FROM optout_emails WHERE list_id = ?', [list]);
+const audits = (list: number) =>
+  store.column<string>("SELECT changes FROM audit_log WHERE entity = 'optout-imports' AND entity_id = ? ORDER BY id", [String(list)]);
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
   const err = await p.then(
@@ -44,14 +56,14 @@ describe('ImportService limits', () => {
     const err = await failure(service({ parseTimeoutMs: 1 }).importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR));
     expect(err.status).toBe(413);
     expect(err.message).toMatch(/within/);
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
   });
 
   it('a worker that runs out of its memory limit → 413, nothing stored', async () => {
     const err = await failure(service({ heapMb: 4 }).importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR));
     expect(err.status).toBe(413);
     expect(err.message).toMatch(/memory/);
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
   });
 
   it('queues imports beyond the concurrency limit and refuses beyond the queue (429 Retry-After)', async () => {
@@ -70,6 +82,76 @@ describe('ImportService limits', () => {
         { newRows: 0, duplicatedRows: 50_000, invalidRows: 0, invalidItems: [] },
       ]),
     );
+  });
+});
+
+describe('insertMany ignoring conflicts (the import writer on the Store)', () => {
+  it('inserts in chunks within the caller’s transaction and counts only new rows', async () => {
+    const { id } = await ensureList(store, 1, 'p10');
+    await store.transaction((tx) => tx.run('INSERT INTO optout_domains (list_id, domain, timestamp) VALUES (?, ?, 1)', [id, 'd5.example']));
+    let chunks = 0;
+    const rows = Array.from({ length: 11_000 }, (_, i) => [id, `d${i % 10_001}.example`, 2]); // 999 repeats, 1 stored before
+    const inserted = await store.transaction((tx) => insertMany(tx, 'optout_domains', ['list_id', 'domain', 'timestamp'], rows, { ignoreConflicts: true, beforeChunk: () => chunks++ }));
+    expect(inserted).toBe(10_000);
+    expect(chunks).toBe(3); // 5,000 rows per statement
+    expect(await store.value('SELECT timestamp FROM optout_domains WHERE list_id = ? AND domain = ?', [id, 'd5.example'])).toBe(1);
+  });
+
+  it('leaves nothing behind when a later chunk fails', async () => {
+    const { id } = await ensureList(store, 1, 'p11');
+    let chunks = 0;
+    const rows = Array.from({ length: 12_000 }, (_, i) => [id, `d${i}.example`, 1]);
+    const write = store.transaction((tx) =>
+      insertMany(tx, 'optout_domains', ['list_id', 'domain', 'timestamp'], rows, {
+        ignoreConflicts: true,
+        beforeChunk: () => {
+          if (++chunks === 3) throw new Error('the connection broke');
+        },
+      }),
+    );
+    await expect(write).rejects.toThrow('the connection broke');
+    expect(await store.value('SELECT count(*) FROM optout_domains WHERE list_id = ?', [id])).toBe(0);
+  });
+});
+
+describe('ImportService through the Store', () => {
+  it('answers what the SQLite write worker answers, and audits the import in the same transaction', async () => {
+    const viaStore = (await ensureList(store, 1, 'p20')).id;
+    const viaWorker = (await ensureList(store, 1, 'p21')).id;
+    const a = await service({}, 'store').importFile(viaStore, 'emails', 'mixed.csv', mixed, CLI_ACTOR);
+    const b = await service({}, 'sqlite-worker').importFile(viaWorker, 'emails', 'mixed.csv', mixed, CLI_ACTOR);
+    expect(a).toEqual(b);
+    expect(a).toMatchObject({ newRows: 9_000, duplicatedRows: 3_000, invalidRows: 3 });
+    expect(a.invalidItems.map((i) => i.row)).toEqual([12_001, 12_002, 12_003]);
+    expect(await count(viaStore)).toBe(9_000);
+    expect(await store.value('SELECT count(*) FROM optout_emails WHERE list_id = ? AND email_address = ?', [viaStore, 'u7@x.example'])).toBe(0);
+    expect((await audits(viaStore)).map((c) => JSON.parse(c) as unknown)).toEqual([
+      { listId: viaStore, kind: 'emails', newRows: 9_000, duplicatedRows: 3_000, invalidRows: 3 },
+    ]);
+    // Again: everything is a duplicate now.
+    expect(await service({}, 'store').importFile(viaStore, 'emails', 'mixed.csv', mixed, CLI_ACTOR)).toMatchObject({ newRows: 0, duplicatedRows: 12_000 });
+  });
+
+  it('a list deleted meanwhile → 404, nothing stored', async () => {
+    const err = await failure(service({}, 'store').importFile(987_654, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
+    expect(err.status).toBe(404);
+    expect(await count(987_654)).toBe(0);
+  });
+
+  it('a write past its time limit is rolled back whole', async () => {
+    const { id } = await ensureList(store, 1, 'p22');
+    const err = await failure(service({ writeTimeoutMs: -1 }, 'store').importFile(id, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
+    expect(err.status).toBe(500);
+    expect(err.message).toMatch(/nothing was stored/);
+    expect(await count(id)).toBe(0);
+    expect(await audits(id)).toEqual([]);
+  });
+
+  it('the read time limit still stops the parser before anything is written', async () => {
+    const { id } = await ensureList(store, 1, 'p23');
+    const err = await failure(service({ parseTimeoutMs: 1 }, 'store').importFile(id, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
+    expect(err.status).toBe(413);
+    expect(await count(id)).toBe(0);
   });
 });
 

@@ -197,6 +197,13 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
     expect(await store.rows('SELECT k, n FROM kv ORDER BY k')).toEqual([['a', 1], ['b', 20], ['c', 30]]);
   });
 
+  it('inserts many rows ignoring conflicts with stored rows and with each other', async () => {
+    await put('a', 1);
+    const rows = [['a', 10], ['b', 20], ['b', 21], ['c', 30]];
+    expect(await store.transaction((tx) => insertMany(tx, 'kv', ['k', 'n'], rows, { ignoreConflicts: true }))).toBe(2);
+    expect(await store.rows('SELECT k, n FROM kv ORDER BY k')).toEqual([['a', 1], ['b', 20], ['c', 30]]);
+  });
+
   it('applies every migration once, recorded with the same ids on both engines', async () => {
     const ids = await store.column<number>('SELECT id FROM schema_migrations ORDER BY id');
     expect(ids).toEqual(listMigrations().map((m) => m.id));

@@ -10,14 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/open.ts';
+import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { addDomainEntry, addEmailEntry } from '../../server/optout/entries.ts';
 
 let dir: string;
 let db: Db;
+let store: SqliteStore;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'cati-durability-'));
   db = openDatabase(join(dir, 'cati.sqlite'));
   db.pragma('defer_foreign_keys = ON');
+  store = new SqliteStore(db, join(dir, 'cati.sqlite'));
 });
 afterEach(() => {
   db.close();
@@ -27,14 +30,14 @@ afterEach(() => {
 const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
 
 describe('a commit that fails is never acknowledged', () => {
-  it('adding an e-mail entry throws instead of answering an id that is not stored', () => {
-    expect(() => addEmailEntry(db, 424242, 'a@example.com', null)).toThrow(expect.objectContaining({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
+  it('adding an e-mail entry throws instead of answering an id that is not stored', async () => {
+    await expect(addEmailEntry(store, 424242, 'a@example.com', null)).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
     expect(count('optout_emails')).toBe(0);
     expect(db.inTransaction).toBe(false);
   });
 
-  it('adding a domain entry likewise', () => {
-    expect(() => addDomainEntry(db, 424242, 'example.com')).toThrow(expect.objectContaining({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
+  it('adding a domain entry likewise', async () => {
+    await expect(addDomainEntry(store, 424242, 'example.com')).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
     expect(count('optout_domains')).toBe(0);
     expect(db.inTransaction).toBe(false);
   });
