@@ -6,10 +6,10 @@ import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { publishChange, wireRecord } from '../events/publisher.ts';
 import { queryEntity, type Row } from '../odata/collection-query.ts';
+import type { EntityModel } from '../odata/model.ts';
 import { bodyObject, optInt, rejectUnknown } from './body-fields.ts';
 import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati-models.ts';
 import { checkVersion } from './etag-check.ts';
-import type { EntityModel } from '../odata/model.ts';
 import { readVariables, recordTime } from './history-fields.ts';
 
 const NON_NEG = { min: 0, max: 2147483647 };
