@@ -1,6 +1,5 @@
 import type { ApiKeyStore } from './auth/api-keys.ts';
 import type { ServerConfig } from './config.ts';
-import type { Db } from './db/open.ts';
 import type { Store } from './db/store.ts';
 import type { EventHub } from './events/event-hub.ts';
 
@@ -8,8 +7,6 @@ import type { EventHub } from './events/event-hub.ts';
 export interface AppContext {
   /** The data layer (SQLite or PostgreSQL, server/db/store.ts): every service reads and writes through it. */
   store: Store;
-  /** The SQLite connection behind `store` for modules not yet on the Store (removed when the last one moves). */
-  db: Db;
   /** Path of the SQLite file, for workers and exports that open their own connection. */
   dbFile: string;
   config: ServerConfig;

@@ -9,7 +9,6 @@ import { openStore, sqliteFile } from './db/open-store.ts';
 import { redactUrl } from './db/pg-sql.ts';
 import type { AppContext } from './context.ts';
 import { PgStore } from './db/pg-store.ts';
-import { SqliteStore } from './db/sqlite-store.ts';
 import { pgEventSink } from './events/pg-notify.ts';
 import type { Store } from './db/store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
@@ -53,8 +52,6 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // Workers and exports open their own read connection on this file (SQLite); closeReadPool takes it too.
   const dbFile = databaseFile(config.dataDir);
   const store = await openStoreOrExplain(config);
-  // The raw SQLite connection, for modules not yet on the Store (ctx.db goes when the last one moves).
-  const db = (store as SqliteStore).db;
   resetUploadDir(config.dataDir);
   await prepareCati(store, config);
   const keys = new ApiKeyStore(store);
@@ -62,9 +59,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const events = new EventHub(config.events);
   // PostgreSQL: several processes share the database, so changes travel through it (LISTEN/NOTIFY) to every hub.
   const bridge = store instanceof PgStore ? await pgEventSink(store, events) : undefined;
-  attachEventSink(store, bridge ?? events, db);
+  attachEventSink(store, bridge ?? events);
   let url = '';
-  const ctx: AppContext = { store, db, dbFile, config, keys, events, baseUrl: () => url };
+  const ctx: AppContext = { store, dbFile, config, keys, events, baseUrl: () => url };
   const app = createRequestListener(ctx);
 
   const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);

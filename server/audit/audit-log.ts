@@ -3,13 +3,11 @@
  *
  * The actor of a request is carried in an AsyncLocalStorage set by `bindActor` (mounted after body parsing,
  * because stream callbacks lose the async context); outside any request (the CLI) the actor is `cli`.
- * Services call `recordAuditSync(db, {...})` inside their transaction; it throws when no transaction is open,
+ * Services call `await recordAudit(tx, {...})` inside their transaction; it throws when no transaction is open,
  * so an audit row can never be committed apart from its change.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Statement } from 'better-sqlite3';
 import type { NextFunction, Request, Response } from 'express';
-import type { Db } from '../db/open.ts';
 import type { Queryable } from '../db/store.ts';
 
 /** Who made a change: a key (id null for in-memory keys), the CLI, or the public unsubscribe page. */
@@ -83,24 +81,8 @@ export function diffChanges(before: Record<string, unknown>, after: Record<strin
 
 const INSERT_AUDIT = 'INSERT INTO audit_log (time, actor_key_id, actor, action, entity, entity_id, changes) VALUES (?, ?, ?, ?, ?, ?, ?)';
 
-const inserts = new WeakMap<Db, Statement>();
-function insertStatement(db: Db): Statement {
-  let stmt = inserts.get(db);
-  if (!stmt) {
-    stmt = db.prepare(INSERT_AUDIT);
-    inserts.set(db, stmt);
-  }
-  return stmt;
-}
-
 /** Appends one audit row; must run inside the transaction that makes the change (`tx` of `store.transaction`). */
 export async function recordAudit(tx: Queryable, entry: AuditEntry, now = Date.now(), actor = currentActor()): Promise<void> {
   if (!tx.inTransaction) throw new Error(`audit of ${entry.entity} ${entry.action} outside a transaction`);
   await tx.run(INSERT_AUDIT, [now, actor.keyId, actor.name, entry.action, entry.entity, entry.entityId === null ? null : String(entry.entityId), JSON.stringify(entry.changes)]);
-}
-
-/** The synchronous recordAudit of modules not yet on the Store (removed when the last one moves). */
-export function recordAuditSync(db: Db, entry: AuditEntry, now = Date.now(), actor = currentActor()): void {
-  if (!db.inTransaction) throw new Error(`audit of ${entry.entity} ${entry.action} outside a transaction`);
-  insertStatement(db).run(now, actor.keyId, actor.name, entry.action, entry.entity, entry.entityId === null ? null : String(entry.entityId), JSON.stringify(entry.changes));
 }

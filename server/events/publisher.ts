@@ -4,9 +4,8 @@
  * it changed. Calling it inside a transaction throws, so nothing is announced that could still roll back.
  * Without a server (CLI, unit tests on a bare database) it does nothing.
  */
-import type { Db } from '../db/open.ts';
 import type { Queryable, Store } from '../db/store.ts';
-import { prepareCached, queryEntitySync, selectList, type Row } from '../odata/collection-query.ts';
+import { selectList, type Row } from '../odata/collection-query.ts';
 import { formatEntity } from '../odata/format.ts';
 import type { EntityModel } from '../odata/model.ts';
 
@@ -32,37 +31,16 @@ export interface EventSink {
   publish(events: { type: EventType; data: Record<string, unknown> }[]): void | Promise<void>;
 }
 
-const sinks = new WeakMap<object, EventSink>();
+const sinks = new WeakMap<Store, EventSink>();
 
-/** Connects a store (and, until every module is on the Store, its SQLite connection) to the stream its server serves. */
-export function attachEventSink(store: Store, sink: EventSink, db?: Db): void {
+/** Connects a store to the stream its server serves (done once by startServer). */
+export function attachEventSink(store: Store, sink: EventSink): void {
   sinks.set(store, sink);
-  if (db) sinks.set(db, sink);
 }
 
 /** A row (property name → SQL value) in the wire form GET returns, without `@odata.context`. */
 export function wireRecord(model: EntityModel, row: Row): Record<string, unknown> {
   return formatEntity(model, row);
-}
-
-/** The entity of `key` in wire form as GET returns it (undefined when absent). */
-export function entityRecordSync(db: Db, model: EntityModel, key: unknown): Record<string, unknown> | undefined {
-  const row = queryEntitySync(db, model, key);
-  return row && wireRecord(model, row);
-}
-
-/** Many entities of a single-key model in wire form, in the order of `keys` (one query). */
-export function entityRecordsSync(db: Db, model: EntityModel, keys: readonly (number | string)[]): Record<string, unknown>[] {
-  if (keys.length === 0) return [];
-  const keyColumn = model.properties.find((p) => p.name === model.key[0])!.column!;
-  const rows = prepareCached(db, `SELECT ${selectList(model)} FROM ${model.from} WHERE ${keyColumn} IN (SELECT value FROM json_each(?))`).all(
-    JSON.stringify(keys),
-  ) as Row[];
-  const byKey = new Map(rows.map((r) => [r[model.key[0]!], r]));
-  return keys.flatMap((k) => {
-    const r = byKey.get(k);
-    return r ? [wireRecord(model, r)] : [];
-  });
 }
 
 /** The entity of `key` in wire form as GET returns it (undefined when absent). */
@@ -86,7 +64,7 @@ export async function entityRecords(q: Queryable, model: EntityModel, keys: read
 }
 
 /** Publishes committed changes, in order, to every /events subscriber. Must run after the commit (with the store, never a `tx`). */
-export async function publishChanges(store: Queryable, changes: readonly Change[]): Promise<void> {
+export async function publishChanges(store: Store, changes: readonly Change[]): Promise<void> {
   if (store.inTransaction) throw new Error('publishChanges inside a transaction: publish after the commit');
   const sink = sinks.get(store);
   if (!sink || changes.length === 0) return;
@@ -94,19 +72,6 @@ export async function publishChanges(store: Queryable, changes: readonly Change[
 }
 
 /** Publishes one committed change (see publishChanges). */
-export function publishChange(store: Queryable, change: Change): Promise<void> {
+export function publishChange(store: Store, change: Change): Promise<void> {
   return publishChanges(store, [change]);
-}
-
-/** Publishes committed changes (synchronous, for modules not yet on the Store). */
-export function publishChangesSync(db: Db, changes: readonly Change[]): void {
-  if (db.inTransaction) throw new Error('publishChanges inside a transaction: publish after the commit');
-  const sink = sinks.get(db);
-  if (!sink || changes.length === 0) return;
-  void sink.publish(changes.map((c) => ({ type: c.type, data: { action: c.action, id: c.id, ...c.record } })));
-}
-
-/** Publishes one committed change (see publishChangesSync). */
-export function publishChangeSync(db: Db, change: Change): void {
-  publishChangesSync(db, [change]);
 }

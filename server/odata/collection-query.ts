@@ -4,8 +4,6 @@
  * an opaque `$skiptoken` (a seek on the order keys, never OFFSET, so deep pages stay cheap).
  */
 import { badRequest } from '../errors.ts';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../db/open.ts';
 import type { Dialect } from '../db/dialect.ts';
 import type { Queryable } from '../db/store.ts';
 import { compileFilter, compileFilterCached, compileOrderby, resolveProperty, type OrderKey, type SqlFragment } from './compile-sql.ts';
@@ -41,39 +39,6 @@ export interface CollectionQueryOptions {
   now?: number;
   /** A `$top` above STREAM_CHUNK answers `more` (rows read chunk by chunk) instead of every row at once. */
   stream?: boolean;
-}
-
-const statements = new WeakMap<Db, Map<string, Statement<unknown[]>>>();
-
-/**
- * The statement registry of modules not yet on the Store (the Store caches its own statements): a prepared
- * statement cached per database, SQL text and mode (`pluck`: the first column only).
- */
-export function prepareCached(db: Db, text: string, mode?: 'pluck'): Statement<unknown[]> {
-  let cache = statements.get(db);
-  if (!cache) statements.set(db, (cache = new Map()));
-  const key = mode ? `${mode}\u0000${text}` : text;
-  let stmt = cache.get(key);
-  if (!stmt) {
-    if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
-    stmt = prepareUserSql(db, text);
-    if (mode === 'pluck') stmt.pluck();
-    cache.set(key, stmt);
-  }
-  return stmt;
-}
-
-/**
- * Prepares SQL that holds a client's expression. SQLite refuses some valid-looking queries at prepare time
- * (expression tree too large, too many terms): that is the client's query, so a 400, never a 500.
- */
-function prepareUserSql(db: Db, text: string): Statement<unknown[]> {
-  try {
-    return db.prepare<unknown[]>(text);
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 'SQLITE_ERROR') throw badRequest('The query is too complex for the database; simplify $filter or $orderby');
-    throw err;
-  }
 }
 
 /**
@@ -317,11 +282,4 @@ export async function queryEntity(db: Queryable, model: EntityModel, key: unknow
   const { sql, params } = entityQuery(model, key, q);
   const row = await db.get<Row>(sql, params);
   return row && q.postProcess ? (await q.postProcess([row]))[0] : row;
-}
-
-/** queryEntity for modules not yet on the Store. */
-export function queryEntitySync(db: Db, model: EntityModel, key: unknown, q: { scope?: CollectionScope; postProcess?: (rows: Row[]) => Row[] } = {}): Row | undefined {
-  const { sql, params } = entityQuery(model, key, q);
-  const row = prepareCached(db, sql).get(...params) as Row | undefined;
-  return row && q.postProcess ? q.postProcess([row])[0] : row;
 }

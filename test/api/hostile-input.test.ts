@@ -4,7 +4,6 @@
  * Each answer is a 4xx with a message, never a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareCached } from '../../server/odata/collection-query.ts';
 import { itSqliteOnly } from '../helpers/engine.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -44,9 +43,9 @@ describe('$filter and $orderby budgets', () => {
   });
 
   // SQLite only by nature: its parser's expression-depth limit (PostgreSQL accepts the same SQL).
-  itSqliteOnly('SQL that SQLite refuses at prepare time (expression tree too large) is a 400, not a 500', () => {
+  itSqliteOnly('SQL that SQLite refuses at prepare time (expression tree too large) is a 400, not a 500', async () => {
     const deep = `SELECT 1 WHERE ${'1 + '.repeat(1200)}1 > 0`;
-    expect(() => prepareCached(t.server.ctx.db, deep)).toThrow(expect.objectContaining({ status: 400 }));
+    await expect(t.server.ctx.store.all(deep)).rejects.toThrow(expect.objectContaining({ status: 400 }));
   });
 });
 

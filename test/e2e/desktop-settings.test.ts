@@ -93,9 +93,7 @@ describe('The desktop app’s Settings in Chromium', () => {
     const pair = await ensureSelfSigned(join(dir, 'remote'));
     const remote: TestServer = await startTestServer({ dataDir: join(dir, 'remote'), tlsCert: pair.certFile, tlsKey: pair.keyFile });
     try {
-      remote.server.ctx.db
-        .prepare("INSERT INTO blacklist (telephone_number, type, comment, created) VALUES ('31201234567', 'Equal', 'on the other server', ?)")
-        .run(Date.now());
+      await remote.server.ctx.store.run("INSERT INTO blacklist (telephone_number, type, comment, created) VALUES ('31201234567', 'Equal', 'on the other server', ?)", [Date.now()]);
       const page = await openWindow('settings');
       expect(await page.getByTestId('server-banner').textContent()).toMatch(/This computer's server/);
       const connection = page.getByRole('region', { name: 'Connection' });

@@ -107,7 +107,7 @@ beforeAll(async () => {
   t = await startTestServer();
   const items = Array.from({ length: 40 }, (_, i) => ({ TelephoneNumber: String(4800000 + i * 7), Type: i % 3 ? 'Equal' : 'StartWith' }));
   await t.json('POST', '/cati/blacklist/Controller.Import', { body: { BlackListItems: items } });
-  t.server.ctx.db.exec("UPDATE blacklist SET comment = CASE WHEN id % 2 = 0 THEN 'O''Neil' END");
+  await t.server.ctx.store.exec("UPDATE blacklist SET comment = CASE WHEN id % 2 = 0 THEN 'O''Neil' END");
 });
 afterAll(() => t.close());
 
