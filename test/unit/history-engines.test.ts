@@ -87,6 +87,9 @@ async function scenario(store: Store): Promise<Record<string, unknown>> {
   const recount = await store.rows(`SELECT interviewer_id, time / 900000, COALESCE(extended_status, -2147483649), COUNT(*) FROM calls
     WHERE interviewer_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
   out.summaryFollowsCalls = JSON.stringify(summary) === JSON.stringify(recount);
+  const ranges = await store.rows('SELECT hour, min_id, max_id FROM call_id_ranges ORDER BY hour');
+  const rerange = await store.rows('SELECT time / 3600000, MIN(id), MAX(id) FROM calls GROUP BY 1 ORDER BY 1');
+  out.rangesFollowCalls = JSON.stringify(ranges) === JSON.stringify(rerange);
   out.answers = await store.rows('SELECT survey_id, interview_id, name, value FROM interview_variables ORDER BY 1, 2, 3 LIMIT 40');
   out.sessions = await store.rows('SELECT id, interviewer_id, login_time, logout_time, version FROM sessions ORDER BY id DESC LIMIT 5');
   return out;
@@ -110,6 +113,7 @@ describe('history on both engines', () => {
     expect(onSqlite.closeAgain).toMatch(/already closed/);
     expect(onSqlite.unknownSurvey).toMatch(/Record 0: unknown survey 'p1'/);
     expect(onSqlite.summaryFollowsCalls).toBe(true);
+    expect(onSqlite.rangesFollowCalls).toBe(true);
     for (const step of Object.keys(onSqlite)) expect(onPostgres[step], step).toEqual(onSqlite[step]);
   });
 });
