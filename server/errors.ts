@@ -67,21 +67,28 @@ export const unauthorized = (message = 'A valid API key is required: Authorizati
   new ApiError('Unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer' });
 export const methodNotAllowed = (message: string) => new ApiError('MethodNotAllowed', message);
 
-/** SQLite constraint errors mapped by their code (never by message text) to client errors. */
-export function fromSqliteError(err: unknown): ApiError | undefined {
+/**
+ * Database errors that are the client's, mapped by their code (never by message text), on both engines: SQLite's
+ * result codes and PostgreSQL's SQLSTATEs (23505 unique, 23503 foreign key, 40001/40P01 a conflict still failing
+ * after the store's retries, class 22 a value out of range such as an overflowing `mul` in $filter).
+ */
+export function fromDatabaseError(err: unknown): ApiError | undefined {
   const code = (err as { code?: unknown })?.code;
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505') {
     return conflict('An entity with the same unique values already exists');
   }
-  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return badRequest('A referenced entity does not exist');
-  if (code === 'SQLITE_BUSY') return new ApiError('TooManyRequests', 'The database is busy; try again', undefined, { 'Retry-After': '1' });
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503') return badRequest('A referenced entity does not exist');
+  if (code === 'SQLITE_BUSY' || code === '40001' || code === '40P01') {
+    return new ApiError('TooManyRequests', 'The database is busy; try again', undefined, { 'Retry-After': '1' });
+  }
+  if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) return badRequest('A value in the request is out of range for the database');
   return undefined;
 }
 
 /** Turns body-parser / multer failures into ApiErrors by their type or code (never their text); everything else unknown becomes a 500. */
 function normalise(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
-  const sqlite = fromSqliteError(err);
+  const sqlite = fromDatabaseError(err);
   if (sqlite) return sqlite;
   if (err instanceof DatabaseUnavailableError) {
     return new ApiError('ServiceUnavailable', 'The database is unavailable; try again shortly', undefined, { 'Retry-After': '5' });

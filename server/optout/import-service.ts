@@ -2,7 +2,8 @@ import { open, stat } from 'node:fs/promises';
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError, badRequest, fromSqliteError, notFound } from '../errors.ts';
+import { DatabaseUnavailableError } from '../db/store.ts';
+import { ApiError, badRequest, fromDatabaseError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
 import { detectFormat } from './file-format.ts';
 import type { FileFormat } from './file-format.ts';
@@ -69,15 +70,17 @@ function failure(reply: Extract<WorkerReply, { type: 'failed' }>, listId: number
   if (reply.status === 413) return new ApiError('PayloadTooLarge', reply.message);
   if (reply.status === 400) return badRequest(reply.message);
   if (reply.code === 'LIST_GONE' || reply.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return notFound(`Opt-out list ${listId} no longer exists`);
-  return fromSqliteError({ code: reply.code }) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
+  return fromDatabaseError({ code: reply.code }) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
 }
 
-/** Maps a failure of the Store's write to the client's error (others, such as a lost connection, pass as they are). */
+/** Maps a failure of the Store's write to the client's error (a lost connection stays a 503; anything unexpected is logged, a 500). */
 function storeFailure(err: unknown, listId: number): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   // SQLite's and PostgreSQL's (23503) foreign-key violation: the list was deleted meanwhile.
   if (code === 'LIST_GONE' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503') return notFound(`Opt-out list ${listId} no longer exists`);
-  return err;
+  if (err instanceof ApiError || err instanceof DatabaseUnavailableError) return err;
+  console.error('opt-out import: the write failed and was rolled back:', err);
+  return fromDatabaseError(err) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
 }
 
 /** How an import writes: SQLite's write worker (its own connection, the fast path) or one Store transaction. */

@@ -10,6 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import pg from 'pg';
+import { pgTypes } from '../../server/db/pg-sql.ts';
+import { pageSql } from './cati-bare.ts';
 import { databaseFile, defaultConfig, type ServerConfig } from '../../server/config.ts';
 import { startServer } from '../../server/server.ts';
 
@@ -18,8 +21,8 @@ export interface BenchWorkerData {
   mode: 'app' | 'empty' | 'select' | 'page';
   dataDir: string;
   key: string;
-  /** `select`: the SQL text, bound with the numbers of the query string `a` and `b` as `@a` and `@b`. */
-  sql?: string;
+  /** `select` on PostgreSQL (else the data dir's SQLite file): the page SQL of cati-bare.ts, bound with the query string's `a` and `b`. */
+  database?: string;
   /** `app`: config overrides (e.g. raised rate limits). */
   config?: Partial<ServerConfig>;
 }
@@ -36,8 +39,10 @@ if (data.mode === 'app') {
   url = server.url;
   close = () => server.close();
 } else {
-  const db = data.mode === 'select' ? new Database(databaseFile(data.dataDir), { readonly: true }) : null;
-  const stmt = db && data.sql ? db.prepare(data.sql) : null;
+  const engine = data.database ? 'postgres' : 'sqlite';
+  const db = data.mode === 'select' && !data.database ? new Database(databaseFile(data.dataDir), { readonly: true }) : null;
+  const stmt = db?.prepare(pageSql('sqlite'));
+  const pool = data.mode === 'select' && data.database ? new pg.Pool({ connectionString: data.database, types: pgTypes, max: 4 }) : null;
   const page = Buffer.from('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unsubscribe</title></head><body><p>Unsubscribe</p></body></html>');
   const http = createServer((req, res) => {
     if (data.mode === 'empty') {
@@ -46,8 +51,10 @@ if (data.mode === 'app') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
     } else {
       const q = new URL(req.url!, 'http://x').searchParams;
-      const rows = stmt!.all({ a: Number(q.get('a')), b: Number(q.get('b')) });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ value: rows }));
+      const [a, b] = [Number(q.get('a')), Number(q.get('b'))];
+      const send = (rows: unknown[]) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ value: rows }));
+      if (stmt) send(stmt.all({ a, b }));
+      else void pool!.query({ name: 'page', text: pageSql(engine), values: [a, b] }).then((r) => send(r.rows));
     }
   });
   http.keepAliveTimeout = 5000;
@@ -57,6 +64,7 @@ if (data.mode === 'app') {
     http.closeAllConnections();
     await new Promise((ok) => http.close(ok));
     db?.close();
+    await pool?.end();
   };
 }
 

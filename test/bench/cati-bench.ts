@@ -1,6 +1,7 @@
 /**
  * CATI history benchmark (`npm run bench -- cati`). Seeds a temp data dir with 1,000,000 calls (or uses
- * CATI_BENCH_DIR as is; CATI_BENCH_CALLS sets the count), then measures each figure of issue 13 against a
+ * CATI_BENCH_DIR as is; CATI_BENCH_CALLS sets the count) — or, with CATI_BENCH_DATABASE=postgres://…, that
+ * PostgreSQL database (seeded when it has no calls yet, as `npm run seed -- --database URL` does) — then measures each figure of issue 13 against a
  * bare baseline in the same run, servers in worker threads so the client has its own core:
  * - one-day 100-row page latency (p50) vs bare better-sqlite3 SELECT + an empty bare-http round trip;
  * - its throughput vs a bare Node http server running the same prepared SELECT + JSON.stringify;
@@ -11,72 +12,66 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { databaseFile } from '../../server/config.ts';
-import { SqliteStore } from '../../server/db/sqlite-store.ts';
+import { openStore } from '../../server/db/open-store.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
 import { call, quantile, report, sample, startWorker, throughput } from './bench-tools.ts';
+import { postgresBare, sqliteBare, type Bare } from './cati-bare.ts';
 
 const CALLS = Number(process.env.CATI_BENCH_CALLS ?? 1_000_000);
 const KEY = 'bench-key-0123456789abcdef';
 const AUTH = { authorization: `Bearer ${KEY}` };
 const DAY = 86_400_000;
-const COLUMNS = 'id, time, survey_id, interview_id, interviewer_id, telephone_number, extended_status, duration, waiting_time, call_center_id';
-// The SELECT the API runs for the page, written by hand: the time range read in key order from the primary
-// key (bounded by call_id_ranges, migration 014).
-const PAGE_SQL = `SELECT ${COLUMNS} FROM calls NOT INDEXED WHERE time >= @a AND time < @b
-  AND id BETWEEN (SELECT ifnull(min(min_id), 1) FROM call_id_ranges WHERE hour BETWEEN @a / 3600000 AND @b / 3600000)
-  AND (SELECT ifnull(max(max_id), 0) FROM call_id_ranges WHERE hour BETWEEN @a / 3600000 AND @b / 3600000) ORDER BY id LIMIT 100`;
+const DATABASE = process.env.CATI_BENCH_DATABASE;
 
 const reuse = process.env.CATI_BENCH_DIR;
 const dir = reuse ?? mkdtempSync(join(tmpdir(), 'cati-bench-'));
 
-/** Times a bare statement `runs` times (bounded by 20 s); returns the times in ms. */
-function bareTimes(run: () => unknown, runs: number): number[] {
+/** Times a bare statement `runs` times (bounded by 20 s); returns the times in ms (a SQLite run stays synchronous). */
+async function bareTimes(run: () => unknown, runs: number): Promise<number[]> {
   const ms: number[] = [];
   const deadline = Date.now() + 20_000;
   for (let i = 0; i < runs && Date.now() < deadline; i++) {
     const t = performance.now();
-    run();
+    const r = run();
+    if (r instanceof Promise) await r;
     ms.push(performance.now() - t);
   }
   return ms;
 }
 
 try {
-  if (!reuse) {
-    const db = SqliteStore.open(databaseFile(dir));
+  const store = await openStore(DATABASE, dir); // migrates the database
+  if (!(await store.value('SELECT 1 FROM calls LIMIT 1'))) {
     const seedStart = performance.now();
-    await seedCalls(db, CALLS, () => {});
+    await seedCalls(store, CALLS, () => {});
     console.log(`seed: ${CALLS.toLocaleString('en-US')} calls in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
-    await db.close();
   }
-  const app = await startWorker({ mode: 'app', dataDir: dir, key: KEY }); // migrates the database
-  const bare = new Database(databaseFile(dir), { readonly: true });
-  const total = bare.prepare('SELECT count(*) FROM calls').pluck().get() as number;
-  const maxTime = bare.prepare('SELECT max(time) FROM calls').pluck().get() as number;
-  const maxId = bare.prepare('SELECT max(id) FROM calls').pluck().get() as number;
+  await store.close();
+  const app = await startWorker({ mode: 'app', dataDir: dir, key: KEY, config: { database: DATABASE } });
+  const bare: Bare = DATABASE ? await postgresBare(DATABASE) : sqliteBare(databaseFile(dir), () => statSync(databaseFile(dir)).size);
+  const total = await bare.value<number>('SELECT count(*) FROM calls');
+  const maxTime = await bare.value<number>('SELECT max(time) FROM calls');
+  const maxId = await bare.value<number>('SELECT max(id) FROM calls');
   const day = Math.floor(maxTime / DAY) * DAY - 15 * DAY;
   const [d, d1] = [new Date(day).toISOString(), new Date(day + DAY).toISOString()];
   const onePage = `/cati/callhistory?$filter=Time ge ${d} and Time lt ${d1}&$top=100`;
-  const plan = bare.prepare(`EXPLAIN QUERY PLAN ${PAGE_SQL}`).all({ a: day, b: day + DAY }) as { detail: string }[];
-  console.log(`calls: ${total.toLocaleString('en-US')}; day ${d.slice(0, 10)}; plan: ${plan.map((r) => r.detail).join('; ')}`);
+  console.log(`${bare.engine}: ${total.toLocaleString('en-US')} calls; day ${d.slice(0, 10)}; plan: ${await bare.plan(day, day + DAY)}`);
   const empty = await startWorker({ mode: 'empty', dataDir: dir, key: KEY });
-  const select = await startWorker({ mode: 'select', dataDir: dir, key: KEY, sql: PAGE_SQL });
+  const select = await startWorker({ mode: 'select', dataDir: dir, key: KEY, database: DATABASE });
   try {
     await sample(app.url + encodeURI(onePage), 20, 10_000, AUTH); // warm up
     await sample(`${select.url}/?a=${day}&b=${day + DAY}`, 20);
     await sample(empty.url, 20);
 
     // Latency and throughput, two interleaved rounds (the machine is shared): the better ratio of each.
-    const pageStmt = bare.prepare(PAGE_SQL);
     let emptyMs = Infinity;
     let lat = { api: 0, p95: 0, select: 0, empty: 0, ratio: Infinity };
     let rps = { api: 0, bare: 0, ratio: 0 };
     for (let round = 0; round < 2; round++) {
       const apiTimes = await sample(app.url + encodeURI(onePage), 300, 20_000, AUTH);
       const api = quantile(apiTimes, 0.5);
-      const sel = quantile(bareTimes(() => pageStmt.all({ a: day, b: day + DAY }), 300), 0.5);
+      const sel = quantile(await bareTimes(() => bare.page(day, day + DAY), 300), 0.5);
       const emp = quantile(await sample(empty.url, 300, 20_000), 0.5);
       emptyMs = Math.min(emptyMs, emp);
       if (api / (sel + emp) < lat.ratio) lat = { api, p95: quantile(apiTimes, 0.95), select: sel, empty: emp, ratio: api / (sel + emp) };
@@ -95,13 +90,11 @@ try {
     const after = first.value[0]?.Id ?? 0;
     const token = Buffer.from(JSON.stringify({ o: 'Id+', v: [after] })).toString('base64url');
     const deepMs = quantile(await sample(`${app.url}/cati/callhistory?$skiptoken=${token}`, 50, 20_000, AUTH), 0.95);
-    const deepStmt = bare.prepare(`SELECT ${COLUMNS} FROM calls WHERE id > ? ORDER BY id LIMIT 1001`);
-    const deepBare = quantile(bareTimes(() => deepStmt.all(after), 50), 0.95) + emptyMs;
+    const deepBare = quantile(await bareTimes(() => bare.deep(after), 50), 0.95) + emptyMs;
     report(`deep keyset page (1000 rows after row ${deepSkip.toLocaleString('en-US')}) p95`, deepMs, 'ms', deepBare, '(figure)', null);
     const countUrl = `${app.url}${encodeURI(`/cati/callhistory/$count?$filter=Time ge ${d} and Time lt ${d1}`)}`;
     const countMs = quantile(await sample(countUrl, 50, 20_000, AUTH), 0.95);
-    const countStmt = bare.prepare('SELECT count(*) FROM calls WHERE time >= ? AND time < ?').pluck();
-    const countBare = quantile(bareTimes(() => countStmt.get(day, day + DAY), 50), 0.95) + emptyMs;
+    const countBare = quantile(await bareTimes(() => bare.count(day, day + DAY), 50), 0.95) + emptyMs;
     report('$count of a day p95', countMs, 'ms', countBare, '(figure)', null);
 
     // The worst event-loop delay of one request, over probes of the expensive shapes.
@@ -131,8 +124,11 @@ try {
     console.log(`  (worst: ${worst.path})`);
 
     // Ingest: 10 batches of 10,000 calls over HTTP vs the same rows inserted bare.
-    const survey = bare.prepare(`SELECT id FROM surveys WHERE state <> 'SoftDeleted' ORDER BY id LIMIT 1`).pluck().get() as string;
-    const interviewer = bare.prepare('SELECT id, call_center_id AS cc FROM interviewers ORDER BY id LIMIT 1').get() as { id: number; cc: number };
+    const survey = await bare.value<string>(`SELECT id FROM surveys WHERE state <> 'SoftDeleted' ORDER BY id LIMIT 1`);
+    const interviewer = {
+      id: await bare.value<number>('SELECT id FROM interviewers ORDER BY id LIMIT 1'),
+      cc: await bare.value<number>('SELECT call_center_id FROM interviewers ORDER BY id LIMIT 1'),
+    };
     const batch = (b: number) =>
       Array.from({ length: 10_000 }, (_, i) => ({
         Time: new Date(maxTime + b * 10_000 + i).toISOString(), SurveyId: survey, InterviewId: i + 1, InterviewerId: interviewer.id,
@@ -146,25 +142,20 @@ try {
     }
     const ingestRate = 100_000 / ((performance.now() - ingestStart) / 1000);
     await app.close();
-    const writer = new Database(databaseFile(dir));
-    const insert = writer.prepare(`INSERT INTO calls (${COLUMNS.slice(4)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     const bareStart = performance.now();
     for (let b = 0; b < 10; b++) {
       const rows = JSON.parse(bodies[b]!).value as Record<string, string | number>[];
-      writer.transaction(() => {
-        for (const r of rows) insert.run(Date.parse(r.Time as string), r.SurveyId, r.InterviewId, r.InterviewerId, r.TelephoneNumber, r.ExtendedStatus, r.Duration, r.WaitingTime, r.CallCenterId);
-      })();
+      await bare.insert(rows.map((r) => [Date.parse(r.Time as string), r.SurveyId, r.InterviewId, r.InterviewerId, r.TelephoneNumber, r.ExtendedStatus, r.Duration, r.WaitingTime, r.CallCenterId]));
     }
     const bareRate = 100_000 / ((performance.now() - bareStart) / 1000);
-    writer.prepare('DELETE FROM calls WHERE id > ?').run(maxId); // leave a reused data dir as it was
-    writer.close();
+    await bare.trim(maxId); // leave a reused database as it was
     report('ingest, 10 batches of 10,000 calls over HTTP', ingestRate, 'calls/s', bareRate, '≥ 50,000 calls/s', ingestRate >= 50_000);
+    const size = await bare.size();
+    console.log(`database size: ${(size / 1024 / 1024).toFixed(0)} MB (${Math.round(size / total)} bytes per call)`);
   } finally {
     await Promise.allSettled([app.close(), empty.close(), select.close()]);
-    bare.close();
+    await bare.close();
   }
-  const size = statSync(databaseFile(dir)).size;
-  console.log(`database size: ${(size / 1024 / 1024).toFixed(0)} MB (${Math.round(size / total)} bytes per call)`);
 } finally {
   if (!reuse) rmSync(dir, { recursive: true, force: true });
 }
