@@ -112,7 +112,7 @@ async function seedPostgres(store: Store, insert: (tx: Queryable) => Promise<num
     await rebuildCallIdRanges(tx);
     await rebuildCallCounts(tx);
   });
-  await store.exec('ANALYZE calls');
+  await store.exec('ANALYZE calls, call_counts, call_totals, call_id_ranges'); // fresh statistics: the summaries' triggers must plan index lookups
 }
 
 /**
