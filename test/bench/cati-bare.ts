@@ -78,7 +78,7 @@ export async function postgresBare(url: string): Promise<Bare> {
     page: (a, b) => query('page', page, [a, b]),
     deep: (after) => query('deep', `SELECT ${COLUMNS} FROM calls WHERE id > $1 ORDER BY id LIMIT 1001`, [after]),
     count: async (a, b) => (await query('count', 'SELECT count(*) FROM calls WHERE time >= $1 AND time < $2', [a, b]))[0]![0],
-    plan: async (a, b) => (await query(undefined, `EXPLAIN ${page}`, [a, b])).map((r) => String(r[0]).trim()).join('; '),
+    plan: async (a, b) => (await query(undefined, `EXPLAIN (COSTS OFF) ${page}`, [a, b])).map((r) => String(r[0]).trim()).join('; '),
     insert: async (rows) => {
       await client.query('BEGIN');
       await copyRowsOn(client, 'calls', INSERT_COLUMNS, rows);

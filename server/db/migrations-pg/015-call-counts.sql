@@ -46,6 +46,29 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
-CREATE TRIGGER calls_count_insert AFTER INSERT ON calls FOR EACH ROW WHEN (NEW.interviewer_id IS NOT NULL) EXECUTE FUNCTION calls_count();
-CREATE TRIGGER calls_count_delete AFTER DELETE ON calls FOR EACH ROW WHEN (OLD.interviewer_id IS NOT NULL) EXECUTE FUNCTION calls_count();
+-- Inserts and deletes once per statement over their transition table: an ingest batch (or a bulk delete) makes
+-- one grouped upsert per summary instead of two per call. A closing PATCH updates one row: row by row above.
+CREATE FUNCTION calls_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO call_counts (interviewer_id, bucket, extended_status, n)
+    SELECT interviewer_id, time / 900000, COALESCE(extended_status, -2147483649), count(*) FROM new_rows WHERE interviewer_id IS NOT NULL GROUP BY 1, 2, 3
+    ON CONFLICT (interviewer_id, extended_status, bucket) DO UPDATE SET n = call_counts.n + excluded.n;
+  INSERT INTO call_totals (interviewer_id, bucket, n)
+    SELECT interviewer_id, time / 900000, count(*) FROM new_rows WHERE interviewer_id IS NOT NULL GROUP BY 1, 2
+    ON CONFLICT (interviewer_id, bucket) DO UPDATE SET n = call_totals.n + excluded.n;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION calls_uncounted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE call_counts c SET n = c.n - d.n
+    FROM (SELECT interviewer_id, time / 900000 AS bucket, COALESCE(extended_status, -2147483649) AS status, count(*) AS n
+            FROM old_rows WHERE interviewer_id IS NOT NULL GROUP BY 1, 2, 3) d
+    WHERE c.interviewer_id = d.interviewer_id AND c.bucket = d.bucket AND c.extended_status = d.status;
+  UPDATE call_totals c SET n = c.n - d.n
+    FROM (SELECT interviewer_id, time / 900000 AS bucket, count(*) AS n FROM old_rows WHERE interviewer_id IS NOT NULL GROUP BY 1, 2) d
+    WHERE c.interviewer_id = d.interviewer_id AND c.bucket = d.bucket;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER calls_count_insert AFTER INSERT ON calls REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION calls_counted();
+CREATE TRIGGER calls_count_delete AFTER DELETE ON calls REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION calls_uncounted();
 CREATE TRIGGER calls_count_update AFTER UPDATE OF interviewer_id, time, extended_status ON calls FOR EACH ROW EXECUTE FUNCTION calls_count();
