@@ -24,13 +24,11 @@ export interface Dialect {
   groupConcat(expr: string, separator: string): string;
   /** `a` equals `b`, NULL equal to NULL (SQLite's `IS`). */
   isSame(a: string, b: string): string;
-  /** An ORDER BY term with SQLite's NULL placement on both engines: NULLs first ascending, last descending. */
-  orderTerm(expr: string, desc: boolean): string;
   /**
-   * Appended to an ORDER BY term so NULLs sort as on SQLite, as the lowest value (PostgreSQL puts them last in
-   * ascending order): `ORDER BY col${d.orderNulls(desc)}`.
+   * An ORDER BY term with SQLite's NULL placement on both engines: NULLs first ascending, last descending.
+   * `nullable` false leaves the NULL placement out, so PostgreSQL can read a NOT NULL column's index in order.
    */
-  orderNulls(descending: boolean): string;
+  orderTerm(expr: string, desc: boolean, nullable?: boolean): string;
   /**
    * The rows of a JSON array of arrays bound as one `?` parameter (`[[1, "a"], [2, "b"]]`), as a subquery whose
    * columns are the inner arrays' elements in order, named and typed by `columns`:
@@ -50,7 +48,6 @@ export const sqliteDialect: Dialect = {
   groupConcat: (e, sep) => `group_concat(${e}, ${sep})`,
   isSame: (a, b) => `${a} IS ${b}`,
   orderTerm: (e, desc) => `${e} ${desc ? 'DESC' : 'ASC'}`,
-  orderNulls: () => '',
   jsonRows: (columns) => `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')} FROM json_each(?))`,
 };
 
@@ -64,8 +61,7 @@ export const postgresDialect: Dialect = {
   equalsIgnoreCase: (a, b) => `lower(${a}) = lower(${b})`,
   groupConcat: (e, sep) => `string_agg(${e}, ${sep})`,
   isSame: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
-  orderTerm: (e, desc) => `${e} ${desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`,
-  orderNulls: (descending) => (descending ? ' NULLS LAST' : ' NULLS FIRST'),
+  orderTerm: (e, desc, nullable = true) => `${e} ${desc ? 'DESC' : 'ASC'}${nullable ? (desc ? ' NULLS LAST' : ' NULLS FIRST') : ''}`,
   jsonRows: (columns) =>
     `(SELECT ${columns.map(([name, type], i) => (type === 'int' ? `(e.value ->> ${i})::bigint AS ${name}` : `e.value ->> ${i} AS ${name}`)).join(', ')}
       FROM json_array_elements(?::json) AS e(value))`,

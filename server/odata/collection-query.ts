@@ -188,7 +188,7 @@ function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: Collecti
     pageWhere.push(s.sql);
     pageParams.push(...s.params);
   }
-  const order = keys.map((k) => d.orderTerm(`(${k.prop.column})`, k.desc)).join(', ');
+  const order = keys.map((k) => d.orderTerm(`(${k.prop.column})`, k.desc, k.prop.nullable === true)).join(', ');
   return { where, params, from, pageWhere, pageParams, keys, order };
 }
 

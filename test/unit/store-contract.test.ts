@@ -79,8 +79,8 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
     const names = ['b', 'B', 'a', 'é', '_', 'Z', 'ä'];
     for (const [i, name] of names.entries()) await store.run('INSERT INTO interviewers (name, location) VALUES (?, ?)', [name, i % 2 ? null : `L${i}`]);
     expect(await store.column('SELECT name FROM interviewers ORDER BY name')).toEqual(['B', 'Z', '_', 'a', 'b', 'ä', 'é']);
-    expect(await store.column(`SELECT location FROM interviewers ORDER BY location${store.dialect.orderNulls(false)}, name`)).toEqual([null, null, null, 'L0', 'L2', 'L4', 'L6']);
-    expect(await store.column(`SELECT location FROM interviewers ORDER BY location DESC${store.dialect.orderNulls(true)}, name`)).toEqual(['L6', 'L4', 'L2', 'L0', null, null, null]);
+    expect(await store.column(`SELECT location FROM interviewers ORDER BY ${store.dialect.orderTerm('location', false)}, name`)).toEqual([null, null, null, 'L0', 'L2', 'L4', 'L6']);
+    expect(await store.column(`SELECT location FROM interviewers ORDER BY ${store.dialect.orderTerm('location', true)}, name`)).toEqual(['L6', 'L4', 'L2', 'L0', null, null, null]);
     expect(await store.value("SELECT count(*) FROM interviewers WHERE name > 'Z' AND name < 'a'")).toBe(1);
     await store.run('DELETE FROM interviewers');
   });
