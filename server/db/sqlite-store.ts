@@ -43,13 +43,13 @@ export class SqliteStore implements Store {
       engine: 'sqlite',
       dialect: sqliteDialect,
       inTransaction: false,
-      all: (s, p) => this.exec_(() => this.stmt(this.statements, s).all(...(p ?? [])) as never),
-      get: (s, p) => this.exec_(() => this.stmt(this.statements, s).get(...(p ?? [])) as never),
-      value: (s, p) => this.exec_(() => this.stmt(this.plucked, s).get(...(p ?? [])) as never),
-      column: (s, p) => this.exec_(() => this.stmt(this.plucked, s).all(...(p ?? [])) as never),
-      rows: (s, p) => this.exec_(() => this.stmt(this.raws, s).all(...(p ?? [])) as never),
-      run: (s, p) => this.exec_(() => ({ changes: this.stmt(this.statements, s).run(...(p ?? [])).changes })),
-      exec: (s) => this.exec_(() => void this.db.exec(s)),
+      all: (s, p) => this.whenFree(() => this.stmt(this.statements, s).all(...(p ?? [])) as never),
+      get: (s, p) => this.whenFree(() => this.stmt(this.statements, s).get(...(p ?? [])) as never),
+      value: (s, p) => this.whenFree(() => this.stmt(this.plucked, s).get(...(p ?? [])) as never),
+      column: (s, p) => this.whenFree(() => this.stmt(this.plucked, s).all(...(p ?? [])) as never),
+      rows: (s, p) => this.whenFree(() => this.stmt(this.raws, s).all(...(p ?? [])) as never),
+      run: (s, p) => this.whenFree(() => ({ changes: this.stmt(this.statements, s).run(...(p ?? [])).changes })),
+      exec: (s) => this.whenFree(() => void this.db.exec(s)),
     };
     Object.defineProperty(this.txView, 'inTransaction', { get: isOpen });
   }
@@ -83,7 +83,7 @@ export class SqliteStore implements Store {
   }
 
   /** Runs `work` now when no transaction is open or we are inside it; otherwise after the transaction ends. */
-  private exec_<T>(work: () => T): Promise<T> {
+  private whenFree<T>(work: () => T): Promise<T> {
     if (this.txDone && !this.txContext.getStore()) return this.afterTx(work);
     try {
       return Promise.resolve(work());
