@@ -13,15 +13,10 @@ export interface Dialect {
   jsonValues(type: 'int' | 'text'): string;
   /** A boolean expression as the integer 0/1 (SQLite's comparisons already are; PostgreSQL's are booleans). */
   int(booleanExpr: string): string;
-  /** The larger / smaller of two values (SQLite's two-argument max()/min(); PostgreSQL's GREATEST/LEAST). */
+  /** The larger of two values (SQLite's two-argument max(); PostgreSQL's GREATEST). */
   greatest(a: string, b: string): string;
-  least(a: string, b: string): string;
-  /** 1-based position of `needle` in `haystack`, case-sensitive, 0 when absent. */
-  position(haystack: string, needle: string): string;
   /** Case-insensitive equality for ASCII names (SQLite's `= x COLLATE NOCASE`). */
   equalsIgnoreCase(a: string, b: string): string;
-  /** Concatenation of a group's values with a separator. */
-  groupConcat(expr: string, separator: string): string;
   /** `a` equals `b`, NULL equal to NULL (SQLite's `IS`). */
   isSame(a: string, b: string): string;
   /**
@@ -42,10 +37,7 @@ export const sqliteDialect: Dialect = {
   jsonValues: () => '(SELECT value FROM json_each(?))',
   int: (e) => `(${e})`,
   greatest: (a, b) => `max(${a}, ${b})`,
-  least: (a, b) => `min(${a}, ${b})`,
-  position: (h, n) => `instr(${h}, ${n})`,
   equalsIgnoreCase: (a, b) => `${a} = ${b} COLLATE NOCASE`,
-  groupConcat: (e, sep) => `group_concat(${e}, ${sep})`,
   isSame: (a, b) => `${a} IS ${b}`,
   orderTerm: (e, desc) => `${e} ${desc ? 'DESC' : 'ASC'}`,
   jsonRows: (columns) => `(SELECT ${columns.map(([name], i) => `value ->> ${i} AS ${name}`).join(', ')} FROM json_each(?))`,
@@ -56,10 +48,7 @@ export const postgresDialect: Dialect = {
   jsonValues: (type) => `(SELECT v${type === 'int' ? '::bigint' : ''} FROM json_array_elements_text(?::json) v)`,
   int: (e) => `(${e})::int`,
   greatest: (a, b) => `GREATEST(${a}, ${b})`,
-  least: (a, b) => `LEAST(${a}, ${b})`,
-  position: (h, n) => `strpos(${h}, ${n})`,
   equalsIgnoreCase: (a, b) => `lower(${a}) = lower(${b})`,
-  groupConcat: (e, sep) => `string_agg(${e}, ${sep})`,
   isSame: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
   orderTerm: (e, desc, nullable = true) => `${e} ${desc ? 'DESC' : 'ASC'}${nullable ? (desc ? ' NULLS LAST' : ' NULLS FIRST') : ''}`,
   jsonRows: (columns) =>
