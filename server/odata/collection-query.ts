@@ -24,11 +24,34 @@ export interface CollectionScope {
 
 export interface CollectionPage {
   rows: Row[];
+  /**
+   * The same rows as read, positionally (`columns` names each position): what the JSON writer serializes
+   * without building an object per row. `rows` is then built from it on first use.
+   */
+  table?: RowTable;
   /** A large `$top`: the next rows after `rows` (at most STREAM_CHUNK per call, [] when done), for streaming. */
   more?: () => Promise<Row[]>;
   count?: number;
   /** Set when more rows follow: the value of `$skiptoken` for the next page. */
   nextSkiptoken?: string;
+}
+
+/** Rows as arrays of values, with the name of each position. */
+export interface RowTable {
+  columns: readonly string[];
+  values: unknown[][];
+}
+
+/** A page over a table whose `rows` (objects) are built only when someone reads them. */
+function tablePage(table: RowTable, page: Omit<CollectionPage, 'rows' | 'table'>): CollectionPage {
+  let rows: Row[] | undefined;
+  return {
+    ...page,
+    table,
+    get rows() {
+      return (rows ??= table.values.map((v) => Object.fromEntries(table.columns.map((c, i) => [c, v[i]]))));
+    },
+  };
 }
 
 export interface CollectionQueryOptions {
@@ -56,6 +79,24 @@ export function selectList(model: EntityModel, names?: ReadonlySet<string>): str
 
 const fullSelectLists = new WeakMap<EntityModel, string>();
 
+const fullNames = new WeakMap<EntityModel, string[]>();
+
+/** The names the select list gives its columns, in order. */
+function selectedNames(model: EntityModel, names?: ReadonlySet<string>): string[] {
+  if (!names) {
+    let all = fullNames.get(model);
+    if (all === undefined) fullNames.set(model, (all = buildNames(model)));
+    return all;
+  }
+  return buildNames(model, names);
+}
+
+function buildNames(model: EntityModel, names?: ReadonlySet<string>): string[] {
+  const out = model.properties.filter((p) => p.column && !p.virtual && (!names || names.has(p.name))).map((p) => p.name);
+  if (model.etagColumn) out.push('@etag');
+  return out;
+}
+
 function buildSelectList(model: EntityModel, names?: ReadonlySet<string>): string {
   const cols = model.properties.filter((p) => p.column && !p.virtual && (!names || names.has(p.name))).map((p) => `${p.column} AS "${p.name}"`);
   if (model.etagColumn) cols.push(`${model.etagColumn} AS "@etag"`);
@@ -81,7 +122,11 @@ function orderKeys(model: EntityModel, options: QueryOptions): OrderKey[] {
 const signature = (keys: OrderKey[]) => keys.map((k) => `${k.prop.name}${k.desc ? '-' : '+'}`).join(',');
 
 function encodeToken(keys: OrderKey[], row: Row): string {
-  return Buffer.from(JSON.stringify({ o: signature(keys), v: keys.map((k) => row[k.prop.name] ?? null) })).toString('base64url');
+  return tokenOf(keys, keys.map((k) => row[k.prop.name] ?? null));
+}
+
+function tokenOf(keys: OrderKey[], values: unknown[]): string {
+  return Buffer.from(JSON.stringify({ o: signature(keys), v: values })).toString('base64url');
 }
 
 function decodeToken(token: string, keys: OrderKey[]): unknown[] {
@@ -247,20 +292,34 @@ export async function queryCollection(db: Queryable, model: EntityModel, options
   const pageSize = q.pageSize ?? QUERY_LIMITS.pageSize;
   const limit = options.top ?? pageSize + 1;
   if (limit === 0) return { rows: [], count };
+  const names = selectedColumns(model, options.select, p.keys, !!q.postProcess);
   const text =
-    `SELECT ${selectList(model, selectedColumns(model, options.select, p.keys, !!q.postProcess))} FROM ${p.from}` +
+    `SELECT ${selectList(model, names)} FROM ${p.from}` +
     `${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT ? OFFSET ?`;
   if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK && !q.postProcess) {
     return { rows: [], count, more: chunks(db, p, text, options.top, options.skip ?? 0) };
   }
-  let rows = await db.all<Row>(text, [...p.pageParams, limit, options.skip ?? 0]);
-  let nextSkiptoken: string | undefined;
-  if (options.top === undefined && rows.length > pageSize) {
-    rows = rows.slice(0, pageSize);
-    nextSkiptoken = encodeToken(p.keys, rows[rows.length - 1]!);
+  const params = [...p.pageParams, limit, options.skip ?? 0];
+  if (q.postProcess) {
+    let rows = await db.all<Row>(text, params);
+    let nextSkiptoken: string | undefined;
+    if (options.top === undefined && rows.length > pageSize) {
+      rows = rows.slice(0, pageSize);
+      nextSkiptoken = encodeToken(p.keys, rows[rows.length - 1]!);
+    }
+    if (rows.length > 0) rows = await q.postProcess(rows);
+    return { rows, count, nextSkiptoken };
   }
-  if (q.postProcess && rows.length > 0) rows = await q.postProcess(rows);
-  return { rows, count, nextSkiptoken };
+  // No hook reads the rows: they stay arrays (building an object per row costs more than the read itself).
+  const columns = selectedNames(model, names);
+  let values = await db.rows(text, params);
+  let nextSkiptoken: string | undefined;
+  if (options.top === undefined && values.length > pageSize) {
+    values = values.slice(0, pageSize);
+    const last = values[values.length - 1]!;
+    nextSkiptoken = tokenOf(p.keys, p.keys.map((k) => last[columns.indexOf(k.prop.name)] ?? null));
+  }
+  return tablePage({ columns, values }, { count, nextSkiptoken });
 }
 
 /** The SELECT of one entity by key (with an optional scope) and its parameters. */

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { STREAM_CHUNK, type CollectionPage, type Row } from './collection-query.ts';
 import { collectionFragment, contextUrl, entityFragment, entityPath, formatEntity, weakEtag, type WireOptions } from './format.ts';
 import { jsonContentType } from './format-negotiation.ts';
-import { entityWriter } from './wire-json.ts';
+import { entityWriter, tableWriter } from './wire-json.ts';
 import type { EntityModel } from './model.ts';
 
 export type ODataResult =
@@ -66,19 +66,19 @@ const CHUNK_ROWS = STREAM_CHUNK;
  * Writes a large collection in chunks (chunked transfer), yielding between them: the rows at hand, then
  * what `more` reads chunk by chunk (a streamed `$top`).
  */
-async function streamCollection(res: Response, head: string, page: CollectionPage, write: (r: Row) => string, tail: string): Promise<void> {
+async function streamCollection<T>(res: Response, head: string, first: T[], write: (r: T) => string, more: (() => Promise<T[]>) | undefined, tail: string): Promise<void> {
   res.write(`${head}[`);
   let sep = '';
-  const send = (rows: Row[]) => {
+  const send = (rows: T[]) => {
     if (rows.length === 0) return;
     res.write(sep + rows.map(write).join(','));
     sep = ',';
   };
-  for (let i = 0; i < page.rows.length && !res.destroyed; i += CHUNK_ROWS) {
+  for (let i = 0; i < first.length && !res.destroyed; i += CHUNK_ROWS) {
     if (i > 0) await new Promise((ok) => setImmediate(ok));
-    send(page.rows.slice(i, i + CHUNK_ROWS));
+    send(first.slice(i, i + CHUNK_ROWS));
   }
-  for (let rows = (await page.more?.()) ?? []; rows.length > 0 && !res.destroyed; rows = await page.more!()) {
+  for (let rows = (await more?.()) ?? []; rows.length > 0 && !res.destroyed; rows = await more!()) {
     send(rows);
     await new Promise((ok) => setImmediate(ok));
   }
@@ -107,13 +107,21 @@ export function writeResult(req: Request, res: Response, result: ODataResult, wi
   switch (result.kind) {
     case 'collection': {
       const { model, page } = result;
-      const write = model ? (entityWriter(model, select, format) ?? ((r: Row) => JSON.stringify(formatEntity(model, r, select, wire)))) : (r: Row) => JSON.stringify(r);
       let head = `{${contextText(collectionFragment(model, select))}`;
       if (page.count !== undefined) head += `"@odata.count":${format.ieee754 ? JSON.stringify(String(page.count)) : page.count},`;
       head += '"value":';
       const tail = page.nextSkiptoken ? `,"@odata.nextLink":${JSON.stringify(nextLink(req, serviceRoot, page.nextSkiptoken))}` : '';
-      if (page.rows.length > CHUNK_ROWS || page.more) return (type(), res.status(200), streamCollection(res, head, page, write, tail));
-      return void text(200, `${head}[${page.rows.map(write).join(',')}]${tail}}`);
+      const send = <T>(first: T[], write: (r: T) => string, more?: () => Promise<T[]>) => {
+        if (first.length <= CHUNK_ROWS && !more) return void text(200, `${head}[${first.map(write).join(',')}]${tail}}`);
+        type();
+        res.status(200);
+        return streamCollection(res, head, first, write, more, tail);
+      };
+      // Rows read positionally (a page without `more`) are written straight from their arrays.
+      const fromTable = model && page.table ? tableWriter(model, select, format, page.table.columns) : undefined;
+      if (fromTable) return send(page.table!.values, fromTable);
+      const write = model ? (entityWriter(model, select, format) ?? ((r: Row) => JSON.stringify(formatEntity(model, r, select, wire)))) : (r: Row) => JSON.stringify(r);
+      return send(page.rows, write, page.more);
     }
     case 'entity': {
       const { model, row } = result;

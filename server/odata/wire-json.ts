@@ -71,10 +71,23 @@ function valueWriter(p: PropertyDef, ieee754: boolean): ValueWriter {
   return (v) => (v === null || v === undefined ? 'null' : write(v));
 }
 
-function compile(model: EntityModel, select: string[] | undefined, format: JsonFormat): EntityWriter {
-  const parts = model.properties
+interface Part {
+  name: string;
+  key: string;
+  optional: boolean;
+  write: ValueWriter;
+}
+
+function partsOf(model: EntityModel, select: string[] | undefined, format: JsonFormat): Part[] {
+  return model.properties
     .filter((p) => !p.writeOnly && (!select || select.includes(p.name)))
     .map((p) => ({ name: p.name, key: `${JSON.stringify(p.name)}:`, optional: !!p.virtual, write: valueWriter(p, format.ieee754) }));
+}
+
+const etagText = (v: unknown) => `"@odata.etag":${JSON.stringify(`W/"${String(v)}"`)}`;
+
+function compile(model: EntityModel, select: string[] | undefined, format: JsonFormat): EntityWriter {
+  const parts = partsOf(model, select, format);
   const etag = format.metadata !== 'none' && !!model.etagColumn;
   return (row) => {
     let out = '{';
@@ -82,7 +95,7 @@ function compile(model: EntityModel, select: string[] | undefined, format: JsonF
     if (etag) {
       const v = row['@etag'];
       if (v !== undefined && v !== null) {
-        out += `"@odata.etag":${JSON.stringify(`W/"${String(v)}"`)}`;
+        out += etagText(v);
         sep = ',';
       }
     }
@@ -95,18 +108,57 @@ function compile(model: EntityModel, select: string[] | undefined, format: JsonF
   };
 }
 
-const writers = new WeakMap<EntityModel, Map<string, EntityWriter>>();
+/** Writes one positional row (the columns of a RowTable) as the JSON text of the entity. */
+export type TableWriter = (values: unknown[]) => string;
+
+/** As compile, over positional rows: each property read at its column's index (absent columns left out, as absent keys are). */
+function compileTable(model: EntityModel, select: string[] | undefined, format: JsonFormat, columns: readonly string[]): TableWriter {
+  const parts = partsOf(model, select, format)
+    .map((p) => ({ ...p, at: columns.indexOf(p.name) }))
+    .filter((p) => p.at >= 0 || !p.optional);
+  const etagAt = format.metadata !== 'none' && model.etagColumn ? columns.indexOf('@etag') : -1;
+  return (values) => {
+    let out = '{';
+    let sep = '';
+    if (etagAt >= 0) {
+      const v = values[etagAt];
+      if (v !== undefined && v !== null) {
+        out += etagText(v);
+        sep = ',';
+      }
+    }
+    for (const part of parts) {
+      out += sep + part.key + part.write(part.at < 0 ? undefined : values[part.at]);
+      sep = ',';
+    }
+    return `${out}}`;
+  };
+}
+
+/** Compiled writers per model and shape, at most 200 shapes a model (oldest dropped first). */
+function cached<W>(cache: WeakMap<EntityModel, Map<string, W>>, model: EntityModel, shape: string, build: () => W): W {
+  let byShape = cache.get(model);
+  if (!byShape) cache.set(model, (byShape = new Map()));
+  let writer = byShape.get(shape);
+  if (writer === undefined) {
+    if (byShape.size >= 200) byShape.delete(byShape.keys().next().value!);
+    byShape.set(shape, (writer = build()));
+  }
+  return writer;
+}
+
+const shapeOf = (select: string[] | undefined, format: JsonFormat) => `${format.metadata}|${format.ieee754 ? 1 : 0}|${select?.join(',') ?? '*'}`;
+const entityWriters = new WeakMap<EntityModel, Map<string, EntityWriter>>();
+const tableWriters = new WeakMap<EntityModel, Map<string, TableWriter>>();
 
 /** The cached writer of a model for a `$select` and format; undefined for full metadata (generic path). */
 export function entityWriter(model: EntityModel, select: string[] | undefined, format: JsonFormat): EntityWriter | undefined {
   if (format.metadata === 'full') return undefined;
-  let byShape = writers.get(model);
-  if (!byShape) writers.set(model, (byShape = new Map()));
-  const shape = `${format.metadata}|${format.ieee754 ? 1 : 0}|${select?.join(',') ?? '*'}`;
-  let writer = byShape.get(shape);
-  if (!writer) {
-    if (byShape.size >= 200) byShape.delete(byShape.keys().next().value!);
-    byShape.set(shape, (writer = compile(model, select, format)));
-  }
-  return writer;
+  return cached(entityWriters, model, shapeOf(select, format), () => compile(model, select, format));
+}
+
+/** The cached writer of positional rows with these columns (see entityWriter); undefined for full metadata. */
+export function tableWriter(model: EntityModel, select: string[] | undefined, format: JsonFormat, columns: readonly string[]): TableWriter | undefined {
+  if (format.metadata === 'full') return undefined;
+  return cached(tableWriters, model, `${shapeOf(select, format)}|${columns.join(',')}`, () => compileTable(model, select, format, columns));
 }
