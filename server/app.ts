@@ -6,7 +6,7 @@ import { auditRouter } from './audit/audit-router.ts';
 import { keysRouter } from './auth/keys-router.ts';
 import { authenticate } from './auth/middleware.ts';
 import { uiSessionsRouter, uiTokenRouter } from './auth/ui-session-router.ts';
-import { catiRouter } from './cati/index.ts';
+import { catiService } from './cati/index.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, errorMiddleware } from './errors.ts';
 import { eventsRouter } from './events/events-router.ts';
@@ -19,23 +19,29 @@ import { unsubscribeLinksRouter } from './unsubscribe/links-router.ts';
 import { settingsRouter } from './unsubscribe/settings-router.ts';
 
 /**
- * The server's request listener: the Express app, with `GET /unsubscribe` (the public default page, the
- * one a flood hits) answered before Express when its Host is ours and no proxy is trusted (the client
- * address is then the socket's). Headers, body and rate limiting are those of the router.
+ * The server's request listener: the Express app, with the two hot reads answered before Express when the
+ * Host is ours and no proxy is trusted (the client address and protocol are then the socket's):
+ * - `GET /unsubscribe`, the public default page (the one a flood hits); headers, body and rate limiting
+ *   are those of the router;
+ * - `GET /cati/{set}?…` on a generic collection (odata/service.ts `serveHotRead`), which hands anything else,
+ *   errors included, to the app with nothing written.
  */
 export function createRequestListener(ctx: AppContext): (req: IncomingMessage, res: ServerResponse) => void {
   const pages = unsubscribePages(ctx);
+  const cati = catiService(ctx);
   const hostAllowed = hostHeaderCheck(ctx.config);
-  const app = createApp(ctx, pages, hostAllowed);
+  const app = createApp(ctx, pages, hostAllowed, cati);
   if (ctx.config.trustProxy) return app;
   return (req, res) => {
-    if (req.method === 'GET' && req.url === '/unsubscribe' && hostAllowed(req.headers.host)) pages.serveDefault(req.socket.remoteAddress, res);
+    if (req.method !== 'GET' || !hostAllowed(req.headers.host)) app(req, res);
+    else if (req.url === '/unsubscribe') pages.serveDefault(req.socket.remoteAddress, res);
+    else if (req.url?.startsWith('/cati/')) void cati.serveHotRead(req, res).then((done) => done || app(req, res));
     else app(req, res);
   };
 }
 
 /** Builds the Express app: every router is mounted here, in one place. */
-export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribePages(ctx), hostAllowed = hostHeaderCheck(ctx.config)): Express {
+export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribePages(ctx), hostAllowed = hostHeaderCheck(ctx.config), cati = catiService(ctx)): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -53,7 +59,7 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   app.use('/unsubscribe', pages.router);
 
   // The two APIs: Bearer key on every route; each router parses JSON bodies only after its permission check (under /cati/ also Basic, for side-effect-free reads only).
-  app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, catiRouter(ctx)); // the dispatcher parses JSON after its permission check
+  app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, cati.router); // the dispatcher parses JSON after its permission check
   app.use('/optout', authenticate(ctx.keys), bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
   app.use('/admin/keys', authenticate(ctx.keys), bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
   app.use('/admin/audit', authenticate(ctx.keys), auditRouter(ctx)); // CONTRACT §10: the audit log, read-only (company_administrate)

@@ -20,6 +20,11 @@ function basicPassword(header: string): string | undefined {
   return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
 
+/** The key of `Authorization: Bearer <key>`, or undefined. */
+export function bearerKey(header: string | undefined): string | undefined {
+  return header ? /^Bearer +([^\s]+) *$/i.exec(header)?.[1] : undefined;
+}
+
 /**
  * Requires `Authorization: Bearer <key>`; nothing else (cookies, query keys) is accepted. With
  * `{basic: true}` (only under /cati/) Basic credentials carrying a key as password are accepted too and
@@ -29,13 +34,12 @@ function basicPassword(header: string): string | undefined {
 export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = {}) {
   return tagPermission(async (req: Request, _res: Response, next: NextFunction) => {
     const header = req.get('authorization') ?? '';
-    const match = /^Bearer +([^\s]+) *$/i.exec(header);
-    const basic = !match && options.basic ? basicPassword(header) : undefined;
-    const key = match ? match[1]! : basic;
+    const bearer = bearerKey(header);
+    const key = bearer ?? (options.basic ? basicPassword(header) : undefined);
     const principal = key ? await store.authenticate(key) : undefined;
     if (!principal) return next(unauthorized());
     req.principal = principal;
-    req.authScheme = match ? 'bearer' : 'basic';
+    req.authScheme = bearer ? 'bearer' : 'basic';
     next();
   }, options.basic ? 'key (Bearer; Basic for reads)' : 'key (Bearer)');
 }

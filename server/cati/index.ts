@@ -1,8 +1,7 @@
-import type { Router } from 'express';
 import type { ServerConfig } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import type { Store } from '../db/store.ts';
-import { createODataService } from '../odata/service.ts';
+import { createODataService, type ODataService } from '../odata/service.ts';
 import { prepareBlacklist, registerBlacklist } from './blacklist-set.ts';
 import { fillCallCenterTimeZones } from './call-centers-service.ts';
 import { registerCatiSets } from './cati-sets.ts';
@@ -20,9 +19,9 @@ export async function prepareCati(store: Store, config: ServerConfig): Promise<v
  * The CATI OData service under /cati/: every entity set registers with the one dispatcher here
  * (see server/odata/service.ts for how to declare a set, its handlers and bound operations).
  */
-export function catiRouter(ctx: AppContext): Router {
+export function catiService(ctx: AppContext): ODataService {
   const service = createODataService(ctx);
   registerBlacklist(service, ctx);
   registerCatiSets(service, ctx);
-  return service.router;
+  return service;
 }

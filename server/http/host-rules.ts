@@ -6,6 +6,7 @@
  * unsubscribe URLs) are then built on `--public-url` when set, else on that (allowed) Host.
  */
 import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { hostname, networkInterfaces } from 'node:os';
 import { ApiError } from '../errors.ts';
 
@@ -113,4 +114,10 @@ export function allowedHostsCheck(config: HostRulesConfig, allowed = hostHeaderC
 export function linkOrigin(req: Request, publicUrl: string | null): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, '');
   return `${req.protocol}://${req.get('host')}`;
+}
+
+/** linkOrigin of a request Express has not seen (no proxy trusted: the protocol is the socket's). */
+export function socketLinkOrigin(req: IncomingMessage, publicUrl: string | null): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  return `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${req.headers.host}`;
 }

@@ -2,6 +2,7 @@
  * What an OData handler returns (`ODataResult`, built with `ok.*`) and how the dispatcher writes it.
  */
 import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { STREAM_CHUNK, type CollectionPage, type Row } from './collection-query.ts';
 import { collectionFragment, contextUrl, entityFragment, entityPath, formatEntity, weakEtag, type WireOptions } from './format.ts';
 import { jsonContentType } from './format-negotiation.ts';
@@ -49,8 +50,8 @@ export const ok = {
 };
 
 /** The request URL with `$skiptoken` replaced (and `$skip` dropped: the token already positions the page). */
-export function nextLink(req: Request, serviceRoot: string, token: string): string {
-  const url = new URL(req.originalUrl, serviceRoot);
+export function nextLink(requestUrl: string, serviceRoot: string, token: string): string {
+  const url = new URL(requestUrl, serviceRoot);
   for (const name of [...url.searchParams.keys()]) {
     const lower = name.toLowerCase();
     if (lower === '$skip' || lower === '$skiptoken') url.searchParams.delete(name);
@@ -66,7 +67,7 @@ const CHUNK_ROWS = STREAM_CHUNK;
  * Writes a large collection in chunks (chunked transfer), yielding between them: the rows at hand, then
  * what `more` reads chunk by chunk (a streamed `$top`).
  */
-async function streamCollection<T>(res: Response, head: string, first: T[], write: (r: T) => string, more: (() => Promise<T[]>) | undefined, tail: string): Promise<void> {
+async function streamCollection<T>(res: ServerResponse, head: string, first: T[], write: (r: T) => string, more: (() => Promise<T[]>) | undefined, tail: string): Promise<void> {
   res.write(`${head}[`);
   let sep = '';
   const send = (rows: T[]) => {
@@ -83,6 +84,36 @@ async function streamCollection<T>(res: Response, head: string, first: T[], writ
     await new Promise((ok) => setImmediate(ok));
   }
   res.end(`]${tail}}`);
+}
+
+/**
+ * Writes a collection as OData JSON: one string and one `res.end` (head and body in one write), or chunked
+ * when it is large. Plain Node objects only: the hot read (service.ts `serveHotRead`) calls it before Express.
+ * `requestUrl`: the request's path and query under the server root (for the next link).
+ */
+export function writeCollection(res: ServerResponse, head: boolean, requestUrl: string, model: EntityModel | null, page: CollectionPage, wire: WireOptions, select?: string[]): void | Promise<void> {
+  const { format, serviceRoot } = wire;
+  res.setHeader('OData-Version', '4.0');
+  res.setHeader('Content-Type', `${jsonContentType(format)}; charset=utf-8`);
+  res.statusCode = 200;
+  let start = '{';
+  if (format.metadata !== 'none') start += `"@odata.context":${JSON.stringify(contextUrl(serviceRoot, collectionFragment(model, select)))},`;
+  if (page.count !== undefined) start += `"@odata.count":${format.ieee754 ? JSON.stringify(String(page.count)) : page.count},`;
+  start += '"value":';
+  const tail = page.nextSkiptoken ? `,"@odata.nextLink":${JSON.stringify(nextLink(requestUrl, serviceRoot, page.nextSkiptoken))}` : '';
+  const send = <T>(first: T[], write: (r: T) => string, more?: () => Promise<T[]>) => {
+    if (first.length > CHUNK_ROWS || more) return streamCollection(res, start, first, write, more, tail);
+    let text = `${start}[`;
+    for (let i = 0; i < first.length; i++) text += (i ? ',' : '') + write(first[i]!);
+    const body = Buffer.from(`${text}]${tail}}`); // encoded once: its length is the header's
+    res.setHeader('Content-Length', body.length);
+    res.end(head ? undefined : body);
+  };
+  // Rows read positionally (a page without `more`) are written straight from their arrays.
+  const fromTable = model && page.table ? tableWriter(model, select, format, page.table.columns) : undefined;
+  if (fromTable) return send(page.table!.values, fromTable);
+  const write = model ? (entityWriter(model, select, format) ?? ((r: Row) => JSON.stringify(formatEntity(model, r, select, wire)))) : (r: Row) => JSON.stringify(r);
+  return send(page.rows, write, page.more);
 }
 
 /** Writes a handler result as OData JSON in the negotiated format (metadata level, IEEE754Compatible). */
@@ -105,24 +136,8 @@ export function writeResult(req: Request, res: Response, result: ODataResult, wi
   const context = (fragment: string) => (none ? {} : { '@odata.context': contextUrl(serviceRoot, fragment) });
   const contextText = (fragment: string) => (none ? '' : `"@odata.context":${JSON.stringify(contextUrl(serviceRoot, fragment))},`);
   switch (result.kind) {
-    case 'collection': {
-      const { model, page } = result;
-      let head = `{${contextText(collectionFragment(model, select))}`;
-      if (page.count !== undefined) head += `"@odata.count":${format.ieee754 ? JSON.stringify(String(page.count)) : page.count},`;
-      head += '"value":';
-      const tail = page.nextSkiptoken ? `,"@odata.nextLink":${JSON.stringify(nextLink(req, serviceRoot, page.nextSkiptoken))}` : '';
-      const send = <T>(first: T[], write: (r: T) => string, more?: () => Promise<T[]>) => {
-        if (first.length <= CHUNK_ROWS && !more) return void text(200, `${head}[${first.map(write).join(',')}]${tail}}`);
-        type();
-        res.status(200);
-        return streamCollection(res, head, first, write, more, tail);
-      };
-      // Rows read positionally (a page without `more`) are written straight from their arrays.
-      const fromTable = model && page.table ? tableWriter(model, select, format, page.table.columns) : undefined;
-      if (fromTable) return send(page.table!.values, fromTable);
-      const write = model ? (entityWriter(model, select, format) ?? ((r: Row) => JSON.stringify(formatEntity(model, r, select, wire)))) : (r: Row) => JSON.stringify(r);
-      return send(page.rows, write, page.more);
-    }
+    case 'collection':
+      return writeCollection(res, req.method === 'HEAD', req.originalUrl, result.model, result.page, wire, select);
     case 'entity': {
       const { model, row } = result;
       const version = row['@etag'];

@@ -40,13 +40,15 @@
  * (format-negotiation.ts: metadata levels, IEEE754Compatible, 406); links on the public URL or the
  * request's (allowed) Host (CONTRACT §8).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
 import { readJsonBody } from '../http/json-body.ts';
 import { Router, type Request, type Response } from 'express';
 import type { Permission } from '../auth/api-keys.ts';
-import { hasPermission } from '../auth/middleware.ts';
+import { bearerKey, hasPermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../errors.ts';
-import { linkOrigin } from '../http/host-rules.ts';
+import { linkOrigin, socketLinkOrigin } from '../http/host-rules.ts';
 import { queryApply } from './apply-query.ts';
 import { streamExport, type ExportColumns, type ExportSource } from './export-stream.ts';
 import { checkSelect, queryCollection, queryEntity, skipInSteps, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
@@ -56,7 +58,7 @@ import { metadataXml, serviceDocument } from './metadata.ts';
 import type { EntityModel, FunctionDef } from './model.ts';
 import { bindArguments, parseResourcePath, typedKey } from './parse-path.ts';
 import { PLAIN_OPTIONS, parseQueryOptions, type QueryOptions } from './query-options.ts';
-import { ok, writeResult, type ODataResult } from './respond.ts';
+import { ok, writeCollection, writeResult, type ODataResult } from './respond.ts';
 import { allowedOptions, checkPatchBody, describeSet, isSideEffectFreeRead, resolveSlot, type Slot } from './route-resolve.ts';
 import { DEFAULT_PERMISSIONS, DOCUMENT_PERMISSIONS, odataRouteTable } from './route-permissions.ts';
 import type { PermissionTagged } from '../route-table.ts';
@@ -133,6 +135,13 @@ export interface EntitySetDef {
 
 export interface ODataService {
   router: Router;
+  /**
+   * The hot read, before Express (server/app.ts): answers `GET /cati/{set}?…` when the set's collection is the
+   * generic one (no handler, scope or row hook), the key comes as Bearer and holds the permission, and the
+   * answer is JSON. Resolves false having written nothing otherwise, errors included: the Express app then
+   * serves the request as always. Same answer either way; this only skips the framework's routing.
+   */
+  serveHotRead(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   registerSet(set: EntitySetDef): void;
   /** Declares a type in $metadata that is only returned by operations (e.g. SurveyAssignment). */
   registerType(model: EntityModel): void;
@@ -283,9 +292,39 @@ export function createODataService(ctx: AppContext): ODataService {
     await writeResult(req, res, result, wire, options.select);
   });
 
+  const serveHotRead = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const url = req.url ?? '';
+    const key = bearerKey(req.headers.authorization);
+    if (req.method !== 'GET' || !url.startsWith('/cati/') || url.includes('#') || !key) return false;
+    try {
+      const q = url.indexOf('?');
+      const path = parseResourcePath(q < 0 ? url.slice(5) : url.slice(5, q));
+      if (path.kind !== 'resource' || path.key || path.operation || path.count) return false;
+      const set = sets.get(path.set);
+      if (!set || set.list === false || set.list?.handler || set.scope || set.postProcess) return false;
+      const slot = resolveSlot(set, path, 'GET');
+      const principal = await ctx.keys.authenticate(key);
+      if (!hasPermission(principal, ...(slot.route.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS))) return false;
+      const options = parseQueryOptions(q < 0 ? {} : parseQueryString(url.slice(q + 1)), allowedOptions(slot));
+      if (options.apply) return false;
+      const format = negotiate({ accept: req.headers.accept, format: options.format }, 'json', EXPORT_FORMATS);
+      if (format.kind !== 'json') return false;
+      await skipInSteps(ctx.store, set.model, options);
+      const page = await queryCollection(ctx.store, set.model, options, { stream: true });
+      const serviceRoot = `${socketLinkOrigin(req, ctx.config.publicUrl)}/cati`;
+      await writeCollection(res, false, url, set.model, page, { format, serviceRoot, links }, options.select);
+      return true;
+    } catch (err) {
+      if (!res.headersSent) return false;
+      res.destroy(err as Error); // cut while streaming: the client sees a truncated answer, never a wrong one
+      return true;
+    }
+  };
+
   (router as PermissionTagged).routeTable = () => odataRouteTable([...sets.values()]);
   return {
     router,
+    serveHotRead,
     registerSet(set) {
       const name = set.model.setName;
       if (!name) throw new Error(`Entity type ${set.model.typeName} has no setName`);
