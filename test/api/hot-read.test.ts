@@ -89,6 +89,10 @@ const SERVED: [string, Record<string, string>?][] = [
   ['/cati/callhistory?$filter=Id gt 5000'],
   ['/cati/breakhistory'],
   ['/cati/interviewersessionhistory?$top=2'],
+  ['/cati/callcenters'],
+  ['/cati/interviewers?$select=Name'],
+  ['/cati/blacklist?$top=2'],
+  ['/cati/breaktypes'],
 ];
 
 /** Requests the hot read hands to the app (each then answered by the app as always). */
