@@ -12,7 +12,7 @@ declare module 'express-serve-static-core' {
 }
 
 /** The API key of `Authorization: Basic base64(user:key)` (any user name), or undefined. */
-function basicPassword(header: string): string | undefined {
+export function basicPassword(header: string): string | undefined {
   const m = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
   if (!m) return undefined;
   const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');

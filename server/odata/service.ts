@@ -45,7 +45,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import { readJsonBody } from '../http/json-body.ts';
 import { Router, type Request, type Response } from 'express';
 import type { Permission } from '../auth/api-keys.ts';
-import { bearerKey, hasPermission } from '../auth/middleware.ts';
+import { basicPassword, bearerKey, hasPermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../errors.ts';
 import { linkOrigin, socketLinkOrigin } from '../http/host-rules.ts';
@@ -137,7 +137,7 @@ export interface ODataService {
   router: Router;
   /**
    * The hot read, before Express (server/app.ts): answers `GET /cati/{set}?…` when the set's collection is the
-   * generic one (no handler, scope or row hook), the key comes as Bearer and holds the permission, and the
+   * generic one (no handler, scope or row hook), the key (Bearer, or Basic as for any read) holds the permission, and the
    * answer is JSON. Resolves false having written nothing otherwise, errors included: the Express app then
    * serves the request as always. Same answer either way; this only skips the framework's routing.
    */
@@ -294,7 +294,8 @@ export function createODataService(ctx: AppContext): ODataService {
 
   const serveHotRead = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = req.url ?? '';
-    const key = bearerKey(req.headers.authorization);
+    // Basic (Excel, Power BI) as under /cati/'s authenticate: a collection read is side-effect free.
+    const key = bearerKey(req.headers.authorization) ?? basicPassword(req.headers.authorization ?? '');
     if (req.method !== 'GET' || !url.startsWith('/cati/') || url.includes('#') || !key) return false;
     try {
       const q = url.indexOf('?');

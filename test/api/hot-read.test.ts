@@ -90,6 +90,7 @@ const SERVED: [string, Record<string, string>?][] = [
   ['/cati/breakhistory'],
   ['/cati/interviewersessionhistory?$top=2'],
   ['/cati/callcenters'],
+  ['/cati/callhistory?$top=2', { authorization: `Basic ${Buffer.from(`excel:${TEST_API_KEY}`).toString('base64')}` }], // Excel, Power BI
   ['/cati/interviewers?$select=Name'],
   ['/cati/blacklist?$top=2'],
   ['/cati/breaktypes'],
@@ -110,7 +111,7 @@ const DECLINED: [string, Record<string, string>?][] = [
   ['/cati/callhistorywithvariables?$top=1'], // a handler of its own
   ['/cati/callhistory', {}], // no key: 401 from the app
   ['/cati/callhistory', { authorization: 'Bearer not-a-key-0123456789' }],
-  ['/cati/callhistory', { authorization: `Basic ${Buffer.from(`excel:${TEST_API_KEY}`).toString('base64')}` }],
+  ['/cati/callhistory', { authorization: `Basic ${Buffer.from('excel:not-a-key-0123456789').toString('base64')}` }],
 ];
 
 describe('the hot read of a collection', () => {
