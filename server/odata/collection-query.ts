@@ -29,8 +29,8 @@ export interface CollectionPage {
    * without building an object per row. `rows` is then built from it on first use.
    */
   table?: RowTable;
-  /** A large `$top`: the next rows after `rows` (at most STREAM_CHUNK per call, [] when done), for streaming. */
-  more?: () => Promise<Row[]>;
+  /** A large `$top`: the next rows after `table.values` (positional, at most STREAM_CHUNK per call, [] when done), for streaming. */
+  more?: () => Promise<unknown[][]>;
   count?: number;
   /** Set when more rows follow: the value of `$skiptoken` for the next page. */
   nextSkiptoken?: string;
@@ -42,6 +42,11 @@ export interface RowTable {
   values: unknown[][];
 }
 
+/** Positional rows as objects keyed by their column names. */
+export function rowObjects(columns: readonly string[], values: unknown[][]): Row[] {
+  return values.map((v) => Object.fromEntries(columns.map((c, i) => [c, v[i]])));
+}
+
 /** A page over a table whose `rows` (objects) are built only when someone reads them. */
 function tablePage(table: RowTable, page: Omit<CollectionPage, 'rows' | 'table'>): CollectionPage {
   let rows: Row[] | undefined;
@@ -49,7 +54,7 @@ function tablePage(table: RowTable, page: Omit<CollectionPage, 'rows' | 'table'>
     ...page,
     table,
     get rows() {
-      return (rows ??= table.values.map((v) => Object.fromEntries(table.columns.map((c, i) => [c, v[i]]))));
+      return (rows ??= rowObjects(table.columns, table.values));
     },
   };
 }
@@ -266,18 +271,19 @@ export const STREAM_CHUNK = 1000;
  * The rows of a large `$top` in chunks of STREAM_CHUNK, each chunk a seek after the last row read (the first
  * one with the request's OFFSET), so no single call reads them all at once.
  */
-function chunks(db: Queryable, p: CollectionPlan, text: string, top: number, skip: number): () => Promise<Row[]> {
+function chunks(db: Queryable, p: CollectionPlan, text: string, columns: readonly string[], top: number, skip: number): () => Promise<unknown[][]> {
+  const at = p.keys.map((k) => columns.indexOf(k.prop.name));
   let left = top;
-  let last: Row | undefined;
+  let last: unknown[] | undefined;
   return async () => {
     if (left <= 0) return [];
-    let rows: Row[];
+    let rows: unknown[][];
     if (!last) {
-      rows = await db.all<Row>(text, [...p.pageParams, Math.min(STREAM_CHUNK, left), skip]);
+      rows = await db.rows(text, [...p.pageParams, Math.min(STREAM_CHUNK, left), skip]);
     } else {
-      const after = seek(db.dialect, p.keys, p.keys.map((k) => last![k.prop.name] ?? null));
+      const after = seek(db.dialect, p.keys, at.map((i) => last![i] ?? null));
       const next = text.replace(' ORDER BY ', `${p.pageWhere.length ? ' AND ' : ' WHERE '}${after.sql} ORDER BY `);
-      rows = await db.all<Row>(next, [...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0]);
+      rows = await db.rows(next, [...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0]);
     }
     left = rows.length < STREAM_CHUNK ? 0 : left - rows.length;
     last = rows.at(-1);
@@ -296,9 +302,6 @@ export async function queryCollection(db: Queryable, model: EntityModel, options
   const text =
     `SELECT ${selectList(model, names)} FROM ${p.from}` +
     `${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT ? OFFSET ?`;
-  if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK && !q.postProcess) {
-    return { rows: [], count, more: chunks(db, p, text, options.top, options.skip ?? 0) };
-  }
   const params = [...p.pageParams, limit, options.skip ?? 0];
   if (q.postProcess) {
     let rows = await db.all<Row>(text, params);
@@ -312,6 +315,9 @@ export async function queryCollection(db: Queryable, model: EntityModel, options
   }
   // No hook reads the rows: they stay arrays (building an object per row costs more than the read itself).
   const columns = selectedNames(model, names);
+  if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK) {
+    return tablePage({ columns, values: [] }, { count, more: chunks(db, p, text, columns, options.top, options.skip ?? 0) });
+  }
   let values = await db.rows(text, params);
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && values.length > pageSize) {

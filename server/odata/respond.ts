@@ -3,7 +3,7 @@
  */
 import type { Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
-import { STREAM_CHUNK, type CollectionPage, type Row } from './collection-query.ts';
+import { rowObjects, STREAM_CHUNK, type CollectionPage, type Row } from './collection-query.ts';
 import { collectionFragment, contextUrl, entityFragment, entityPath, formatEntity, weakEtag, type WireOptions } from './format.ts';
 import { jsonContentType } from './format-negotiation.ts';
 import { entityWriter, tableWriter } from './wire-json.ts';
@@ -109,11 +109,12 @@ export function writeCollection(res: ServerResponse, head: boolean, requestUrl: 
     res.setHeader('Content-Length', body.length);
     res.end(head ? undefined : body);
   };
-  // Rows read positionally (a page without `more`) are written straight from their arrays.
-  const fromTable = model && page.table ? tableWriter(model, select, format, page.table.columns) : undefined;
-  if (fromTable) return send(page.table!.values, fromTable);
+  // Rows read positionally are written straight from their arrays (full metadata: as objects).
+  const { table, more } = page;
+  const fromTable = model && table ? tableWriter(model, select, format, table.columns) : undefined;
+  if (fromTable) return send(table!.values, fromTable, more);
   const write = model ? (entityWriter(model, select, format) ?? ((r: Row) => JSON.stringify(formatEntity(model, r, select, wire)))) : (r: Row) => JSON.stringify(r);
-  return send(page.rows, write, page.more);
+  return send(page.rows, write, more && (async () => rowObjects(table!.columns, await more())));
 }
 
 /** Writes a handler result as OData JSON in the negotiated format (metadata level, IEEE754Compatible). */

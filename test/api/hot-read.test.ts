@@ -86,6 +86,8 @@ const SERVED: [string, Record<string, string>?][] = [
   ['/cati/callhistory?$top=3&$count=true', { accept: 'application/json;IEEE754Compatible=true' }],
   ['/cati/callhistory?$top=3', { accept: 'application/json;odata.metadata=full' }],
   ['/cati/callhistory?$top=0&$count=true'],
+  ['/cati/callhistory?$top=1050&$skip=2'], // streamed in chunks
+  ['/cati/callhistory?$top=1050&$orderby=Duration desc', { accept: 'application/json;odata.metadata=full' }],
   ['/cati/callhistory?$filter=Id gt 5000'],
   ['/cati/breakhistory'],
   ['/cati/interviewersessionhistory?$top=2'],
