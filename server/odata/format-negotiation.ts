@@ -30,6 +30,12 @@ export const EXPORT_MEDIA_TYPES: Readonly<Record<string, string>> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
+/**
+ * Export formats the dispatcher serves besides JSON (names of EXPORT_MEDIA_TYPES). Collection routes stream
+ * them (export-stream.ts); other resources answer 406.
+ */
+export const EXPORT_FORMATS: readonly string[] = ['csv', 'xlsx'];
+
 /** The default answer: JSON, minimal metadata. */
 export const MINIMAL_JSON: JsonFormat = { kind: 'json', metadata: 'minimal', ieee754: false };
 

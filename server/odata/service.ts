@@ -41,27 +41,27 @@
  * request's (allowed) Host (CONTRACT §8).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseQueryString } from 'node:querystring';
 import { readJsonBody } from '../http/json-body.ts';
 import { Router, type Request, type Response } from 'express';
 import type { Permission } from '../auth/api-keys.ts';
-import { basicPassword, bearerKey, hasPermission } from '../auth/middleware.ts';
+import { hasPermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../errors.ts';
-import { linkOrigin, socketLinkOrigin } from '../http/host-rules.ts';
+import { linkOrigin } from '../http/host-rules.ts';
 import { queryApply } from './apply-query.ts';
 import { streamExport, type ExportColumns, type ExportSource } from './export-stream.ts';
 import { checkSelect, queryCollection, queryEntity, skipInSteps, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';
-import { negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
+import { EXPORT_FORMATS, negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
 import { metadataXml, serviceDocument } from './metadata.ts';
 import type { EntityModel, FunctionDef } from './model.ts';
 import { bindArguments, parseResourcePath, typedKey } from './parse-path.ts';
 import { PLAIN_OPTIONS, parseQueryOptions, type QueryOptions } from './query-options.ts';
-import { ok, writeCollection, writeResult, type ODataResult } from './respond.ts';
+import { ok, writeResult, type ODataResult } from './respond.ts';
 import { allowedOptions, checkPatchBody, describeSet, isSideEffectFreeRead, resolveSlot, type Slot } from './route-resolve.ts';
 import { DEFAULT_PERMISSIONS, DOCUMENT_PERMISSIONS, odataRouteTable } from './route-permissions.ts';
 import type { PermissionTagged } from '../route-table.ts';
+import { hotRead } from './hot-read.ts';
 
 export { ok, type ODataResult } from './respond.ts';
 
@@ -147,12 +147,6 @@ export interface ODataService {
   registerType(model: EntityModel): void;
 }
 
-
-/**
- * Export formats the dispatcher serves besides JSON (names of format-negotiation.ts EXPORT_MEDIA_TYPES).
- * Collection routes stream them (export-stream.ts); other resources answer 406.
- */
-const EXPORT_FORMATS: readonly string[] = ['csv', 'xlsx'];
 
 const basicRefused = () =>
   unauthorized('Basic credentials are accepted only on side-effect-free reads under /cati/ (Excel, Power BI); use Authorization: Bearer <key>');
@@ -292,35 +286,7 @@ export function createODataService(ctx: AppContext): ODataService {
     await writeResult(req, res, result, wire, options.select);
   });
 
-  const serveHotRead = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-    const url = req.url ?? '';
-    // Basic (Excel, Power BI) as under /cati/'s authenticate: a collection read is side-effect free.
-    const key = bearerKey(req.headers.authorization) ?? basicPassword(req.headers.authorization ?? '');
-    if (req.method !== 'GET' || !url.startsWith('/cati/') || url.includes('#') || !key) return false;
-    try {
-      const q = url.indexOf('?');
-      const path = parseResourcePath(q < 0 ? url.slice(5) : url.slice(5, q));
-      if (path.kind !== 'resource' || path.key || path.operation || path.count) return false;
-      const set = sets.get(path.set);
-      if (!set || set.list === false || set.list?.handler || set.scope || set.postProcess) return false;
-      const slot = resolveSlot(set, path, 'GET');
-      const principal = await ctx.keys.authenticate(key);
-      if (!hasPermission(principal, ...(slot.route.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS))) return false;
-      const options = parseQueryOptions(q < 0 ? {} : parseQueryString(url.slice(q + 1)), allowedOptions(slot));
-      if (options.apply) return false;
-      const format = negotiate({ accept: req.headers.accept, format: options.format }, 'json', EXPORT_FORMATS);
-      if (format.kind !== 'json') return false;
-      await skipInSteps(ctx.store, set.model, options);
-      const page = await queryCollection(ctx.store, set.model, options, { stream: true });
-      const serviceRoot = `${socketLinkOrigin(req, ctx.config.publicUrl)}/cati`;
-      await writeCollection(res, false, url, set.model, page, { format, serviceRoot, links }, options.select);
-      return true;
-    } catch (err) {
-      if (!res.headersSent) return false;
-      res.destroy(err as Error); // cut while streaming: the client sees a truncated answer, never a wrong one
-      return true;
-    }
-  };
+  const serveHotRead = hotRead(ctx, sets, links);
 
   (router as PermissionTagged).routeTable = () => odataRouteTable([...sets.values()]);
   return {
