@@ -26,6 +26,8 @@ export interface InsertManyOptions {
 
 const hasCopy = (q: Queryable): q is PgQueryable => typeof (q as Partial<PgQueryable>).copyRows === 'function';
 
+const isSync = <T>(rows: Iterable<T> | AsyncIterable<T>): rows is Iterable<T> => Symbol.iterator in rows;
+
 let staging = 0;
 
 /** Inserts `rows` (values in `columns` order) into `table`; resolves to the number of rows inserted. */
@@ -65,10 +67,17 @@ export async function insertMany(
     inBatch = 0;
     await yieldToLoop();
   };
-  for await (const row of rows) {
+  /** Adds a row to the batch; true when the batch is full. */
+  const add = (row: readonly unknown[]) => {
     if (row.length !== columns.length) throw new Error(`insertMany: a row has ${row.length} values for ${columns.length} columns`);
     for (const v of row) batch.push(v);
-    if (++inBatch === perInsert) await flush();
+    return ++inBatch === perInsert;
+  };
+  // A synchronous source is read with for...of: for await would cost a promise per row (a third of a seed's time in JS).
+  if (isSync(rows)) {
+    for (const row of rows) if (add(row)) await flush();
+  } else {
+    for await (const row of rows) if (add(row)) await flush();
   }
   if (inBatch) await flush();
   return total;
