@@ -68,11 +68,8 @@ async function baseFor(store: Store): Promise<DemoBase> {
 
 /**
  * Generates `count` calls over the last `days` days (default 30; `--days 400` spreads 20,000,000 calls at about
- * 50,000 a day, a 500-seat centre's year) for benchmarks (`npm run seed`): one prepared statement, a
- * deterministic PRNG, and one transaction that is all or nothing: the indexes and triggers of `calls` are
- * dropped first and recreated from their own stored SQL after the load (a sort per index, not 20 million
- * B-tree inserts), `call_id_ranges` and `call_counts` rebuilt from the rows. During the load the journal is a rollback journal
- * (new pages need no journal), memory is bounded by a 256 MB page cache; WAL is back afterwards.
+ * 50,000 a day, a 500-seat centre's year) for benchmarks (`npm run seed`): a deterministic PRNG and one transaction
+ * that is all or nothing, with each engine's fast path (seedSqlite in seed-sqlite.ts, seedPostgres below).
  * Creates the demo organisation first on an empty database.
  */
 export async function seedCalls(store: Store, count: number, log: (line: string) => void, days = 30): Promise<void> {
