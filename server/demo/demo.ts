@@ -87,11 +87,10 @@ export async function seedCalls(store: Store, count: number, log: (line: string)
   log(`seed: inserted ${count} calls over ${days} days in ${ms} ms (${Math.round(count / Math.max(ms / 1000, 0.001))} calls/s)`);
 }
 
-/** `call_id_ranges` (migration 014) rebuilt from the rows: each hour's lowest and highest call id. */
+/** `call_id_ranges` (migration 014) rebuilt from the rows on PostgreSQL: each hour's lowest and highest call id. */
 async function rebuildCallIdRanges(tx: Queryable): Promise<void> {
-  const hour = tx.engine === 'sqlite' ? 'CAST(time / 3600000.0 AS INTEGER) - (time / 3600000.0 < CAST(time / 3600000.0 AS INTEGER))' : 'CAST(floor(time / 3600000.0) AS BIGINT)';
   await tx.exec(`DELETE FROM call_id_ranges;
-    INSERT INTO call_id_ranges (hour, min_id, max_id) SELECT ${hour}, min(id), max(id) FROM calls GROUP BY 1`);
+    INSERT INTO call_id_ranges (hour, min_id, max_id) SELECT CAST(floor(time / 3600000.0) AS BIGINT), min(id), max(id) FROM calls GROUP BY 1`);
 }
 
 /**
