@@ -35,8 +35,8 @@ export const CALL_COLUMNS = [
   'time', 'survey_id', 'interview_id', 'interviewer_id', 'telephone_number', 'extended_status', 'duration', 'waiting_time', 'call_center_id',
 ] as const;
 
-/** The rows of insertCalls, generated one at a time (a year of calls is never held at once). */
-function* callRows(rng: Rng, base: DemoBase, count: number, now: number, days: number, onProgress?: (n: number) => void): Generator<unknown[]> {
+/** The rows of insertCalls (values in CALL_COLUMNS order, in time order), generated one at a time (a year of calls is never held at once). */
+export function* callRows(rng: Rng, base: DemoBase, count: number, now: number, days: number, onProgress?: (n: number) => void): Generator<unknown[]> {
   // Working windows of the last `days` working days, cut at `now` (before today's opening hour the window
   // of `days` days ago takes today's place, so calls always span `days` distinct days); calls fill them evenly.
   let windows: [start: number, length: number][] = [];

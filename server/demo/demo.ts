@@ -2,9 +2,10 @@ import type { ServerConfig } from '../config.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { createDemoLists, createDemoOrganisation, createDemoVariables, type DemoBase } from './demo-entities.ts';
 import { bulkInsertCalls, rebuildCallCounts } from '../db/call-counts.ts';
-import { insertCalls } from './demo-history.ts';
+import { callRows, insertCalls } from './demo-history.ts';
 import { DEMO_BREAK_LIMITS, insertDemoShifts } from './demo-shifts.ts';
 import { createRng } from './prng.ts';
+import { seedSqlite } from './seed-sqlite.ts';
 
 /** At least this many calls in the demo call centre. */
 export const DEMO_CALLS = 120_000;
@@ -67,29 +68,29 @@ async function baseFor(store: Store): Promise<DemoBase> {
 
 /**
  * Generates `count` calls over the last `days` days (default 30; `--days 400` spreads 20,000,000 calls at about
- * 50,000 a day, a 500-seat centre's year) for benchmarks (`npm run seed`): one prepared statement, a
- * deterministic PRNG, and one transaction that is all or nothing: the indexes and triggers of `calls` are
- * dropped first and recreated from their own stored SQL after the load (a sort per index, not 20 million
- * B-tree inserts), `call_id_ranges` and `call_counts` rebuilt from the rows. During the load the journal is a rollback journal
- * (new pages need no journal), memory is bounded by a 256 MB page cache; WAL is back afterwards.
+ * 50,000 a day, a 500-seat centre's year) for benchmarks (`npm run seed`): a deterministic PRNG and one transaction
+ * that is all or nothing, with each engine's fast path (seedSqlite in seed-sqlite.ts, seedPostgres below).
  * Creates the demo organisation first on an empty database.
  */
 export async function seedCalls(store: Store, count: number, log: (line: string) => void, days = 30): Promise<void> {
   const started = performance.now();
   const base = await baseFor(store);
   const rng = createRng(SEED + count);
-  const insert = (tx: Queryable) => insertCalls(tx, rng, base, count, Date.now(), days, (n) => log(`seed: ${n} calls…`));
-  const written = () => log(`seed: rows written in ${Math.round(performance.now() - started)} ms; indexing…`);
-  await (store.engine === 'sqlite' ? seedSqlite(store, insert, written) : seedPostgres(store, insert, written));
+  const progress = (n: number) => log(`seed: ${n} calls…`);
+  if (store.engine === 'sqlite') {
+    await seedSqlite(store, callRows(rng, base, count, Date.now(), days, progress), count, log);
+  } else {
+    const insert = (tx: Queryable) => insertCalls(tx, rng, base, count, Date.now(), days, progress);
+    await seedPostgres(store, insert, () => log(`seed: rows written in ${Math.round(performance.now() - started)} ms; indexing…`));
+  }
   const ms = Math.round(performance.now() - started);
   log(`seed: inserted ${count} calls over ${days} days in ${ms} ms (${Math.round(count / Math.max(ms / 1000, 0.001))} calls/s)`);
 }
 
-/** `call_id_ranges` (migration 014) rebuilt from the rows: each hour's lowest and highest call id. */
+/** `call_id_ranges` (migration 014) rebuilt from the rows on PostgreSQL: each hour's lowest and highest call id. */
 async function rebuildCallIdRanges(tx: Queryable): Promise<void> {
-  const hour = tx.engine === 'sqlite' ? 'CAST(time / 3600000.0 AS INTEGER) - (time / 3600000.0 < CAST(time / 3600000.0 AS INTEGER))' : 'CAST(floor(time / 3600000.0) AS BIGINT)';
   await tx.exec(`DELETE FROM call_id_ranges;
-    INSERT INTO call_id_ranges (hour, min_id, max_id) SELECT ${hour}, min(id), max(id) FROM calls GROUP BY 1`);
+    INSERT INTO call_id_ranges (hour, min_id, max_id) SELECT CAST(floor(time / 3600000.0) AS BIGINT), min(id), max(id) FROM calls GROUP BY 1`);
 }
 
 /**
@@ -113,30 +114,4 @@ async function seedPostgres(store: Store, insert: (tx: Queryable) => Promise<num
     await rebuildCallCounts(tx);
   });
   await store.exec('ANALYZE calls, call_counts, call_totals, call_id_ranges'); // fresh statistics: the summaries' triggers must plan index lookups
-}
-
-/**
- * SQLite's fast path of seedCalls: a rollback journal (new pages need no journal), a 256 MB page cache, and the indexes
- * and triggers of `calls` dropped for the load and recreated from their stored SQL, then `call_id_ranges` and
- * `call_counts` rebuilt from the rows; WAL is back afterwards.
- */
-async function seedSqlite(store: Store, insert: (tx: Queryable) => Promise<number>, written: () => void): Promise<void> {
-  await store.exec('PRAGMA journal_mode = DELETE');
-  await store.exec('PRAGMA cache_size = -262144');
-  await store.exec('PRAGMA threads = 2'); // the index sorts may use a helper thread
-  try {
-    await store.transaction(async (tx) => {
-      const schema = await tx.all<{ type: string; name: string; sql: string }>(
-        `SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'calls' AND type IN ('index', 'trigger') AND sql IS NOT NULL`,
-      );
-      for (const s of schema) await tx.exec(`DROP ${s.type === 'index' ? 'INDEX' : 'TRIGGER'} "${s.name}"`);
-      await insert(tx);
-      written();
-      for (const s of schema) await tx.exec(s.sql);
-      await rebuildCallIdRanges(tx);
-      await rebuildCallCounts(tx);
-    });
-  } finally {
-    await store.exec('PRAGMA journal_mode = WAL');
-  }
 }

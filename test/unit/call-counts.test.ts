@@ -62,10 +62,15 @@ describe('call_counts and call_totals (migration 015): the summaries behind the 
     expect(viaSummary.reduce((s, r) => s + r.CompletesToday, 0)).toBeGreaterThan(10);
   });
 
-  it('is rebuilt after a bulk load (npm run seed drops the per-call trigger while it inserts), and the trigger is back', async () => {
+  it('is kept through a bulk load (npm run seed drops the per-call triggers and counts the calls as it inserts them), and the triggers are back', async () => {
     await seedCalls(new SqliteStore(db, join(dir, 'cati.sqlite')), 3000, () => {}, 400);
     expect(summary()).toEqual(recount());
     expect(totals()).toEqual(retotal());
+    // call_id_ranges (migration 014) bounds every hour's ids, those of the seeded calls included.
+    const unbounded = db.prepare(`SELECT COUNT(*) FROM (SELECT time / 3600000 AS hour, MIN(id) AS lo, MAX(id) AS hi FROM calls GROUP BY 1) c
+      LEFT JOIN call_id_ranges r ON r.hour = c.hour WHERE r.hour IS NULL OR r.min_id > c.lo OR r.max_id < c.hi`);
+    expect(unbounded.pluck().get()).toBe(0);
+    expect(db.prepare('SELECT COUNT(*) FROM call_id_ranges').pluck().get()).toBeGreaterThan(1000);
     db.prepare("INSERT INTO calls (time, survey_id, interviewer_id, telephone_number, call_center_id) VALUES (?, 'p1', 2, '0202', 1)").run(noon);
     expect(summary()).toEqual(recount());
     expect(totals()).toEqual(retotal());
