@@ -42,10 +42,18 @@ interface RecordSpec {
 }
 
 const INT_MAX = 2147483647;
+// The limits of the record fields, built once (a batch reads up to 10,000 records).
 const NON_NEG = { min: 0, max: INT_MAX };
+const NON_NEG_OR_NULL = { ...NON_NEG, nullable: true };
+const ID = { min: 1 };
+const ID_OR_NULL = { min: 1, nullable: true };
+const OR_NULL = { nullable: true };
+const NOT_NULL = { nullable: false };
+const PHONE = { max: 64 };
+const NAME = { max: 255 };
 
 function readSurvey(r: Record<string, unknown>, pre: string, required: boolean): string | null {
-  const s = optString(r, 'SurveyId', { nullable: !required, prefix: pre });
+  const s = optString(r, 'SurveyId', required ? NOT_NULL : OR_NULL, pre);
   if (s === undefined || s === null) {
     if (required) throw badRequest(`${pre}SurveyId is required`);
     return null;
@@ -67,15 +75,15 @@ const SPECS: Record<HistoryKind, RecordSpec> = {
     read(r, pre) {
       const time = recordTime(r.Time, `${pre}Time`);
       const survey = readSurvey(r, pre, true);
-      const interviewId = optInt(r, 'InterviewId', { ...NON_NEG, nullable: true, prefix: pre }) ?? null;
-      const interviewer = optInt(r, 'InterviewerId', { min: 1, nullable: true, prefix: pre }) ?? null;
-      const phone = reqString(r, 'TelephoneNumber', { max: 64, prefix: pre });
-      const status = optInt(r, 'ExtendedStatus', { nullable: true, prefix: pre }) ?? null;
+      const interviewId = optInt(r, 'InterviewId', NON_NEG_OR_NULL, pre) ?? null;
+      const interviewer = optInt(r, 'InterviewerId', ID_OR_NULL, pre) ?? null;
+      const phone = reqString(r, 'TelephoneNumber', PHONE, pre);
+      const status = optInt(r, 'ExtendedStatus', OR_NULL, pre) ?? null;
       // Duration null: the call is in progress (closed later by PATCH); absent: 0, as before open calls existed.
-      const given = optInt(r, 'Duration', { ...NON_NEG, nullable: true, prefix: pre });
+      const given = optInt(r, 'Duration', NON_NEG_OR_NULL, pre);
       const duration = given === undefined ? 0 : given;
-      const waiting = optInt(r, 'WaitingTime', { ...NON_NEG, prefix: pre }) ?? 0;
-      const callCenter = optInt(r, 'CallCenterId', { min: 1, prefix: pre }) ?? 1;
+      const waiting = optInt(r, 'WaitingTime', NON_NEG, pre) ?? 0;
+      const callCenter = optInt(r, 'CallCenterId', ID, pre) ?? 1;
       const variables = readVariables(r, pre);
       if (variables && interviewId === null) throw badRequest(`${pre}Variables need an InterviewId (answers are stored per survey and interview)`);
       return {
@@ -96,14 +104,14 @@ const SPECS: Record<HistoryKind, RecordSpec> = {
     read(r, pre) {
       const time = recordTime(r.Time, `${pre}Time`);
       const survey = readSurvey(r, pre, false);
-      const duration = optInt(r, 'Duration', { ...NON_NEG, nullable: true, prefix: pre }) ?? null;
-      const interviewer = optInt(r, 'InterviewerId', { min: 1, prefix: pre });
+      const duration = optInt(r, 'Duration', NON_NEG_OR_NULL, pre) ?? null;
+      const interviewer = optInt(r, 'InterviewerId', ID, pre);
       if (interviewer === undefined || interviewer === null) throw badRequest(`${pre}InterviewerId is required`);
-      const callCenter = optInt(r, 'CallCenterId', { min: 1, prefix: pre }) ?? 1;
-      const typeId = optInt(r, 'BreakTypeId', { ...NON_NEG, prefix: pre });
+      const callCenter = optInt(r, 'CallCenterId', ID, pre) ?? 1;
+      const typeId = optInt(r, 'BreakTypeId', NON_NEG, pre);
       if (typeId === undefined || typeId === null) throw badRequest(`${pre}BreakTypeId is required`);
-      const typeName = reqString(r, 'BreakTypeName', { max: 255, prefix: pre });
-      const paid = optBool(r, 'IsPaid', { nullable: true, prefix: pre });
+      const typeName = reqString(r, 'BreakTypeName', NAME, pre);
+      const paid = optBool(r, 'IsPaid', OR_NULL, pre);
       const isPaid = paid === undefined || paid === null ? null : paid ? 1 : 0;
       return { params: [time, survey, duration, interviewer, callCenter, typeId, typeName, isPaid], survey, interviewer, callCenter, open: duration === null };
     },
@@ -116,8 +124,8 @@ const SPECS: Record<HistoryKind, RecordSpec> = {
     model: sessionHistoryModel,
     row: ([CallCenterId, InterviewerId, LoginTime, LogoutTime], SessionId) => ({ SessionId, CallCenterId, InterviewerId, LoginTime, LogoutTime, '@etag': 1 }),
     read(r, pre) {
-      const callCenter = optInt(r, 'CallCenterId', { min: 1, prefix: pre }) ?? 1;
-      const interviewer = optInt(r, 'InterviewerId', { min: 1, prefix: pre });
+      const callCenter = optInt(r, 'CallCenterId', ID, pre) ?? 1;
+      const interviewer = optInt(r, 'InterviewerId', ID, pre);
       if (interviewer === undefined || interviewer === null) throw badRequest(`${pre}InterviewerId is required`);
       const login = recordTime(r.LoginTime, `${pre}LoginTime`);
       const logout = r.LogoutTime === undefined || r.LogoutTime === null ? null : recordTime(r.LogoutTime, `${pre}LogoutTime`);

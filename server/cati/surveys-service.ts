@@ -53,10 +53,10 @@ function readInput(body: unknown, creating: boolean): SurveyInput {
     const p = bodyObject(b.BasicProperties, 'BasicProperties {ExtendedStatusGroup, Scheduling, CallDeliveryMode, CallGroups}');
     const pre = 'BasicProperties.';
     rejectUnknown(p, ['SurveyId', 'ExtendedStatusGroup', 'Scheduling', 'CallDeliveryMode', 'CallGroups'], pre);
-    v.extended_status_group = optString(p, 'ExtendedStatusGroup', { max: 255, nullable: true, prefix: pre });
-    v.scheduling = optString(p, 'Scheduling', { max: 255, nullable: true, prefix: pre });
+    v.extended_status_group = optString(p, 'ExtendedStatusGroup', { max: 255, nullable: true }, pre);
+    v.scheduling = optString(p, 'Scheduling', { max: 255, nullable: true }, pre);
     v.call_delivery_mode = optEnum(p, 'CallDeliveryMode', DELIVERY_MODES, pre);
-    const groups = optBool(p, 'CallGroups', { prefix: pre });
+    const groups = optBool(p, 'CallGroups', {}, pre);
     v.call_groups = groups === undefined || groups === null ? undefined : groups ? 1 : 0;
   }
   let variables: SurveyInput['variables'];
@@ -67,10 +67,10 @@ function readInput(body: unknown, creating: boolean): SurveyInput {
       const pre = `Variables[${i}].`;
       const o = bodyObject(x, `${pre} {Name, AvailableAsCatiFilter}`);
       rejectUnknown(o, ['Name', 'AvailableAsCatiFilter'], pre);
-      const name = reqString(o, 'Name', { max: 255, prefix: pre });
+      const name = reqString(o, 'Name', { max: 255 }, pre);
       if (seen.has(name)) throw badRequest(`${pre}Name '${name}' is listed twice`);
       seen.add(name);
-      return { name, filter: optBool(o, 'AvailableAsCatiFilter', { prefix: pre }) ?? false };
+      return { name, filter: optBool(o, 'AvailableAsCatiFilter', {}, pre) ?? false };
     });
   }
   const values = Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) as Record<string, string | number | null>;

@@ -9,6 +9,7 @@ import type { Row } from './collection-query.ts';
 import { MINIMAL_JSON, type JsonFormat } from './format-negotiation.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
 import { NAMESPACE } from './model.ts';
+import { isoString } from './wire-json.ts';
 
 /** How entities are written: the negotiated JSON format, the service root, which sets can be edited. */
 export interface WireOptions {
@@ -22,7 +23,9 @@ export interface WireOptions {
 export function formatDateTime(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
-  const d = new Date(Number(value));
+  const ms = Number(value);
+  if (Number.isInteger(ms) && Math.abs(ms) <= 8.64e15) return isoString(ms); // toISOString's answer, cheaper
+  const d = new Date(ms);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
