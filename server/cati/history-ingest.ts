@@ -209,18 +209,30 @@ const ROWS_PER_INSERT = 500;
  * few statement texts serve every batch size.
  */
 async function insertAll(tx: Queryable, spec: RecordSpec, rows: Params[]): Promise<number[]> {
-  const tuple = `(${spec.columns.map(() => '?').join(', ')})`;
   const ids: number[] = [];
   for (let i = 0; i < rows.length; ) {
     const left = rows.length - i;
     const size = left >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 2 ** Math.floor(Math.log2(left));
     const chunk = rows.slice(i, (i += size));
-    const sql = `INSERT INTO ${spec.table} (${spec.columns.join(', ')}) VALUES ${Array(chunk.length).fill(tuple).join(', ')} RETURNING id`;
+    const sql = insertSql(spec, size);
     const made = (await tx.column<number>(sql, chunk.flat())).sort((a, b) => a - b);
     if (made.length !== chunk.length) throw new Error(`ingest: ${made.length} ids for ${chunk.length} rows`);
     ids.push(...made);
   }
   return ids;
+}
+
+const insertTexts = new Map<string, string>();
+
+/** The INSERT … RETURNING id of `size` rows of a spec's table (built once per table and size). */
+function insertSql(spec: RecordSpec, size: number): string {
+  const key = `${spec.table}:${size}`;
+  let sql = insertTexts.get(key);
+  if (sql === undefined) {
+    const tuple = `(${spec.columns.map(() => '?').join(', ')})`;
+    insertTexts.set(key, (sql = `INSERT INTO ${spec.table} (${spec.columns.join(', ')}) VALUES ${Array(size).fill(tuple).join(', ')} RETURNING id`));
+  }
+  return sql;
 }
 
 /** Which of `keys` (nulls left out) exist as ids of `table`: one query for the whole batch. */
