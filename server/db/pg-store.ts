@@ -131,6 +131,7 @@ export class PgStore implements Store, PgQueryable {
       value: async <T>(s: string, p?: Params) => (await q(s, p, 'array')).rows[0]?.[0] as T | undefined,
       column: async <T>(s: string, p?: Params) => ((await q(s, p, 'array')).rows as unknown[][]).map((r) => r[0] as T),
       rows: async (s, p) => (await q(s, p, 'array')).rows as unknown[][],
+      clientRows: async (s, p) => (await q(s, p, 'array')).rows as unknown[][], // a query never holds Node's event loop here
       run: async (s, p) => ({ changes: (await q(s, p)).rowCount ?? 0 }),
       exec: async (s) => void (await q(s, undefined)),
       copyRows: (table, columns, rows) => this.copy(runner, table, columns, rows),
@@ -155,6 +156,9 @@ export class PgStore implements Store, PgQueryable {
   }
   rows(sql: string, params?: Params): Promise<unknown[][]> {
     return this.storeView.rows(sql, params);
+  }
+  clientRows(sql: string, params?: Params): Promise<unknown[][]> {
+    return this.storeView.clientRows(sql, params);
   }
   run(sql: string, params?: Params): Promise<RunResult> {
     return this.storeView.run(sql, params);

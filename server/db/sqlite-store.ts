@@ -11,6 +11,7 @@ import type { Statement } from 'better-sqlite3';
 import { badRequest } from '../errors.ts';
 import { runRead } from '../odata/read-pool.ts';
 import { sqliteDialect } from './dialect.ts';
+import { LargeScans } from './large-scans.ts';
 import { openDatabase, type Db } from './open.ts';
 import type { Params, Queryable, Row, RunResult, Store } from './store.ts';
 
@@ -31,6 +32,8 @@ export class SqliteStore implements Store {
   /** Settles when the open transaction ends; null when none is open. */
   private txDone: Promise<void> | null = null;
   private readonly txView: Queryable;
+  /** Which statements read a large table from its start (clientRows sends them to the read worker). */
+  private readonly scans: LargeScans;
 
   /** `db`: an open (migrated) connection; `file`: its path, for the read-only connections of chunks/readHeavy. */
   constructor(
@@ -38,6 +41,7 @@ export class SqliteStore implements Store {
     readonly file: string,
   ) {
     this.description = `sqlite:${file}`;
+    this.scans = new LargeScans(db, file);
     const isOpen = () => db.inTransaction;
     this.txView = {
       engine: 'sqlite',
@@ -48,6 +52,7 @@ export class SqliteStore implements Store {
       value: (s, p) => this.whenFree(() => this.stmt(this.plucked, s).get(...(p ?? [])) as never),
       column: (s, p) => this.whenFree(() => this.stmt(this.plucked, s).all(...(p ?? [])) as never),
       rows: (s, p) => this.whenFree(() => this.stmt(this.raws, s).all(...(p ?? [])) as never),
+      clientRows: (s, p) => (this.txContext.getStore() === undefined && this.scans.offloads(s, p ?? []) ? this.readOffLoop(s, p ?? []) : this.txView.rows(s, p)),
       run: (s, p) => this.whenFree(() => ({ changes: this.stmt(this.statements, s).run(...(p ?? [])).changes })),
       exec: (s) => this.whenFree(() => void this.db.exec(s)),
     };
@@ -111,6 +116,13 @@ export class SqliteStore implements Store {
   }
   rows(sql: string, params?: Params): Promise<unknown[][]> {
     return this.txView.rows(sql, params);
+  }
+  clientRows(sql: string, params?: Params): Promise<unknown[][]> {
+    return this.txView.clientRows(sql, params);
+  }
+
+  private async readOffLoop(sql: string, params: Params): Promise<unknown[][]> {
+    return (await runRead(this.file, { sql, params: [...params] }, 'raw')).rows as unknown[][];
   }
   run(sql: string, params?: Params): Promise<RunResult> {
     return this.txView.run(sql, params);

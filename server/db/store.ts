@@ -39,6 +39,12 @@ export interface Queryable {
   column<T = unknown>(sql: string, params?: Params): Promise<T[]>;
   /** Every row as an array of values, in the SELECT list's order (for serializers that know the columns). */
   rows(sql: string, params?: Params): Promise<unknown[][]>;
+  /**
+   * `rows` of a query a client shaped (`$filter`, `$orderby`, `$count`), which no index may serve: on SQLite,
+   * outside a transaction, one whose plan reads a large table from its start runs on the read worker, so it
+   * cannot hold the event loop (CONTRACT §13). Otherwise, and on PostgreSQL, it is `rows`.
+   */
+  clientRows(sql: string, params?: Params): Promise<unknown[][]>;
   /** INSERT/UPDATE/DELETE; use `RETURNING` with `get`/`value` to read generated keys. */
   run(sql: string, params?: Params): Promise<RunResult>;
   /** Several statements without parameters (schema changes). */

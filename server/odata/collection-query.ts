@@ -126,10 +126,6 @@ function orderKeys(model: EntityModel, options: QueryOptions): OrderKey[] {
 
 const signature = (keys: OrderKey[]) => keys.map((k) => `${k.prop.name}${k.desc ? '-' : '+'}`).join(',');
 
-function encodeToken(keys: OrderKey[], row: Row): string {
-  return tokenOf(keys, keys.map((k) => row[k.prop.name] ?? null));
-}
-
 function tokenOf(keys: OrderKey[], values: unknown[]): string {
   return Buffer.from(JSON.stringify({ o: signature(keys), v: values })).toString('base64url');
 }
@@ -256,9 +252,9 @@ export async function skipInSteps(db: Queryable, model: EntityModel, options: Qu
   for (let i = 0; (options.skip ?? 0) > SKIP_STEP && i < 1_000_000; i++) {
     const p = plan(db.dialect, model, options, q);
     const cols = p.keys.map((k) => `${k.prop.column} AS "${k.prop.name}"`).join(', ');
-    const row = await db.get<Row>(`SELECT ${cols} FROM ${p.from}${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT 1 OFFSET ?`, [...p.pageParams, SKIP_STEP - 1]);
+    const [row] = await db.clientRows(`SELECT ${cols} FROM ${p.from}${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT 1 OFFSET ?`, [...p.pageParams, SKIP_STEP - 1]);
     if (!row) return; // fewer rows remain than one step: the page query walks them
-    options.skiptoken = encodeToken(p.keys, row);
+    options.skiptoken = tokenOf(p.keys, row);
     options.skip = options.skip! - SKIP_STEP;
     await new Promise((ok) => setImmediate(ok));
   }
@@ -279,11 +275,11 @@ function chunks(db: Queryable, p: CollectionPlan, text: string, columns: readonl
     if (left <= 0) return [];
     let rows: unknown[][];
     if (!last) {
-      rows = await db.rows(text, [...p.pageParams, Math.min(STREAM_CHUNK, left), skip]);
+      rows = await db.clientRows(text, [...p.pageParams, Math.min(STREAM_CHUNK, left), skip]);
     } else {
       const after = seek(db.dialect, p.keys, at.map((i) => last![i] ?? null));
       const next = text.replace(' ORDER BY ', `${p.pageWhere.length ? ' AND ' : ' WHERE '}${after.sql} ORDER BY `);
-      rows = await db.rows(next, [...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0]);
+      rows = await db.clientRows(next, [...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0]);
     }
     left = rows.length < STREAM_CHUNK ? 0 : left - rows.length;
     last = rows.at(-1);
@@ -294,7 +290,7 @@ function chunks(db: Queryable, p: CollectionPlan, text: string, columns: readonl
 /** Runs the collection query of a model with the request's options; SQL never sees a raw value. */
 export async function queryCollection(db: Queryable, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): Promise<CollectionPage> {
   const p = plan(db.dialect, model, options, q);
-  const count = options.count ? await db.value<number>(`SELECT count(*) AS n FROM ${model.from}${whereText(p.where)}`, p.params) : undefined;
+  const count = options.count ? ((await db.clientRows(`SELECT count(*) AS n FROM ${model.from}${whereText(p.where)}`, p.params))[0]![0] as number) : undefined;
   const pageSize = q.pageSize ?? QUERY_LIMITS.pageSize;
   const limit = options.top ?? pageSize + 1;
   if (limit === 0) return { rows: [], count };
@@ -303,29 +299,21 @@ export async function queryCollection(db: Queryable, model: EntityModel, options
     `SELECT ${selectList(model, names)} FROM ${p.from}` +
     `${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT ? OFFSET ?`;
   const params = [...p.pageParams, limit, options.skip ?? 0];
-  if (q.postProcess) {
-    let rows = await db.all<Row>(text, params);
-    let nextSkiptoken: string | undefined;
-    if (options.top === undefined && rows.length > pageSize) {
-      rows = rows.slice(0, pageSize);
-      nextSkiptoken = encodeToken(p.keys, rows[rows.length - 1]!);
-    }
-    if (rows.length > 0) rows = await q.postProcess(rows);
-    return { rows, count, nextSkiptoken };
-  }
-  // No hook reads the rows: they stay arrays (building an object per row costs more than the read itself).
   const columns = selectedNames(model, names);
-  if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK) {
+  if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK && !q.postProcess) {
     return tablePage({ columns, values: [] }, { count, more: chunks(db, p, text, columns, options.top, options.skip ?? 0) });
   }
-  let values = await db.rows(text, params);
+  let values = await db.clientRows(text, params);
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && values.length > pageSize) {
     values = values.slice(0, pageSize);
     const last = values[values.length - 1]!;
     nextSkiptoken = tokenOf(p.keys, p.keys.map((k) => last[columns.indexOf(k.prop.name)] ?? null));
   }
-  return tablePage({ columns, values }, { count, nextSkiptoken });
+  // No hook reads the rows: they stay arrays (better-sqlite3 builds an object per row at twice the cost of the read).
+  if (!q.postProcess) return tablePage({ columns, values }, { count, nextSkiptoken });
+  const rows = values.length > 0 ? await q.postProcess(rowObjects(columns, values)) : [];
+  return { rows, count, nextSkiptoken };
 }
 
 /** The SELECT of one entity by key (with an optional scope) and its parameters. */

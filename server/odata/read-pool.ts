@@ -1,20 +1,22 @@
 /**
  * Runs read statements off the main thread: one worker (read-worker.ts) per SQLite database file, started on
  * first use and stopped after IDLE_MS without work (it never keeps the process alive). SqliteStore.readHeavy
- * runs on it (`$apply` pages, apply-query.ts), so a GROUP BY over a million rows costs the event loop one message.
+ * runs on it (`$apply` pages, apply-query.ts), so a GROUP BY over a million rows costs the event loop one message;
+ * so does SqliteStore.clientRows for a client's query that reads a large table from its start (db/large-scans.ts).
  */
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startModuleWorker } from '../optout/start-worker.ts';
 import type { SqlFragment } from './sql-fragment.ts';
 
-/** One read statement. */
+/** One read statement; `raw`: rows as arrays of values (better-sqlite3's raw mode), else as objects. */
 export interface ReadRequest {
   id: number;
   rows: SqlFragment;
+  raw?: boolean;
 }
 
 /** The worker's answer: the rows of a request, or the SQL error's message. */
-export type ReadReply = { id: number; rows: Record<string, unknown>[] } | { id: number; error: string };
+export type ReadReply = { id: number; rows: Record<string, unknown>[] | unknown[][] } | { id: number; error: string };
 
 const IDLE_MS = 30_000;
 
@@ -63,8 +65,8 @@ export async function closeReadPool(dbFile: string): Promise<void> {
   await pool.worker.terminate();
 }
 
-/** Runs a rows statement on the read worker of `dbFile`; SQL errors reject. */
-export function runRead(dbFile: string, rows: SqlFragment): Promise<{ rows: Record<string, unknown>[] }> {
+/** Runs a rows statement on the read worker of `dbFile` (`'raw'`: rows as arrays); SQL errors reject. */
+export function runRead(dbFile: string, rows: SqlFragment, mode: 'objects' | 'raw' = 'objects'): Promise<{ rows: Record<string, unknown>[] | unknown[][] }> {
   const pool = poolOf(dbFile);
   clearTimeout(pool.idle);
   pool.worker.ref();
@@ -74,6 +76,6 @@ export function runRead(dbFile: string, rows: SqlFragment): Promise<{ rows: Reco
       resolve: (reply) => ('error' in reply ? reject(new Error(reply.error)) : resolve(reply)),
       reject,
     });
-    pool.worker.postMessage({ id, rows } satisfies ReadRequest);
+    pool.worker.postMessage({ id, rows, raw: mode === 'raw' } satisfies ReadRequest);
   });
 }

@@ -1,7 +1,7 @@
 /**
  * Entry of the read worker (read-pool.ts): a read-only SQLite connection of its own that runs the heavy reads
  * of SqliteStore (`$apply` queries), so an aggregation over a million rows never holds the main thread's
- * event loop (CONTRACT §13). Statements come compiled and parameterised; rows go back as plain objects.
+ * event loop (CONTRACT §13). Statements come compiled and parameterised; rows go back as plain objects, or as arrays when asked.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Statement } from 'better-sqlite3';
@@ -23,7 +23,7 @@ function prepared(text: string): Statement<unknown[]> {
 parentPort!.on('message', (req: ReadRequest) => {
   let reply: ReadReply;
   try {
-    reply = { id: req.id, rows: prepared(req.rows.sql).all(...req.rows.params) as Record<string, unknown>[] };
+    reply = { id: req.id, rows: prepared(req.rows.sql).raw(req.raw === true).all(...req.rows.params) as Record<string, unknown>[] | unknown[][] };
   } catch (err) {
     reply = { id: req.id, error: err instanceof Error ? err.message : String(err) };
   }

@@ -1,0 +1,88 @@
+/**
+ * Which client-shaped statements read a large table from its start (CONTRACT §13: no request may hold the
+ * event loop for more than 50 ms at 1,000,000 calls). SQLite's bytecode tells: a cursor opened on a table or
+ * index (`OpenRead`, its root page) and then rewound or counted (`Rewind`, `Last`, `Count`) is a scan from the
+ * start, where an index seek (`SeekGE`, `SeekRowid`…) reads only its range. A scan of a table holding more than
+ * LARGE_ROWS rows (its largest rowid, re-read every 10 s) may take longer than the budget: SqliteStore.clientRows
+ * sends it to the read worker. A scan that stops early (`$top` in key order) is sent too; the hop costs a
+ * fraction of a millisecond.
+ */
+import type { Db } from './open.ts';
+
+/** Rows above which a scan from the start leaves the event loop (a full scan of 100,000 calls takes some 8 ms). */
+export const LARGE_ROWS = 100_000;
+const SIZE_TTL_MS = 10_000;
+const MAX_STATEMENTS = 1000;
+const SCAN_OPCODES = new Set(['Rewind', 'Last', 'Count']);
+
+interface Op {
+  opcode: string;
+  p1: number;
+  p2: number;
+}
+
+export class LargeScans {
+  /** SQL text → the tables its plan scans from the start. */
+  private readonly scanned = new Map<string, string[]>();
+  /** Root page → table (of a table or its index), from sqlite_master. */
+  private roots = new Map<number, string>();
+  private readonly sizes = new Map<string, { rows: number; until: number }>();
+
+  /** `file`: ':memory:' or '' (no read worker can open it) never offloads. */
+  constructor(
+    private readonly db: Db,
+    private readonly file: string,
+  ) {}
+
+  /** True when `sql` (bound with `params`) reads a table of more than LARGE_ROWS rows from its start. */
+  offloads(sql: string, params: readonly unknown[]): boolean {
+    if (this.file === ':memory:' || this.file === '') return false;
+    let tables = this.scanned.get(sql);
+    if (tables === undefined) {
+      if (this.scanned.size >= MAX_STATEMENTS) this.scanned.delete(this.scanned.keys().next().value!);
+      this.scanned.set(sql, (tables = this.tablesScanned(sql, params)));
+    }
+    return tables.some((t) => this.rowsOf(t) > LARGE_ROWS);
+  }
+
+  private tablesScanned(sql: string, params: readonly unknown[]): string[] {
+    let code: Op[];
+    try {
+      code = this.db.prepare(`EXPLAIN ${sql}`).all(...params) as Op[];
+    } catch {
+      return []; // not explainable here (the statement itself will say why)
+    }
+    const cursors = new Map<number, number>();
+    for (const op of code) if (op.opcode === 'OpenRead') cursors.set(op.p1, op.p2);
+    const tables = new Set<string>();
+    for (const op of code) {
+      const root = SCAN_OPCODES.has(op.opcode) ? cursors.get(op.p1) : undefined;
+      const table = root === undefined ? undefined : this.tableOf(root);
+      if (table) tables.add(table);
+    }
+    return [...tables];
+  }
+
+  private tableOf(root: number): string | undefined {
+    if (!this.roots.has(root)) {
+      const rows = this.db.prepare("SELECT rootpage, tbl_name FROM sqlite_master WHERE type IN ('table', 'index') AND rootpage > 0").all() as { rootpage: number; tbl_name: string }[];
+      this.roots = new Map(rows.map((r) => [r.rootpage, r.tbl_name]));
+    }
+    return this.roots.get(root);
+  }
+
+  /** The table's largest rowid (an upper bound of its rows, read in O(log n)); 0 for a table without rowids. */
+  private rowsOf(table: string): number {
+    const now = Date.now();
+    const known = this.sizes.get(table);
+    if (known && known.until > now) return known.rows;
+    let rows: number;
+    try {
+      rows = Number(this.db.prepare(`SELECT max(rowid) FROM "${table.replaceAll('"', '""')}"`).pluck().get() ?? 0);
+    } catch {
+      rows = 0; // WITHOUT ROWID: none of ours grows large
+    }
+    this.sizes.set(table, { rows, until: now + SIZE_TTL_MS });
+    return rows;
+  }
+}
