@@ -105,8 +105,8 @@ export function writeCollection(res: ServerResponse, head: boolean, requestUrl: 
     if (first.length > CHUNK_ROWS || more) return streamCollection(res, start, first, write, more, tail);
     let text = `${start}[`;
     for (let i = 0; i < first.length; i++) text += (i ? ',' : '') + write(first[i]!);
-    const body = Buffer.from(`${text}]${tail}}`); // encoded once: its length is the header's
-    res.setHeader('Content-Length', body.length);
+    const body = `${text}]${tail}}`;
+    res.setHeader('Content-Length', Buffer.byteLength(body)); // flattens the string once; Node writes the head and it together
     res.end(head ? undefined : body);
   };
   // Rows read positionally are written straight from their arrays (full metadata: as objects).
