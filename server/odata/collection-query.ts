@@ -96,14 +96,17 @@ function selectedNames(model: EntityModel, names?: ReadonlySet<string>): string[
   return buildNames(model, names);
 }
 
+/** The stored properties the SELECT list reads (all, or those in `names`), in the model's order. */
+const readProperties = (model: EntityModel, names?: ReadonlySet<string>) => model.properties.filter((p) => p.column && !p.virtual && (!names || names.has(p.name)));
+
 function buildNames(model: EntityModel, names?: ReadonlySet<string>): string[] {
-  const out = model.properties.filter((p) => p.column && !p.virtual && (!names || names.has(p.name))).map((p) => p.name);
+  const out = readProperties(model, names).map((p) => p.name);
   if (model.etagColumn) out.push('@etag');
   return out;
 }
 
 function buildSelectList(model: EntityModel, names?: ReadonlySet<string>): string {
-  const cols = model.properties.filter((p) => p.column && !p.virtual && (!names || names.has(p.name))).map((p) => `${p.column} AS "${p.name}"`);
+  const cols = readProperties(model, names).map((p) => `${p.column} AS "${p.name}"`);
   if (model.etagColumn) cols.push(`${model.etagColumn} AS "@etag"`);
   return cols.join(', ');
 }

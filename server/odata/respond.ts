@@ -88,7 +88,7 @@ async function streamCollection<T>(res: ServerResponse, head: string, first: T[]
 
 /**
  * Writes a collection as OData JSON: one string and one `res.end` (head and body in one write), or chunked
- * when it is large. Plain Node objects only: the hot read (service.ts `serveHotRead`) calls it before Express.
+ * when it is large. Plain Node objects only: the hot read (hot-read.ts) calls it before Express.
  * `requestUrl`: the request's path and query under the server root (for the next link).
  */
 export function writeCollection(res: ServerResponse, head: boolean, requestUrl: string, model: EntityModel | null, page: CollectionPage, wire: WireOptions, select?: string[]): void | Promise<void> {
