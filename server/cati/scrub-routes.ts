@@ -3,14 +3,14 @@
  * set: mounted ahead of the OData dispatcher (app.ts), which gets every other path. The job engine is
  * server/scrub/.
  */
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { actorOf } from '../audit/audit-log.ts';
 import { requirePermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { unauthorized } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 import { uploadFile } from '../optout/import-routes.ts';
-import { tagPermission } from '../route-table.ts';
+import { tagPermission, type PermissionTagged } from '../route-table.ts';
 import { loadPhoneIndex } from '../scrub/phone-index.ts';
 import { scrubPhoneRegion } from '../scrub/region.ts';
 import { formField, scrubFormat, sendResult, uploadedFile } from '../scrub/scrub-http.ts';
@@ -22,8 +22,8 @@ import { scrubService } from '../scrub/scrub-service.ts';
 export const CATI_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedNumber', 'MatchType', 'Normalized'] as const;
 
 /** `scrubs('{Id}')` and its `/kept`, `/removed` (the quotes may come percent-encoded). */
-const ONE = /^\/scrubs\((?:'|%27)([^'%/]+)(?:'|%27)\)\/?$/;
-const RESULT = /^\/scrubs\((?:'|%27)([^'%/]+)(?:'|%27)\)\/(kept|removed)\/?$/;
+const ONE = /^\/scrubs\((?:'|%27)?([^'%/()]+)(?:'|%27)?\)\/?$/;
+const RESULT = /^\/scrubs\((?:'|%27)?([^'%/()]+)(?:'|%27)?\)\/(kept|removed)\/?$/;
 
 /** Basic credentials (accepted under /cati/ for reads) may not start or delete a scrub. */
 const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFunction) => {
@@ -43,8 +43,27 @@ async function blacklistMatcher(ctx: AppContext): Promise<Matcher> {
   };
 }
 
-/** The router of `/cati/scrubs…`, mounted on `/cati` before the OData dispatcher (anything else falls through). */
-export function catiScrubRouter(ctx: AppContext): Router {
+const PERMISSIONS_LABEL = 'cati_administrate | cati_integrate | cati_read';
+
+/**
+ * The router of `/cati/scrubs…`, mounted on `/cati` before the OData dispatcher (anything else falls
+ * through to it). It lists its routes for the route table itself, with the key as `(Id)`.
+ */
+export function catiScrubRouter(ctx: AppContext): RequestHandler & PermissionTagged {
+  const router = scrubRoutes(ctx);
+  const dispatch: RequestHandler & PermissionTagged = (req, res, next) => router(req, res, next);
+  dispatch.routeTable = () => [
+    { method: 'POST', path: '/scrubs', access: `Bearer + ${PERMISSIONS_LABEL}` },
+    { method: 'GET', path: '/scrubs', access: PERMISSIONS_LABEL },
+    { method: 'GET', path: '/scrubs(Id)', access: PERMISSIONS_LABEL },
+    { method: 'DELETE', path: '/scrubs(Id)', access: `Bearer + ${PERMISSIONS_LABEL}` },
+    { method: 'GET', path: '/scrubs(Id)/kept', access: PERMISSIONS_LABEL },
+    { method: 'GET', path: '/scrubs(Id)/removed', access: PERMISSIONS_LABEL },
+  ];
+  return dispatch;
+}
+
+function scrubRoutes(ctx: AppContext): Router {
   const router = Router();
   const service = scrubService(ctx);
   const allowed = requirePermission('cati_administrate', 'cati_integrate', 'cati_read');
