@@ -31,7 +31,7 @@ const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFuncti
 }, 'Bearer');
 
 /** The blacklist as a scrub's matcher (Controller.Check's rules, phone-index.ts). */
-async function blacklistMatcher(ctx: AppContext): Promise<Matcher> {
+export async function blacklistMatcher(ctx: AppContext): Promise<Matcher> {
   const index = await loadPhoneIndex(ctx.store);
   return {
     extraColumns: CATI_REMOVED_COLUMNS,

@@ -12,7 +12,7 @@ export interface EmailMatch {
   by: 'email' | 'domain';
 }
 
-const LOAD_CHUNK = 20_000;
+const LOAD_CHUNK = 5_000;
 
 /** What a scrub matches addresses against. */
 export class EmailIndex {

@@ -13,7 +13,7 @@ export interface PhoneMatch {
 }
 
 /** Rows read per chunk while loading (each chunk is followed by a turn of the event loop). */
-const LOAD_CHUNK = 20_000;
+const LOAD_CHUNK = 5_000;
 
 /** What a scrub matches numbers against. */
 export class PhoneIndex {

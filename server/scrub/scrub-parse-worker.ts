@@ -16,7 +16,7 @@ const job = workerData as ScrubParseJob;
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);
 
-let credits = 2;
+let credits = 4;
 let wake: (() => void) | undefined;
 let started: ((m: Extract<ToWorker, { type: 'start' }>) => void) | undefined;
 port.on('message', (m: ToWorker) => {

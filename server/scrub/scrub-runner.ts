@@ -51,6 +51,7 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
   const channel = new WorkerChannel(worker, req.heapMb);
   let header: string[] | undefined;
   let width: number;
+  let matcher: Promise<Matcher>;
   try {
     const head = await channel.next();
     if (head.type === 'failed') throw clientError(head);
@@ -59,6 +60,9 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
     width = Math.max(...head.rows.map((r) => r.length));
     if (choice.header) header = head.rows[0];
     channel.send({ type: 'start', column: choice.column, header: choice.header });
+    // The list loads while the worker counts the rows (its failure is the job's, after the 202).
+    matcher = req.matcher();
+    matcher.catch(() => undefined);
     const count = await channel.next();
     if (count.type === 'failed') throw clientError(count);
     if (count.type !== 'count') throw new Error(`scrub worker: unexpected ${count.type}`);
@@ -67,7 +71,7 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
     channel.stop();
     throw err;
   }
-  void runScrub(job, req, channel, header, width);
+  void runScrub(job, req, channel, header, width, matcher);
 }
 
 /** The header rows of the two files: the original one (kept), padded and followed by the extra columns (removed). */
@@ -76,7 +80,7 @@ function headerLines(header: string[] | undefined, width: number, extra: readonl
   return { kept: header ? JSON.stringify(header) + '\n' : '', removed: JSON.stringify([...names, ...extra]) + '\n' };
 }
 
-async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel, header: string[] | undefined, width: number): Promise<void> {
+async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel, header: string[] | undefined, width: number, loading: Promise<Matcher>): Promise<void> {
   const kept = new ResultWriter(resultPath(job.dir, 'kept'));
   const removed = new ResultWriter(resultPath(job.dir, 'removed'));
   let cancelled = false;
@@ -87,7 +91,7 @@ async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel
     removed.destroy();
   };
   try {
-    const matcher = await req.matcher();
+    const matcher = await loading;
     const heads = headerLines(header, width, matcher.extraColumns);
     await kept.write(heads.kept);
     await removed.write(heads.removed);

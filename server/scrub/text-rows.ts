@@ -138,6 +138,19 @@ function readRecords(text: string, pos: number, delimiter: number, eof: boolean,
   return pos;
 }
 
+/** Records of a text without any quote: lines and cells split natively (nothing to unquote). */
+function plainRecords(text: string, delimiter: string, eof: boolean, out: string[][]): number {
+  const lines = text.split(/\r\n|\n|\r/);
+  // The last piece may continue in the next chunk (a CR at the very end may be half of a CRLF: harmless).
+  const complete = eof ? lines.length : lines.length - 1;
+  for (let i = 0; i < complete; i++) {
+    const line = lines[i]!;
+    if (eof && i === lines.length - 1 && line === '') break;
+    out.push(line.split(delimiter));
+  }
+  return eof ? text.length : text.length - lines[lines.length - 1]!.length;
+}
+
 const BLANK = /^\s*$/;
 
 /** True when every cell of a row is blank (such rows are skipped and not counted, CONTRACT §5). */
@@ -162,7 +175,7 @@ export function* textRowBatches(filePath: string, tab: boolean): Generator<strin
       continue;
     }
     const rows: string[][] = [];
-    const pos = readRecords(text, 0, delimiter, done, rows);
+    const pos = text.includes('"') ? readRecords(text, 0, delimiter, done, rows) : plainRecords(text, String.fromCharCode(delimiter), done, rows);
     rest = text.slice(pos);
     if (rest.length > MAX_ROW_CHARS) throw new ImportFileError(400, 'A row of the file is longer than 16 MiB (a quote that is never closed?)');
     if (rows.length > 0) yield rows;
