@@ -5,10 +5,18 @@
  */
 import { unguardCell } from '../optout/csv-cell.ts';
 import type { ScrubFormat } from './scrub-protocol.ts';
-import { isBlankRow, textRowBatches } from './text-rows.ts';
+import { countTextRows, isBlankRow, textRowBatches } from './text-rows.ts';
 
 /** Reads the file again from its start each time it is called (a text file from disk, a workbook from memory). */
 export type RowPass = () => Iterable<string[][]>;
+
+/** Counts a file's non-blank rows (text files without building their cells). */
+export async function countRows(filePath: string, format: ScrubFormat, pass: RowPass): Promise<number> {
+  if (format !== 'xlsx') return countTextRows(filePath, format === 'tsv');
+  let count = 0;
+  for (const rows of pass()) count += rows.length;
+  return count;
+}
 
 /** Opens a file for reading its non-blank rows (cells unguarded) as often as needed. */
 export async function openRows(filePath: string, format: ScrubFormat, maxRows: number): Promise<RowPass> {

@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { checkPhoneRegion, normaliseTelephoneNumber } from '../cati/phone-region.ts';
 import { ImportFileError, tooManyRows } from '../optout/import-parse.ts';
 import { checkEmail, type Checked } from '../optout/normalise.ts';
-import { openRows } from './file-rows.ts';
+import { countRows, openRows } from './file-rows.ts';
 import type { FromWorker, ScrubParseJob, ToWorker } from './scrub-protocol.ts';
 
 const BATCH = 5000;
@@ -54,11 +54,8 @@ async function run(): Promise<void> {
     started = resolve;
     send({ type: 'head', rows: head });
   });
-  let count = start.header ? -1 : 0;
-  for (const rows of pass()) {
-    count += rows.length;
-    if (count > job.maxRows) throw tooManyRows(job.maxRows);
-  }
+  const count = (await countRows(job.filePath, job.format, pass)) - (start.header ? 1 : 0);
+  if (count > job.maxRows) throw tooManyRows(job.maxRows);
   send({ type: 'count', rows: Math.max(0, count) });
 
   const key = keyOf();

@@ -140,12 +140,15 @@ function readRecords(text: string, pos: number, delimiter: number, eof: boolean,
 
 /** Records of a text without any quote: lines and cells split natively (nothing to unquote). */
 function plainRecords(text: string, delimiter: string, eof: boolean, out: string[][]): number {
-  const lines = text.split(/\r\n|\n|\r/);
-  // The last piece may continue in the next chunk (a CR at the very end may be half of a CRLF: harmless).
+  // Split on LF natively and drop each line's CR (a text with CRs and no LF at all is split on CR).
+  const crOnly = text.includes('\r') && !text.includes('\n');
+  const lines = crOnly ? text.split('\r') : text.split('\n');
+  // The last piece may continue in the next chunk.
   const complete = eof ? lines.length : lines.length - 1;
   for (let i = 0; i < complete; i++) {
-    const line = lines[i]!;
+    let line = lines[i]!;
     if (eof && i === lines.length - 1 && line === '') break;
+    if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
     out.push(line.split(delimiter));
   }
   return eof ? text.length : text.length - lines[lines.length - 1]!.length;
@@ -180,4 +183,42 @@ export function* textRowBatches(filePath: string, tab: boolean): Generator<strin
     if (rest.length > MAX_ROW_CHARS) throw new ImportFileError(400, 'A row of the file is longer than 16 MiB (a quote that is never closed?)');
     if (rows.length > 0) yield rows;
   }
+}
+
+/**
+ * The number of non-blank rows of a text file, read chunk by chunk: lines of quote-free text are tested
+ * without being split into cells (a line is blank when it holds only white space and delimiters).
+ */
+export function countTextRows(filePath: string, tab: boolean): number {
+  let count = 0;
+  let rest = '';
+  let delimiter = tab ? '\t' : '';
+  let contentful: RegExp | undefined;
+  let done = false;
+  const chunks = textChunks(filePath);
+  while (!done) {
+    const next = chunks.next();
+    done = next.done === true;
+    const text = rest + (next.value ?? '');
+    if (delimiter === '' && (/\S/.test(text) || done)) delimiter = detectDelimiter(text);
+    if (delimiter === '') {
+      rest = text;
+      continue;
+    }
+    contentful ??= new RegExp(`[^\\s${delimiter === '\t' ? '\\t' : delimiter}]`);
+    if (text.includes('"')) {
+      const rows: string[][] = [];
+      const pos = readRecords(text, 0, delimiter.charCodeAt(0), done, rows);
+      for (const r of rows) if (!isBlankRow(r)) count++;
+      rest = text.slice(pos);
+      if (rest.length > MAX_ROW_CHARS) throw new ImportFileError(400, 'A row of the file is longer than 16 MiB (a quote that is never closed?)');
+      continue;
+    }
+    const crOnly = text.includes('\r') && !text.includes('\n');
+    const lines = crOnly ? text.split('\r') : text.split('\n');
+    const complete = done ? lines.length : lines.length - 1;
+    for (let i = 0; i < complete; i++) if (contentful.test(lines[i]!)) count++;
+    rest = done ? '' : lines[lines.length - 1]!;
+  }
+  return count;
 }

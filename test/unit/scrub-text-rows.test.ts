@@ -3,14 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chooseColumn } from '../../server/scrub/column-rules.ts';
-import { textRowBatches } from '../../server/scrub/text-rows.ts';
+import { countTextRows, isBlankRow, textRowBatches } from '../../server/scrub/text-rows.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'scrub-rows-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const rowsOf = (content: string | Buffer, tab = false) => {
   const file = join(dir, `f${Math.random()}.csv`);
   writeFileSync(file, content);
-  return [...textRowBatches(file, tab)].flat();
+  const rows = [...textRowBatches(file, tab)].flat();
+  expect(countTextRows(file, tab)).toBe(rows.filter((r) => !isBlankRow(r)).length); // the counting pass agrees
+  return rows;
 };
 
 describe('scrub text rows (read in 1 MiB chunks)', () => {
@@ -34,6 +36,10 @@ describe('scrub text rows (read in 1 MiB chunks)', () => {
     const q = rowsOf(quoted);
     expect(q).toHaveLength(60_000);
     expect(q.every((r, i) => r[1] === `name, ${i}` && r[2] === `line\n${i}`)).toBe(true);
+  });
+
+  it('blank rows (white space and delimiters only) are not counted', () => {
+    expect(rowsOf('a,b\n , \n\n1,2\r\n;\n')).toHaveLength(5);
   });
 
   it('invalid UTF-8 → 400', () => {
