@@ -48,6 +48,7 @@ const clientError = (m: Extract<FromWorker, { type: 'failed' }>) => (m.status ==
 export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<void> {
   const workerData: ScrubParseJob = { filePath: req.filePath, format: req.format, kind: job.kind, region: req.region, maxRows: req.maxRows, headRows: HEAD_ROWS };
   const worker = startModuleWorker(ENTRY, { workerData, resourceLimits: { maxOldGenerationSizeMb: req.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 } });
+  worker.unref(); // a scrub never keeps a stopping server alive (its files go at the next start)
   const channel = new WorkerChannel(worker, req.heapMb);
   let header: string[] | undefined;
   let width: number;
