@@ -49,3 +49,25 @@ describe('Blacklist: scrub a call list', () => {
     expect(await panel().getByRole('table', { name: 'Preview of calls.csv' }).locator('th.chosen').textContent()).toContain('Name');
   });
 });
+
+describe('Opt-out: scrub a mailing list', () => {
+  it("scrubs against the open project's list and the company list, and downloads the kept rows", async () => {
+    const company = (await ui.server.json('POST', '/optout/lists', { body: {} })).body.id;
+    const project = (await ui.server.json('POST', '/optout/lists', { body: { projectId: 'p501' } })).body.id;
+    await ui.server.json('POST', `/optout/lists/${company}/domains`, { body: { domain: 'blocked.org' } });
+    await ui.server.json('POST', `/optout/lists/${project}/emails`, { body: { emailAddress: 'bob@example.com' } });
+    page = await ui.open('optout');
+    await page.getByRole('heading', { name: 'Opt-out lists' }).waitFor();
+    await page.getByLabel('Project list').check();
+    await page.getByLabel('Project id').fill('p501');
+    await page.getByRole('button', { name: 'Open' }).click();
+    const mail = page.getByRole('region', { name: 'Scrub a mailing list' });
+    await mail.getByLabel('List file').setInputFiles({ name: 'mail.csv', mimeType: 'text/csv', buffer: Buffer.from('Name,Email\nAnn,ann@x.blocked.org\nBob,bob@example.com\nCid,cid@example.com\n') });
+    await expect.poll(() => mail.getByRole('table', { name: 'Preview of mail.csv' }).locator('th.chosen').textContent()).toContain('Email');
+    await mail.getByRole('button', { name: 'Scrub' }).click();
+    await expect.poll(() => mail.getByTestId('scrub-result').textContent(), { timeout: 30_000 }).toContain('Kept 1, removed 2, invalid 0.');
+    const [file] = await Promise.all([page.waitForEvent('download'), mail.getByRole('button', { name: 'Download kept rows (CSV)' }).click()]);
+    expect((await readFile((await file.path())!, 'utf8')).replace(/^\uFEFF/, '')).toBe('Name,Email\r\nCid,cid@example.com\r\n');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+});
