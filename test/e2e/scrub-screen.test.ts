@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
+import XLSX from 'xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
@@ -47,6 +48,14 @@ describe('Blacklist: scrub a call list', () => {
   it('the column picker changes the checked column', async () => {
     await panel().getByLabel('Column to check').selectOption({ label: 'Name' });
     expect(await panel().getByRole('table', { name: 'Preview of calls.csv' }).locator('th.chosen').textContent()).toContain('Name');
+  });
+
+  it('previews a workbook too', async () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['Who', 'Number'], ['a', '0301000001']]), 'S');
+    const buffer = XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+    await panel().getByLabel('List file').setInputFiles({ name: 'calls.xlsx', mimeType: 'application/octet-stream', buffer });
+    await expect.poll(() => panel().getByRole('table', { name: 'Preview of calls.xlsx' }).locator('th.chosen').textContent()).toContain('Number');
   });
 });
 

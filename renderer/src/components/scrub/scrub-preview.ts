@@ -32,8 +32,27 @@ function cellsOf(line: string, delimiter: string): string[] {
   return cells;
 }
 
-/** The first `max` non-blank rows of a text file. */
+/** Workbooks up to this size get a preview (read whole by SheetJS in the page; larger ones are left to the server). */
+const MAX_PREVIEW_XLSX_BYTES = 10 * 1024 * 1024;
+
+/** The first `max` non-blank rows of a workbook's first sheet, or none when it is too large or unreadable. */
+async function workbookRows(file: File, max: number): Promise<string[][]> {
+  if (file.size > MAX_PREVIEW_XLSX_BYTES) return [];
+  try {
+    const XLSX = await import('xlsx');
+    const book = XLSX.read(new Uint8Array(await file.arrayBuffer()), { type: 'array', sheets: 0, sheetRows: max * 4, cellFormula: false, cellHTML: false });
+    const sheet = book.Sheets[book.SheetNames[0] ?? ''];
+    if (!sheet) return [];
+    const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, raw: false, blankrows: false, defval: '' });
+    return rows.slice(0, max).map((r) => r.map((c) => String(c ?? '')));
+  } catch {
+    return [];
+  }
+}
+
+/** The first `max` non-blank rows of a text file or (small) workbook. */
 export async function previewRows(file: File, max = 8): Promise<string[][]> {
+  if (/\.xlsx$/i.test(file.name)) return workbookRows(file, max);
   const text = new TextDecoder('utf-8').decode(await file.slice(0, 65536).arrayBuffer()).replace(/^\uFEFF/, '');
   const lines = text.split(/\r\n|\n|\r/).filter((l) => l.trim() !== '');
   if (!text.endsWith('\n') && file.size > 65536) lines.pop(); // the last line may be cut
