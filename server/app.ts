@@ -7,6 +7,7 @@ import { keysRouter } from './auth/keys-router.ts';
 import { authenticate } from './auth/middleware.ts';
 import { uiSessionsRouter, uiTokenRouter } from './auth/ui-session-router.ts';
 import { catiService } from './cati/index.ts';
+import { catiScrubRouter } from './cati/scrub-routes.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, errorMiddleware } from './errors.ts';
 import { eventsRouter } from './events/events-router.ts';
@@ -14,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { allowedHostsCheck, hostHeaderCheck } from './http/host-rules.ts';
 import { jsonBody } from './http/json-body.ts';
 import { optoutRouter } from './optout/index.ts';
+import { optoutScrubRouter } from './optout/scrub-routes.ts';
 import { unsubscribePages, type UnsubscribePages } from './unsubscribe/index.ts';
 import { unsubscribeLinksRouter } from './unsubscribe/links-router.ts';
 import { settingsRouter } from './unsubscribe/settings-router.ts';
@@ -59,7 +61,8 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   app.use('/unsubscribe', pages.router);
 
   // The two APIs: Bearer key on every route; each router parses JSON bodies only after its permission check (under /cati/ also Basic, for side-effect-free reads only).
-  app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, cati.router); // the dispatcher parses JSON after its permission check
+  app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, catiScrubRouter(ctx), cati.router); // /cati/scrubs (CONTRACT §16) ahead of the OData dispatcher, which parses JSON after its permission check
+  app.use('/optout/scrubs', authenticate(ctx.keys), bindActor, optoutScrubRouter(ctx)); // CONTRACT §16
   app.use('/optout', authenticate(ctx.keys), bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
   app.use('/admin/keys', authenticate(ctx.keys), bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
   app.use('/admin/audit', authenticate(ctx.keys), auditRouter(ctx)); // CONTRACT §10: the audit log, read-only (company_administrate)

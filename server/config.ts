@@ -35,6 +35,8 @@ export interface ServerConfig {
   demoLive: boolean;
   /** `GET /events` (CONTRACT §9, §13). */
   events: EventStreamLimits;
+  /** How long scrub jobs and their files are kept (CONTRACT §16; default 24 h, shorter in tests). */
+  scrubRetentionMs?: number;
 }
 
 /** Limits of the Server-Sent Events stream. */

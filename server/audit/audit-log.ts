@@ -34,6 +34,7 @@ export type AuditEntity =
   | 'optout-imports'
   | 'optout-settings'
   | 'settings'
+  | 'scrubs'
   | 'keys';
 
 export interface AuditEntry {

@@ -39,10 +39,11 @@ function compiled(source: string): string {
   return `dist/${rel.replace(/\.cts$/, '.cjs').replace(/\.ts$/, '.js')}`;
 }
 
-/** The files the import workers load: their compiled modules and every file of the packages they import (transitively). */
+/** The files the import workers and the scrub parse worker load: their compiled modules and every file of the packages they import (transitively). */
 function workerClosure(): { modules: string[]; packages: string[] } {
   const optout = join(ROOT, 'server', 'optout');
-  const { files, packages } = moduleClosure(join(optout, 'import-worker.ts'), join(optout, 'import-parse-worker.ts'));
+  const scrub = join(ROOT, 'server', 'scrub', 'scrub-parse-worker.ts');
+  const { files, packages } = moduleClosure(join(optout, 'import-worker.ts'), join(optout, 'import-parse-worker.ts'), scrub);
   return { modules: files.map(compiled), packages };
 }
 

@@ -1,0 +1,94 @@
+/**
+ * `/cati/scrubs` (CONTRACT §16): scrub a call list against the telephone blacklist. Not an OData entity
+ * set: mounted ahead of the OData dispatcher (app.ts), which gets every other path. The job engine is
+ * server/scrub/.
+ */
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { actorOf } from '../audit/audit-log.ts';
+import { requirePermission } from '../auth/middleware.ts';
+import type { AppContext } from '../context.ts';
+import { unauthorized } from '../errors.ts';
+import { linkOrigin } from '../http/host-rules.ts';
+import { uploadFile } from '../optout/import-routes.ts';
+import { tagPermission, type PermissionTagged } from '../route-table.ts';
+import { loadPhoneIndex } from '../scrub/phone-index.ts';
+import { scrubPhoneRegion } from '../scrub/region.ts';
+import { formField, scrubFormat, sendResult, uploadedFile } from '../scrub/scrub-http.ts';
+import { jobAnswer } from '../scrub/scrub-job.ts';
+import type { Matcher } from '../scrub/scrub-runner.ts';
+import { scrubService } from '../scrub/scrub-service.ts';
+
+/** Columns a removed row gains (after its own). */
+export const CATI_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedNumber', 'MatchType', 'Normalized'] as const;
+
+/** `scrubs('{Id}')` and its `/kept`, `/removed` (the quotes may come percent-encoded). */
+const ONE = /^\/scrubs\((?:'|%27)?([^'%/()]+)(?:'|%27)?\)\/?$/;
+const RESULT = /^\/scrubs\((?:'|%27)?([^'%/()]+)(?:'|%27)?\)\/(kept|removed)\/?$/;
+
+/** Basic credentials (accepted under /cati/ for reads) may not start or delete a scrub. */
+const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFunction) => {
+  next(req.authScheme === 'basic' ? unauthorized('Starting or deleting a scrub needs Authorization: Bearer <key>') : undefined);
+}, 'Bearer');
+
+/** The blacklist as a scrub's matcher (Controller.Check's rules, phone-index.ts). */
+export async function blacklistMatcher(ctx: AppContext): Promise<Matcher> {
+  const index = await loadPhoneIndex(ctx.store);
+  return {
+    extraColumns: CATI_REMOVED_COLUMNS,
+    invalid: ['invalid', '', '', ''],
+    match(key) {
+      const m = index.match(key);
+      return m && ['blacklist', m.id, m.number, m.type];
+    },
+  };
+}
+
+const PERMISSIONS_LABEL = 'cati_administrate | cati_integrate | cati_read';
+
+/**
+ * The router of `/cati/scrubs…`, mounted on `/cati` before the OData dispatcher (anything else falls
+ * through to it). It lists its routes for the route table itself, with the key as `(Id)`.
+ */
+export function catiScrubRouter(ctx: AppContext): RequestHandler & PermissionTagged {
+  const router = scrubRoutes(ctx);
+  const dispatch: RequestHandler & PermissionTagged = (req, res, next) => router(req, res, next);
+  dispatch.routeTable = () => [
+    { method: 'POST', path: '/scrubs', access: `Bearer + ${PERMISSIONS_LABEL}` },
+    { method: 'GET', path: '/scrubs', access: PERMISSIONS_LABEL },
+    { method: 'GET', path: '/scrubs(Id)', access: PERMISSIONS_LABEL },
+    { method: 'DELETE', path: '/scrubs(Id)', access: `Bearer + ${PERMISSIONS_LABEL}` },
+    { method: 'GET', path: '/scrubs(Id)/kept', access: PERMISSIONS_LABEL },
+    { method: 'GET', path: '/scrubs(Id)/removed', access: PERMISSIONS_LABEL },
+  ];
+  return dispatch;
+}
+
+function scrubRoutes(ctx: AppContext): Router {
+  const router = Router();
+  const service = scrubService(ctx);
+  const allowed = requirePermission('cati_administrate', 'cati_integrate', 'cati_read');
+  const upload = uploadFile(ctx.config.dataDir);
+  const find = (req: Request) => service.find(req.params[0] as string, 'phone', req.principal!);
+
+  router.post('/scrubs', bearerOnly, allowed, upload, async (req, res) => {
+    const file = uploadedFile(req);
+    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: scrubPhoneRegion(ctx), matcher: () => blacklistMatcher(ctx) };
+    const job = await service.start('phone', req.principal!, actorOf(req), file.originalname, () => scrubFormat(file.originalname, file.path), request);
+    res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/scrubs('${job.id}')`).json(jobAnswer(job));
+  });
+  // Extension: the caller's recent scrubs (the screen's list), newest first.
+  router.get('/scrubs', allowed, (req, res) => {
+    res.json({ value: service.list('phone', req.principal!).map(jobAnswer) });
+  });
+  router.get(ONE, allowed, (req, res) => {
+    res.json(jobAnswer(find(req)));
+  });
+  router.get(RESULT, allowed, async (req, res) => {
+    await sendResult(req, res, find(req), req.params[1] as 'kept' | 'removed');
+  });
+  router.delete(ONE, bearerOnly, allowed, async (req, res) => {
+    await service.remove(find(req));
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,77 @@
+/**
+ * `/optout/scrubs` (CONTRACT §16): scrub a mailing list against the company's opt-out list and, with
+ * `projectId`, that project's list too (the project's first). Permission as reading those lists: the
+ * project's administrator (optout_administrate within its project limit) with `projectId`, else
+ * company_administrate. The job engine is server/scrub/.
+ */
+import { Router, type Request } from 'express';
+import { actorOf } from '../audit/audit-log.ts';
+import { canAdministerOptOut, requirePermission } from '../auth/middleware.ts';
+import type { AppContext } from '../context.ts';
+import { badRequest, forbidden } from '../errors.ts';
+import { linkOrigin } from '../http/host-rules.ts';
+import { loadEmailIndex } from '../scrub/email-index.ts';
+import { formField, scrubFormat, sendResult, uploadedFile } from '../scrub/scrub-http.ts';
+import { jobAnswer } from '../scrub/scrub-job.ts';
+import type { Matcher } from '../scrub/scrub-runner.ts';
+import { scrubService } from '../scrub/scrub-service.ts';
+import { uploadFile } from './import-routes.ts';
+import { findListFor, PROJECT_ID } from './lists.ts';
+
+/** Columns a removed row gains (after its own). */
+export const OPTOUT_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedList', 'Normalized'] as const;
+
+/** The lists as a scrub's matcher (the lists' Check rules, email-index.ts). */
+function listsMatcher(ctx: AppContext, listIds: number[]): () => Promise<Matcher> {
+  return async () => {
+    const index = await loadEmailIndex(ctx.store, listIds);
+    return {
+      extraColumns: OPTOUT_REMOVED_COLUMNS,
+      invalid: ['invalid', '', ''],
+      match(key) {
+        const m = index.match(key);
+        return m && [m.by, m.id, m.listId];
+      },
+    };
+  };
+}
+
+/** The router of `/optout/scrubs`. */
+export function optoutScrubRouter(ctx: AppContext): Router {
+  const router = Router();
+  const service = scrubService(ctx);
+  const someList = requirePermission('company_administrate', 'optout_administrate');
+  const upload = uploadFile(ctx.config.dataDir);
+  const find = (req: Request) => service.find(req.params.id as string, 'email', req.principal!);
+
+  router.post('/', someList, upload, async (req, res) => {
+    const file = uploadedFile(req);
+    const projectId = formField(req, 'projectId') || null;
+    if (projectId !== null && !PROJECT_ID.test(projectId)) throw badRequest(`projectId must look like p123, not '${projectId}'`);
+    if (!canAdministerOptOut(req.principal, projectId)) {
+      throw forbidden(projectId === null ? 'Scrubbing against the company-level list needs company_administrate' : `The opt-out list of project ${projectId} needs optout_administrate for that project`);
+    }
+    const lists = [projectId === null ? undefined : await findListFor(ctx.store, ctx.config.companyId, projectId), await findListFor(ctx.store, ctx.config.companyId, null)];
+    const listIds = lists.flatMap((l) => (l ? [l.id] : []));
+    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: null, matcher: listsMatcher(ctx, listIds) };
+    const job = await service.start('email', req.principal!, actorOf(req), file.originalname, () => scrubFormat(file.originalname, file.path), request, listIds);
+    res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/optout/scrubs/${job.id}`).json(jobAnswer(job));
+  });
+  // Extension: the caller's recent scrubs (the screen's list), newest first.
+  router.get('/', someList, (req, res) => {
+    res.json({ value: service.list('email', req.principal!).map(jobAnswer) });
+  });
+  router.get('/:id', someList, (req, res) => {
+    res.json(jobAnswer(find(req)));
+  });
+  router.get('/:id/:result', someList, async (req, res, next) => {
+    const result = req.params.result;
+    if (result !== 'kept' && result !== 'removed') return next();
+    await sendResult(req, res, find(req), result);
+  });
+  router.delete('/:id', someList, async (req, res) => {
+    await service.remove(find(req));
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,64 @@
+/**
+ * The blacklist in memory for one scrub: Equal numbers in one Map, StartWith prefixes in another, probed
+ * for each prefix length the list holds, longest first — Controller.Check's rule (Equal wins, then the
+ * longest prefix; a prefix is unique per Type) as lookups instead of one query per row.
+ */
+import { setImmediate as yieldLoop } from 'node:timers/promises';
+import type { Store } from '../db/store.ts';
+
+export interface PhoneMatch {
+  id: number;
+  number: string;
+  type: 'Equal' | 'StartWith';
+}
+
+/** Rows read per chunk while loading (each chunk is followed by a turn of the event loop). */
+const LOAD_CHUNK = 5_000;
+
+/** What a scrub matches numbers against. */
+export class PhoneIndex {
+  private readonly equal = new Map<string, number>();
+  private readonly prefixes = new Map<string, number>();
+  private lengths: number[] = [];
+
+  /** Adds one stored item (digits as stored, already normalised for the region). */
+  add(id: number, number: string, type: string): void {
+    if (type === 'StartWith') this.prefixes.set(number, id);
+    else this.equal.set(number, id);
+  }
+
+  /** Call once after the last `add`. */
+  seal(): this {
+    const lengths = new Set<number>();
+    for (const p of this.prefixes.keys()) lengths.add(p.length);
+    this.lengths = [...lengths].sort((a, b) => b - a);
+    return this;
+  }
+
+  /** The entry that blocks a normalised number, or undefined. */
+  match(number: string): PhoneMatch | undefined {
+    const id = this.equal.get(number);
+    if (id !== undefined) return { id, number, type: 'Equal' };
+    for (const length of this.lengths) {
+      if (length > number.length) continue;
+      const prefix = length === number.length ? number : number.slice(0, length);
+      const p = this.prefixes.get(prefix);
+      if (p !== undefined) return { id: p, number: prefix, type: 'StartWith' };
+    }
+    return undefined;
+  }
+
+  get size(): number {
+    return this.equal.size + this.prefixes.size;
+  }
+}
+
+/** Loads the whole blacklist in chunks, yielding to the event loop between them. */
+export async function loadPhoneIndex(store: Store): Promise<PhoneIndex> {
+  const index = new PhoneIndex();
+  for await (const rows of store.chunks('SELECT id, telephone_number, type FROM blacklist', [], LOAD_CHUNK)) {
+    for (const [id, number, type] of rows) index.add(Number(id), number as string, type as string);
+    await yieldLoop();
+  }
+  return index.seal();
+}

@@ -1,0 +1,51 @@
+/**
+ * A scrub's result file as the client downloads it (CONTRACT §16): CSV (UTF-8 with BOM, RFC 4180, the §5
+ * formula guard) or, with `$format=xlsx`, an XLSX streamed by exceljs's workbook writer — every cell text.
+ * Both are streamed from the file with back-pressure; nothing holds the whole result.
+ */
+import ExcelJS from 'exceljs';
+import type { Response } from 'express';
+import { setImmediate as yieldLoop } from 'node:timers/promises';
+import { drained } from '../http/drained.ts';
+import { csvCell } from '../optout/csv-cell.ts';
+import { resultRows } from './scrub-files.ts';
+
+const ROWS_PER_TURN = 2000;
+
+/** Streams a result file as CSV. */
+export async function sendCsv(res: Response, path: string, fileName: string): Promise<void> {
+  res.status(200).set({ 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${fileName}.csv"` });
+  res.write('\uFEFF');
+  let n = 0;
+  let chunk = '';
+  for await (const cells of resultRows(path)) {
+    chunk += cells.map(csvCell).join(',') + '\r\n';
+    if (++n % ROWS_PER_TURN === 0) {
+      const more = res.write(chunk);
+      chunk = '';
+      if (!more && !(await drained(res))) return;
+    }
+  }
+  res.end(chunk);
+}
+
+/** Streams a result file as a one-sheet XLSX workbook. */
+export async function sendXlsx(res: Response, path: string, fileName: string): Promise<void> {
+  res.status(200).set({
+    'Content-Type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    'Content-Disposition': `attachment; filename="${fileName}.xlsx"`,
+  });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: false, useSharedStrings: false, zip: { zlib: { level: 1 } } });
+  const sheet = workbook.addWorksheet(fileName.slice(0, 31));
+  let n = 0;
+  for await (const cells of resultRows(path)) {
+    sheet.addRow(cells).commit();
+    if (++n % ROWS_PER_TURN === 0) {
+      if (res.destroyed) return;
+      if (res.writableNeedDrain && !(await drained(res))) return;
+      await yieldLoop();
+    }
+  }
+  sheet.commit();
+  await workbook.commit();
+}

@@ -1,0 +1,58 @@
+/**
+ * The HTTP side shared by `/cati/scrubs` and `/optout/scrubs`: the upload's format, the job's answer, the
+ * result downloads and DELETE. The two route files add their permissions and their matcher.
+ */
+import type { Request, Response } from 'express';
+import { open, stat } from 'node:fs/promises';
+import { badRequest, conflict } from '../errors.ts';
+import { detectFormat } from '../optout/file-format.ts';
+import { singleQuery } from '../optout/request-input.ts';
+import { sendCsv, sendXlsx } from './result-download.ts';
+import { resultPath, type ResultName } from './scrub-files.ts';
+import type { ScrubJob } from './scrub-job.ts';
+import type { ScrubFormat } from './scrub-protocol.ts';
+
+/** The first 64 KiB of a file. */
+async function readHead(path: string): Promise<Uint8Array> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(65536);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
+/** The format of an upload by its extension and content (CONTRACT §5, plus `.tsv`): a mismatch → 400. */
+export async function scrubFormat(fileName: string, path: string): Promise<ScrubFormat> {
+  const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
+  if (ext !== 'csv' && ext !== 'tsv' && ext !== 'txt' && ext !== 'xlsx') throw badRequest(`The file '${fileName}' must be a .csv, .tsv, .txt or .xlsx file`);
+  const checked = detectFormat(ext === 'tsv' ? `${fileName.slice(0, -4)}.txt` : fileName, await readHead(path), (await stat(path)).size);
+  return checked === 'xlsx' ? 'xlsx' : ext === 'tsv' ? 'tsv' : 'text';
+}
+
+/** The uploaded file of a scrub request, or 400. */
+export function uploadedFile(req: Request): Express.Multer.File {
+  if (!req.file) throw badRequest("Send the list as multipart/form-data in the form field 'file' (.csv, .tsv, .txt or .xlsx)");
+  return req.file;
+}
+
+/** A text field of the multipart form. */
+export function formField(req: Request, name: string): string | undefined {
+  const v = (req.body as Record<string, unknown> | undefined)?.[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw badRequest(`The form field '${name}' is given more than once`);
+  return v;
+}
+
+/** Sends a result file: CSV, or XLSX with `$format=xlsx`; 409 while the job runs or when it failed. */
+export async function sendResult(req: Request, res: Response, job: ScrubJob, name: ResultName): Promise<void> {
+  const format = singleQuery(req, '$format') ?? 'csv';
+  if (format !== 'csv' && format !== 'xlsx') throw badRequest(`$format must be csv or xlsx, not '${format}'`);
+  if (job.state === 'running') throw conflict('The scrub is still running; download when its State is done');
+  if (job.state === 'failed') throw conflict(`The scrub failed and has no files: ${job.error ?? ''}`);
+  const fileName = `${job.fileName.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'scrub'}-${name}`;
+  if (format === 'xlsx') await sendXlsx(res, resultPath(job.dir, name), fileName);
+  else await sendCsv(res, resultPath(job.dir, name), fileName);
+}

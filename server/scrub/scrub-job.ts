@@ -1,0 +1,58 @@
+/**
+ * A scrub job as the service keeps it, and its answer on the wire (CONTRACT §16).
+ */
+import type { Actor } from '../audit/audit-log.ts';
+import type { Principal } from '../auth/api-keys.ts';
+import type { ScrubKind } from './scrub-protocol.ts';
+
+export type ScrubState = 'running' | 'done' | 'failed';
+
+export interface ScrubJob {
+  id: string;
+  kind: ScrubKind;
+  /** Who may see it: the key, UI session or in-memory key that made it (scrubOwner). */
+  owner: string;
+  actor: Actor;
+  fileName: string;
+  state: ScrubState;
+  rows: number | null;
+  processed: number;
+  kept: number;
+  removed: number;
+  invalid: number;
+  error: string | null;
+  createdAt: number;
+  finishedAt: number | null;
+  /** Its directory under `<data-dir>/scrubs` (gone once it failed or was deleted). */
+  dir: string;
+  /** The upload being read (removed when the job ends or is deleted). */
+  uploadPath: string;
+  /** Opt-out scrubs: the lists matched, in priority order. */
+  listIds: number[];
+  /** Stops a running job (its worker and files); set while it runs. */
+  cancel?: () => void;
+}
+
+/** `GET /cati/scrubs('{Id}')` and `GET /optout/scrubs/{Id}`: exactly the §16 fields. */
+export function jobAnswer(job: ScrubJob): Record<string, unknown> {
+  return {
+    Id: job.id,
+    State: job.state,
+    FileName: job.fileName,
+    Rows: job.rows,
+    Processed: job.processed,
+    Kept: job.kept,
+    Removed: job.removed,
+    Invalid: job.invalid,
+    Error: job.error,
+    CreatedAt: new Date(job.createdAt).toISOString(),
+    FinishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
+  };
+}
+
+/** The owner of what a principal creates: its key, else its UI session, else the in-memory key's name. */
+export function scrubOwner(principal: Principal): string {
+  if (principal.keyId !== null) return `key:${principal.keyId}`;
+  if (principal.uiSessionId !== undefined) return `ui:${principal.uiSessionId}`;
+  return `memory:${principal.name}`;
+}

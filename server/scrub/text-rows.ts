@@ -1,0 +1,224 @@
+/**
+ * Rows of a delimited text file (CSV/TSV/TXT, CONTRACT §5 encodings) read in chunks, never the whole file:
+ * an incremental RFC 4180 reader. A quoted cell may hold delimiters, doubled quotes and line breaks; a quote
+ * that does not start a cell is an ordinary character; text after a closing quote other than the delimiter or
+ * a line break is kept literally (one odd cell never swallows the lines after it).
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { ImportFileError } from '../optout/import-parse.ts';
+
+const CHUNK_BYTES = 1 << 20;
+/** A single row may not be longer than this (a quote never closed would otherwise swallow the file). */
+const MAX_ROW_CHARS = 16 * 1024 * 1024;
+
+/** The decoder of a file by its first bytes: UTF-16 LE/BE with BOM, else strict UTF-8 (BOM dropped). */
+function decoderFor(head: Uint8Array): { decoder: TextDecoder; skip: number } {
+  if (head[0] === 0xff && head[1] === 0xfe) return { decoder: new TextDecoder('utf-16le'), skip: 2 };
+  if (head[0] === 0xfe && head[1] === 0xff) return { decoder: new TextDecoder('utf-16be'), skip: 2 };
+  return { decoder: new TextDecoder('utf-8', { fatal: true }), skip: 0 };
+}
+
+/** The decoded text of a file, chunk by chunk (about 1 MiB each); invalid UTF-8 → 400. */
+export function* textChunks(filePath: string): Generator<string> {
+  const fd = openSync(filePath, 'r');
+  try {
+    const buffer = Buffer.alloc(CHUNK_BYTES);
+    let first = true;
+    let decoding: { decoder: TextDecoder; skip: number } | undefined;
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (first) decoding = decoderFor(buffer.subarray(0, n));
+      const bytes = buffer.subarray(first ? decoding!.skip : 0, n);
+      first = false;
+      try {
+        yield decoding!.decoder.decode(bytes, { stream: n > 0 });
+      } catch {
+        throw new ImportFileError(400, 'The text file is not valid UTF-8 (save it as UTF-8, or UTF-16 with a byte-order mark)');
+      }
+      if (n === 0) return;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The delimiter of a text: the most frequent of `,` `;` tab in its first non-blank line (default `,`). */
+export function detectDelimiter(text: string): string {
+  const firstLine = /[^\r\n]*\S[^\r\n]*/.exec(text)?.[0] ?? '';
+  let best = ',';
+  let bestCount = 0;
+  for (const d of [',', ';', '\t']) {
+    const count = firstLine.split(d).length - 1;
+    if (count > bestCount) [best, bestCount] = [d, count];
+  }
+  return best;
+}
+
+const QUOTE = 34;
+const CR = 13;
+const LF = 10;
+
+/**
+ * Reads complete records of `text` from `pos`; returns where the unread rest starts. Without `eof`, a record
+ * that may continue in the next chunk is left unread.
+ */
+function readRecords(text: string, pos: number, delimiter: number, eof: boolean, out: string[][]): number {
+  const n = text.length;
+  while (pos < n) {
+    const cells: string[] = [];
+    let i = pos;
+    let complete: boolean;
+    for (;;) {
+      if (text.charCodeAt(i) === QUOTE) {
+        let cell = '';
+        let from = i + 1;
+        let closed = -1;
+        for (;;) {
+          const q = text.indexOf('"', from);
+          if (q < 0) break;
+          if (q + 1 >= n && !eof) break; // a doubled quote may continue in the next chunk
+          cell += text.slice(from, q);
+          if (text.charCodeAt(q + 1) === QUOTE) {
+            cell += '"';
+            from = q + 2;
+            continue;
+          }
+          closed = q + 1;
+          break;
+        }
+        if (closed < 0) {
+          if (!eof) return pos;
+          // Never closed: the rest of the line, quote included, taken literally.
+          let e = i;
+          while (e < n && text.charCodeAt(e) !== LF && text.charCodeAt(e) !== CR && text.charCodeAt(e) !== delimiter) e++;
+          cell = text.slice(i, e);
+          closed = e;
+        }
+        i = closed;
+        // Text after the closing quote up to the delimiter or the line's end is kept as written.
+        let e = i;
+        while (e < n && text.charCodeAt(e) !== LF && text.charCodeAt(e) !== CR && text.charCodeAt(e) !== delimiter) e++;
+        if (e > i) cell += text.slice(i, e);
+        i = e;
+        cells.push(cell);
+      } else {
+        let e = i;
+        while (e < n) {
+          const c = text.charCodeAt(e);
+          if (c === LF || c === CR || c === delimiter) break;
+          e++;
+        }
+        cells.push(text.slice(i, e));
+        i = e;
+      }
+      if (i >= n) {
+        if (!eof) return pos;
+        complete = true;
+        break;
+      }
+      const c = text.charCodeAt(i);
+      if (c === delimiter) {
+        i++;
+        if (i >= n && eof) {
+          cells.push('');
+          complete = true;
+          break;
+        }
+        continue;
+      }
+      // A line break ends the record (CRLF, LF or CR; a CR at a chunk's end leaves its LF as a blank line).
+      i += c === CR && text.charCodeAt(i + 1) === LF ? 2 : 1;
+      complete = true;
+      break;
+    }
+    if (!complete) return pos;
+    out.push(cells);
+    pos = i;
+  }
+  return pos;
+}
+
+/** Records of a text without any quote: lines and cells split natively (nothing to unquote). */
+function plainRecords(text: string, delimiter: string, eof: boolean, out: string[][]): number {
+  // Split on LF natively and drop each line's CR (a text with CRs and no LF at all is split on CR).
+  const crOnly = text.includes('\r') && !text.includes('\n');
+  const lines = crOnly ? text.split('\r') : text.split('\n');
+  // The last piece may continue in the next chunk.
+  const complete = eof ? lines.length : lines.length - 1;
+  for (let i = 0; i < complete; i++) {
+    let line = lines[i]!;
+    if (eof && i === lines.length - 1 && line === '') break;
+    if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+    out.push(line.split(delimiter));
+  }
+  return eof ? text.length : text.length - lines[lines.length - 1]!.length;
+}
+
+const BLANK = /^\s*$/;
+
+/** True when every cell of a row is blank (such rows are skipped and not counted, CONTRACT §5). */
+export const isBlankRow = (cells: readonly string[]) => cells.every((c) => BLANK.test(c));
+
+/**
+ * The rows of a text file in batches, read chunk by chunk. `tab` forces the tab delimiter (.tsv); otherwise
+ * it is detected from the first non-blank line. Blank rows are included (the caller skips them).
+ */
+export function* textRowBatches(filePath: string, tab: boolean): Generator<string[][]> {
+  let rest = '';
+  let delimiter = tab ? 9 : -1;
+  let done = false;
+  const chunks = textChunks(filePath);
+  while (!done) {
+    const next = chunks.next();
+    done = next.done === true;
+    const text = rest + (next.value ?? '');
+    if (delimiter < 0 && (/\S/.test(text) || done)) delimiter = detectDelimiter(text).charCodeAt(0);
+    if (delimiter < 0) {
+      rest = text;
+      continue;
+    }
+    const rows: string[][] = [];
+    const pos = text.includes('"') ? readRecords(text, 0, delimiter, done, rows) : plainRecords(text, String.fromCharCode(delimiter), done, rows);
+    rest = text.slice(pos);
+    if (rest.length > MAX_ROW_CHARS) throw new ImportFileError(400, 'A row of the file is longer than 16 MiB (a quote that is never closed?)');
+    if (rows.length > 0) yield rows;
+  }
+}
+
+/**
+ * The number of non-blank rows of a text file, read chunk by chunk: lines of quote-free text are tested
+ * without being split into cells (a line is blank when it holds only white space and delimiters).
+ */
+export function countTextRows(filePath: string, tab: boolean): number {
+  let count = 0;
+  let rest = '';
+  let delimiter = tab ? '\t' : '';
+  let contentful: RegExp | undefined;
+  let done = false;
+  const chunks = textChunks(filePath);
+  while (!done) {
+    const next = chunks.next();
+    done = next.done === true;
+    const text = rest + (next.value ?? '');
+    if (delimiter === '' && (/\S/.test(text) || done)) delimiter = detectDelimiter(text);
+    if (delimiter === '') {
+      rest = text;
+      continue;
+    }
+    contentful ??= new RegExp(`[^\\s${delimiter === '\t' ? '\\t' : delimiter}]`);
+    if (text.includes('"')) {
+      const rows: string[][] = [];
+      const pos = readRecords(text, 0, delimiter.charCodeAt(0), done, rows);
+      for (const r of rows) if (!isBlankRow(r)) count++;
+      rest = text.slice(pos);
+      if (rest.length > MAX_ROW_CHARS) throw new ImportFileError(400, 'A row of the file is longer than 16 MiB (a quote that is never closed?)');
+      continue;
+    }
+    const crOnly = text.includes('\r') && !text.includes('\n');
+    const lines = crOnly ? text.split('\r') : text.split('\n');
+    const complete = done ? lines.length : lines.length - 1;
+    for (let i = 0; i < complete; i++) if (contentful.test(lines[i]!)) count++;
+    rest = done ? '' : lines[lines.length - 1]!;
+  }
+  return count;
+}

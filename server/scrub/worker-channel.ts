@@ -1,0 +1,55 @@
+/**
+ * The main thread's end of a parse worker: its messages in order, as promises, with the worker's crash,
+ * memory ceiling or early exit turned into a `failed` message.
+ */
+import type { Worker } from 'node:worker_threads';
+import type { FromWorker, ToWorker } from './scrub-protocol.ts';
+
+/** Reads a worker's messages one at a time. */
+export class WorkerChannel {
+  private readonly queue: FromWorker[] = [];
+  private waiting: ((m: FromWorker) => void) | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly worker: Worker,
+    heapMb: number,
+  ) {
+    worker.on('message', (m: FromWorker) => this.push(m));
+    worker.on('error', (err: Error & { code?: string }) => {
+      const memory = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      this.push({
+        type: 'failed',
+        status: 413,
+        message: memory ? `Reading the file needs more than ${heapMb} MB of memory; split it into smaller files` : `The file could not be read: ${err.message}`,
+      });
+    });
+    worker.on('exit', () => this.push({ type: 'failed', status: 413, message: 'The file reader stopped before the end of the file' }));
+  }
+
+  private push(m: FromWorker): void {
+    if (this.ended) return;
+    if (m.type === 'failed' || m.type === 'end') this.ended = true;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (waiting) waiting(m);
+    else this.queue.push(m);
+  }
+
+  /** The next message (a failure once the worker is gone). */
+  next(): Promise<FromWorker> {
+    const m = this.queue.shift();
+    if (m) return Promise.resolve(m);
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  send(m: ToWorker): void {
+    this.worker.postMessage(m);
+  }
+
+  /** Stops the worker (nothing more is delivered). */
+  stop(): void {
+    this.ended = true;
+    void this.worker.terminate();
+  }
+}

@@ -1,0 +1,129 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { singleEntryBomb } from '../helpers/zip-bombs.ts';
+
+// CONTRACT §16: who sees a scrub, how long it lives, the audit row, the phone region, a failed scrub.
+function form(content: BlobPart, name: string, fields: Record<string, string> = {}): FormData {
+  const fd = new FormData();
+  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+  fd.append('file', new Blob([content]), name);
+  return fd;
+}
+
+async function waitDone(t: TestServer, path: string, key?: string): Promise<any> {
+  for (let i = 0; i < 200; i++) {
+    const r = await t.json('GET', path, key ? { key } : {});
+    if (r.body?.State !== 'running') return r.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('scrub did not finish');
+}
+
+async function newKey(t: TestServer, permissions: string[], projects?: string[]): Promise<string> {
+  const r = await t.json('POST', '/admin/keys', { body: { name: `k-${permissions.join('-')}-${Math.random()}`, permissions, ...(projects ? { projects } : {}) } });
+  expect(r.status).toBe(201);
+  return r.body.key;
+}
+
+describe('ownership, permissions, retention, audit', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+    await t.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '0205550198' } });
+  });
+  afterAll(() => t.close());
+
+  it('a job belongs to the key that made it: others → 404, company_administrate sees it; cati_read may scrub, optout keys may not', async () => {
+    const reader = await newKey(t, ['cati_read']);
+    const other = await newKey(t, ['cati_integrate']);
+    const mailer = await newKey(t, ['optout_administrate']);
+    expect((await t.json('POST', '/cati/scrubs', { raw: form('0205550198\n', 'a.csv'), key: mailer })).status).toBe(403);
+    const r = await t.json('POST', '/cati/scrubs', { raw: form('0205550198\n1234\n', 'a.csv'), key: reader });
+    expect(r.status).toBe(202);
+    const path = `/cati/scrubs('${r.body.Id}')`;
+    expect(await waitDone(t, path, reader)).toMatchObject({ State: 'done', Removed: 1, Kept: 1 });
+    expect((await t.json('GET', path, { key: other })).status).toBe(404);
+    expect((await t.request('GET', `${path}/kept`, { key: other })).status).toBe(404);
+    expect((await t.request('DELETE', path, { key: other })).status).toBe(404);
+    expect((await t.json('GET', '/cati/scrubs', { key: other })).body.value).toEqual([]);
+    expect((await t.json('GET', '/cati/scrubs', { key: reader })).body.value.map((j: any) => j.Id)).toEqual([r.body.Id]);
+    expect((await t.json('GET', path)).status).toBe(200); // the test key has company_administrate
+    expect((await t.json('GET', `/optout/scrubs/${r.body.Id}`)).status).toBe(404); // a CATI job is not an opt-out job
+    const audit = await t.server.ctx.store.all<{ actor: string; changes: string }>("SELECT actor, changes FROM audit_log WHERE entity = 'scrubs' AND entity_id = ?", [r.body.Id]);
+    expect(audit).toHaveLength(1);
+    expect(JSON.parse(audit[0]!.changes)).toMatchObject({ Kind: 'cati', FileName: 'a.csv', State: 'done', Rows: 2, Kept: 1, Removed: 1, Invalid: 0 });
+  });
+
+  it('a zip bomb → 400/413 and the server keeps answering', async () => {
+    const bomb = await singleEntryBomb(300);
+    const r = await t.json('POST', '/cati/scrubs', { raw: form(new Uint8Array(bomb), 'bomb.xlsx') });
+    expect([400, 413]).toContain(r.status);
+    expect(r.body.error.message).toMatch(/cannot be read safely|expands to more than|memory/);
+    expect((await t.json('GET', '/healthz')).status).toBe(200);
+  });
+
+  it('a scrub that fails after it was accepted says why and leaves no file', async () => {
+    await t.server.ctx.store.exec('ALTER TABLE blacklist RENAME TO blacklist_away');
+    try {
+      const r = await t.json('POST', '/cati/scrubs', { raw: form('0205550198\n', 'fails.csv') });
+      expect(r.status).toBe(202);
+      const job = await waitDone(t, `/cati/scrubs('${r.body.Id}')`);
+      expect(job.State).toBe('failed');
+      expect(job.Error).toMatch(/The scrub failed/);
+      expect(job.FinishedAt).not.toBeNull();
+      expect(existsSync(join(t.dataDir, 'scrubs', r.body.Id))).toBe(false);
+      expect(readdirSync(join(t.dataDir, 'uploads'))).toEqual([]);
+      expect((await t.request('GET', `/cati/scrubs('${r.body.Id}')/kept`)).status).toBe(409);
+    } finally {
+      await t.server.ctx.store.exec('ALTER TABLE blacklist_away RENAME TO blacklist');
+    }
+  });
+});
+
+describe('retention', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ scrubRetentionMs: 5000 });
+  });
+  afterAll(() => t.close());
+
+  it('after the retention time the job and its files are gone', async () => {
+    const r = await t.json('POST', '/cati/scrubs', { raw: form('0205550198\n', 'old.csv') });
+    const path = `/cati/scrubs('${r.body.Id}')`;
+    await waitDone(t, path);
+    expect(existsSync(join(t.dataDir, 'scrubs', r.body.Id))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    expect((await t.json('GET', path)).status).toBe(404);
+    for (let i = 0; i < 40 && existsSync(join(t.dataDir, 'scrubs', r.body.Id)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(existsSync(join(t.dataDir, 'scrubs', r.body.Id))).toBe(false);
+  });
+
+});
+
+describe('phone region and restart', () => {
+  it('with --phone-region NL every spelling of a blacklisted number is removed; a restart leaves no scrub file', async () => {
+    let t = await startTestServer({ phoneRegion: 'NL' });
+    const dataDir = t.dataDir;
+    try {
+      await t.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '020 555 0198' } });
+      await t.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '0900', Type: 'StartWith' } });
+      const list = 'phone\n+31 (0)20 555-0198\n0031 20 555 0198\n020 555 0198\n+31 900 1234567\n020 555 0199\n';
+      const r = await t.json('POST', '/cati/scrubs', { raw: form(list, 'nl.csv') });
+      const job = await waitDone(t, `/cati/scrubs('${r.body.Id}')`);
+      expect(job).toMatchObject({ Rows: 5, Removed: 4, Kept: 1 });
+      const removed = await (await t.request('GET', `/cati/scrubs('${r.body.Id}')/removed`)).text();
+      expect(removed).toContain('+31 900 1234567,blacklist');
+      expect(removed).toContain(',31900,StartWith,319001234567');
+      mkdirSync(join(dataDir, 'scrubs', 'left-over'), { recursive: true });
+      writeFileSync(join(dataDir, 'scrubs', 'left-over', 'kept.jsonl'), '[]\n');
+      await t.server.close();
+      t = await startTestServer({ phoneRegion: 'NL', dataDir });
+      expect(readdirSync(join(dataDir, 'scrubs'))).toEqual([]);
+      expect((await t.json('GET', `/cati/scrubs('${r.body.Id}')`)).status).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+});

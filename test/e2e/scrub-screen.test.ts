@@ -1,0 +1,82 @@
+import { readFile } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import XLSX from 'xlsx';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './axe.ts';
+import { startUi, type UiHarness } from './ui-harness.ts';
+
+// CONTRACT §16: Blacklist → "Scrub a call list": preview, column picker, progress, counts, real downloads.
+let ui: UiHarness;
+let page: Page;
+
+beforeAll(async () => {
+  ui = await startUi();
+  await ui.server.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '0301000001' } });
+  await ui.server.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '0900', Type: 'StartWith' } });
+  page = await ui.open('blacklist');
+  await page.getByRole('heading', { name: 'Telephone blacklist' }).waitFor();
+});
+afterAll(() => ui?.close());
+
+const panel = () => page.getByRole('region', { name: 'Scrub a call list' });
+const LIST = 'Id,Name,Phone\n1,Ann,0301000001\n2,Bob,0900 123456\n3,Cid,0302222222\n4,Dee,call me\n';
+
+async function download(button: string): Promise<string> {
+  const [file] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: button }).click()]);
+  return (await readFile((await file.path())!, 'utf8')).replace(/^\uFEFF/, '');
+}
+
+describe('Blacklist: scrub a call list', () => {
+  it('previews the file with the detected column, scrubs it, and downloads the kept and removed rows', async () => {
+    await panel().getByLabel('List file').setInputFiles({ name: 'calls.csv', mimeType: 'text/csv', buffer: Buffer.from(LIST) });
+    const preview = panel().getByRole('table', { name: 'Preview of calls.csv' });
+    await expect.poll(() => preview.locator('th.chosen').textContent()).toContain('Phone');
+    expect(await preview.locator('tbody tr').count()).toBe(4);
+    expect(await panel().getByLabel('Column to check').locator('option').first().textContent()).toContain('Automatic (Phone)');
+    await panel().getByRole('button', { name: 'Scrub' }).click();
+    await expect.poll(() => panel().getByTestId('scrub-result').textContent(), { timeout: 30_000 }).toContain('Kept 1, removed 2, invalid 1.');
+    expect(await panel().getByRole('progressbar', { name: 'Scrub progress' }).getAttribute('value')).toBe('4');
+    expect(await download('Download kept rows (CSV)')).toBe('Id,Name,Phone\r\n3,Cid,0302222222\r\n');
+    const removed = (await download('Download removed rows (CSV)')).trim().split('\r\n');
+    expect(removed.map((r) => r.split(',').slice(0, 4).join(','))).toEqual([
+      'Id,Name,Phone,Reason', '1,Ann,0301000001,blacklist', '2,Bob,0900 123456,blacklist', '4,Dee,call me,invalid',
+    ]);
+    await expect.poll(() => panel().getByRole('table', { name: 'Recent scrubs' }).locator('tbody tr').count()).toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it('the column picker changes the checked column', async () => {
+    await panel().getByLabel('Column to check').selectOption({ label: 'Name' });
+    expect(await panel().getByRole('table', { name: 'Preview of calls.csv' }).locator('th.chosen').textContent()).toContain('Name');
+  });
+
+  it('previews a workbook too', async () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['Who', 'Number'], ['a', '0301000001']]), 'S');
+    const buffer = XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+    await panel().getByLabel('List file').setInputFiles({ name: 'calls.xlsx', mimeType: 'application/octet-stream', buffer });
+    await expect.poll(() => panel().getByRole('table', { name: 'Preview of calls.xlsx' }).locator('th.chosen').textContent()).toContain('Number');
+  });
+});
+
+describe('Opt-out: scrub a mailing list', () => {
+  it("scrubs against the open project's list and the company list, and downloads the kept rows", async () => {
+    const company = (await ui.server.json('POST', '/optout/lists', { body: {} })).body.id;
+    const project = (await ui.server.json('POST', '/optout/lists', { body: { projectId: 'p501' } })).body.id;
+    await ui.server.json('POST', `/optout/lists/${company}/domains`, { body: { domain: 'blocked.org' } });
+    await ui.server.json('POST', `/optout/lists/${project}/emails`, { body: { emailAddress: 'bob@example.com' } });
+    page = await ui.open('optout');
+    await page.getByRole('heading', { name: 'Opt-out lists' }).waitFor();
+    await page.getByLabel('Project list').check();
+    await page.getByLabel('Project id').fill('p501');
+    await page.getByRole('button', { name: 'Open' }).click();
+    const mail = page.getByRole('region', { name: 'Scrub a mailing list' });
+    await mail.getByLabel('List file').setInputFiles({ name: 'mail.csv', mimeType: 'text/csv', buffer: Buffer.from('Name,Email\nAnn,ann@x.blocked.org\nBob,bob@example.com\nCid,cid@example.com\n') });
+    await expect.poll(() => mail.getByRole('table', { name: 'Preview of mail.csv' }).locator('th.chosen').textContent()).toContain('Email');
+    await mail.getByRole('button', { name: 'Scrub' }).click();
+    await expect.poll(() => mail.getByTestId('scrub-result').textContent(), { timeout: 30_000 }).toContain('Kept 1, removed 2, invalid 0.');
+    const [file] = await Promise.all([page.waitForEvent('download'), mail.getByRole('button', { name: 'Download kept rows (CSV)' }).click()]);
+    expect((await readFile((await file.path())!, 'utf8')).replace(/^\uFEFF/, '')).toBe('Name,Email\r\nCid,cid@example.com\r\n');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+});

@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { chooseColumn } from '../../server/scrub/column-rules.ts';
+import { countTextRows, isBlankRow, textRowBatches } from '../../server/scrub/text-rows.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'scrub-rows-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const rowsOf = (content: string | Buffer, tab = false) => {
+  const file = join(dir, `f${Math.random()}.csv`);
+  writeFileSync(file, content);
+  const rows = [...textRowBatches(file, tab)].flat();
+  expect(countTextRows(file, tab)).toBe(rows.filter((r) => !isBlankRow(r)).length); // the counting pass agrees
+  return rows;
+};
+
+describe('scrub text rows (read in 1 MiB chunks)', () => {
+  it('reads quoted cells with delimiters, doubled quotes and line breaks; a stray quote stays one row', () => {
+    expect(rowsOf('a,"b,1","say ""hi""","two\nlines"\r\nx,y"z,w\n')).toEqual([['a', 'b,1', 'say "hi"', 'two\nlines'], ['x', 'y"z', 'w']]);
+  });
+
+  it('detects ; and tab, forces tab for .tsv, reads UTF-16 with BOM and drops a UTF-8 BOM', () => {
+    expect(rowsOf('a;b\n1;2')).toEqual([['a', 'b'], ['1', '2']]);
+    expect(rowsOf('a,b\tc\n', true)).toEqual([['a,b', 'c']]);
+    expect(rowsOf(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('n\n1\n', 'utf16le')]))).toEqual([['n'], ['1']]);
+    expect(rowsOf('\uFEFFphone\n1\n')).toEqual([['phone'], ['1']]);
+  });
+
+  it('rows across chunk boundaries come out whole, with and without quotes', () => {
+    const plain = Array.from({ length: 120_000 }, (_, i) => `${i},name ${i},0301${String(i).padStart(6, '0')}`).join('\n');
+    const rows = rowsOf(plain);
+    expect(rows).toHaveLength(120_000);
+    expect(rows[99_999]).toEqual(['99999', 'name 99999', '0301099999']);
+    const quoted = Array.from({ length: 60_000 }, (_, i) => `${i},"name, ${i}","line\n${i}"`).join('\r\n');
+    const q = rowsOf(quoted);
+    expect(q).toHaveLength(60_000);
+    expect(q.every((r, i) => r[1] === `name, ${i}` && r[2] === `line\n${i}`)).toBe(true);
+  });
+
+  it('blank rows (white space and delimiters only) are not counted', () => {
+    expect(rowsOf('a,b\n , \n\n1,2\r\n;\n')).toHaveLength(5);
+  });
+
+  it('invalid UTF-8 → 400', () => {
+    expect(() => rowsOf(Buffer.from([0x61, 0xff, 0x0a]))).toThrow(/not valid UTF-8/);
+  });
+});
+
+describe('scrub column rules (CONTRACT §16)', () => {
+  it('default column: the first header containing phone/tel/number (e-mail: mail), else 1; header when its cell has no digit (no @)', () => {
+    expect(chooseColumn([['Name', 'Telephone'], ['a', '1']], 'phone', undefined, undefined)).toEqual({ column: 1, header: true });
+    expect(chooseColumn([['0301', 'x']], 'phone', undefined, undefined)).toEqual({ column: 0, header: false });
+    expect(chooseColumn([['Name', 'E-Mail'], ['a', 'a@b.c']], 'email', undefined, undefined)).toEqual({ column: 1, header: true });
+    expect(chooseColumn([['a@b.c']], 'email', undefined, undefined)).toEqual({ column: 0, header: false });
+    expect(chooseColumn([['id', 'x'], ['1', '2']], 'phone', '2', 'false')).toEqual({ column: 1, header: false });
+    expect(() => chooseColumn([], 'phone', undefined, undefined)).toThrow(/empty/);
+  });
+});
