@@ -13,6 +13,7 @@ import { eventsRouter } from './events/events-router.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { allowedHostsCheck, hostHeaderCheck } from './http/host-rules.ts';
 import { jsonBody } from './http/json-body.ts';
+import { optionsProbe } from './http/options-probe.ts';
 import { optoutRouter } from './optout/index.ts';
 import { unsubscribePages, type UnsubscribePages } from './unsubscribe/index.ts';
 import { unsubscribeLinksRouter } from './unsubscribe/links-router.ts';
@@ -54,6 +55,7 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.use(optionsProbe); // `OPTIONS *` / `OPTIONS /`: load balancers' health checks
 
   // Public HTML pages: no key (CONTRACT §2).
   app.use('/unsubscribe', pages.router);
