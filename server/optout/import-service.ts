@@ -83,6 +83,19 @@ function storeFailure(err: unknown, listId: number): unknown {
   return fromDatabaseError(err) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
 }
 
+/**
+ * Ends the write worker without Worker.terminate(): terminating a thread while better-sqlite3 turns a SQLite
+ * error into an exception (SQLITE_FULL from its checkpoint on a full disk) aborts the whole process. It is told
+ * to stop and leaves between two of its steps (import-worker.ts); only one still running `graceMs` later (stuck
+ * outside SQLite) is terminated.
+ */
+function stopWriter(writer: Worker, graceMs: number): void {
+  writer.postMessage('stop');
+  const last = setTimeout(() => void writer.terminate(), graceMs);
+  last.unref();
+  writer.once('exit', () => clearTimeout(last));
+}
+
 /** How an import writes: SQLite's write worker (its own connection, the fast path) or one Store transaction. */
 export type ImportWritePath = 'sqlite-worker' | 'store';
 
@@ -147,7 +160,7 @@ export class ImportService {
         settled = true;
         clearTimeout(timer);
         void parser.terminate();
-        if (writer) void writer.terminate();
+        if (writer) stopWriter(writer, 2 * limits.writeTimeoutMs);
         else port2.close();
         fn();
       };
@@ -156,16 +169,15 @@ export class ImportService {
         () => settle(() => reject(new ApiError('PayloadTooLarge', `The file could not be read within ${seconds} s; split it into smaller files`))),
         limits.parseTimeoutMs,
       );
-      const onError = (who: Worker, heapMb: number) => (err: Error & { code?: string }) => {
+      const onError = (heapMb: number) => (err: Error & { code?: string }) => {
         if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
           settle(() => reject(new ApiError('PayloadTooLarge', `Reading the file needs more than ${heapMb} MB of memory; split it into smaller files`)));
         } else settle(() => reject(err));
-        void who.terminate();
       };
       parser.on('message', (m: WorkerReply) => {
         if (m.type === 'failed') settle(() => reject(failure(m, listId)));
       });
-      parser.on('error', onError(parser, limits.heapMb));
+      parser.on('error', onError(limits.heapMb));
       parser.on('exit', (code) => {
         if (code !== 0) settle(() => reject(new Error(`The import's parse worker exited (code ${code}) without a result`)));
       });
@@ -193,7 +205,7 @@ export class ImportService {
         } else if (m.type === 'done') settle(() => resolve(m.result));
         else settle(() => reject(failure(m, listId)));
       });
-      writer.on('error', onError(writer, WRITER_HEAP_MB));
+      writer.on('error', onError(WRITER_HEAP_MB));
       writer.on('exit', (code) => settle(() => reject(new Error(`The import's write worker exited (code ${code}) without a result`))));
     });
   }
