@@ -1,9 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backupNow } from '../../main/backups.ts';
+import pg from 'pg';
+import { inject } from 'vitest';
 import { isSqlite } from '../helpers/engine.ts';
+import { createDatabase } from '../helpers/pg-cluster.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { fillVolume, mountSmallVolume, unmountSmallVolume } from '../helpers/small-volume.ts';
 
@@ -133,4 +136,77 @@ describe.skipIf(!volume.dir)(`a full data disk ${volume.reason ? `(skipped: ${vo
     const made = await backupNow(t.server.ctx.store, join(root, 'data'));
     expect(existsSync(made.file)).toBe(true);
   }, 120_000);
+});
+
+// PostgreSQL out of space: the test database's tablespace lives on a small tmpfs. Its server answers 53100
+// (disk_full) and rolls the transaction back; ours answers 503 with Retry-After and goes on.
+const pgVolume = isSqlite() ? { reason: 'PostgreSQL project only' } : mountSmallVolume(24);
+
+describe.skipIf(!pgVolume.dir)(`PostgreSQL out of disk space ${pgVolume.reason ? `(skipped: ${pgVolume.reason})` : ''}`, () => {
+  const root = pgVolume.dir!;
+  const filler = join(root, 'filler');
+  const tablespace = `t_small_${process.pid}`;
+  let admin: pg.Client;
+  let t: TestServer;
+  let database: string;
+
+  beforeAll(async () => {
+    const space = join(root, 'space');
+    mkdirSync(space);
+    if (process.getuid?.() === 0) {
+      const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+      chownSync(space, id('-u'), id('-g')); // the cluster runs as postgres when the tests run as root
+    }
+    admin = new pg.Client({ connectionString: inject('pgUrl') });
+    await admin.connect();
+    await admin.query(`CREATE TABLESPACE ${tablespace} LOCATION '${space}'`);
+    const url = new URL(await createDatabase(inject('pgUrl')));
+    database = url.pathname.slice(1);
+    await admin.query(`ALTER DATABASE ${database} SET TABLESPACE ${tablespace}`);
+    t = await startTestServer({ database: url.toString() });
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (admin) {
+      await admin.query(`DROP DATABASE IF EXISTS ${database}`).catch(() => undefined);
+      await admin.query(`DROP TABLESPACE IF EXISTS ${tablespace}`).catch(() => undefined);
+      await admin.end();
+    }
+    unmountSmallVolume(root);
+  });
+
+  it('writes → 503 with Retry-After and a message (53100 disk_full), nothing partial, reads keep working; accepted once space is freed', async () => {
+    const count = async () => Number(await (await t.request('GET', '/cati/blacklist/$count')).text());
+    let stored = 0;
+    let refused: Awaited<ReturnType<TestServer['json']>> | undefined;
+    const list = (await t.json('POST', '/optout/lists', { body: { projectId: 'p77' } })).body.id as number;
+    fillVolume(root, filler, 2 * MB);
+    try {
+      for (let i = 0; i < 40 && !refused; i++) {
+        const r = await t.json('POST', '/cati/blacklist/Controller.Import', {
+          body: { BlackListItems: Array.from({ length: 10_000 }, (_, j) => `4930${String(i * 10_000 + j).padStart(8, '0')}`) },
+        });
+        expect([200, 503], JSON.stringify(r.body)).toContain(r.status);
+        if (r.status === 200) stored += 10_000;
+        else refused = r;
+      }
+      expect(refused, 'the tablespace never filled up').toBeDefined();
+      expect(refused!.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refused!.body.error.message).toMatch(/out of disk space/);
+      expect(await count()).toBe(stored); // the refused import left nothing
+      const fd = new FormData();
+      fd.append('file', new Blob([addresses('pg', 20_000)]), 'list.csv');
+      const optout = await t.json('POST', `/optout/lists/${list}/emails/import`, { raw: fd });
+      expect([200, 503], JSON.stringify(optout.body)).toContain(optout.status);
+      if (optout.status === 503) {
+        expect(optout.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect((await t.json('GET', `/optout/lists/${list}/emails?$pageSize=1`)).body.totalCount).toBe(0);
+      }
+      expect((await t.request('GET', '/healthz')).status).toBe(200);
+    } finally {
+      rmSync(filler, { force: true });
+    }
+    expect((await t.json('POST', '/cati/blacklist/Controller.Import', { body: { BlackListItems: ['493099999999'] } })).status).toBe(200);
+    expect(await count()).toBe(stored + 1);
+  }, 180_000);
 });
