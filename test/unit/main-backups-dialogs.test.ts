@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fake } from '../helpers/fake-electron.ts';
+import { fillVolume, mountSmallVolume, unmountSmallVolume } from '../helpers/small-volume.ts';
 
 vi.mock('electron', async () => (await import('../helpers/fake-electron.ts')).electronModule());
 
@@ -15,6 +16,9 @@ const { autoBackupTick } = await import('../../main/backup-actions.ts');
 const { saveDownload } = await import('../../main/file-dialogs.ts');
 const { verifyDatabaseFile } = await import('../../server/db/backup.ts');
 type Desktop = NonNullable<Awaited<ReturnType<typeof runDesktop>>>;
+/** A 4 MB file system for the full-disk export (issue 25). */
+const volume = mountSmallVolume(4);
+afterAll(() => volume.dir && unmountSmallVolume(volume.dir));
 
 // Settings → Backups and the native save dialogs, through the bridge's IPC handlers with the fake's dialogs
 // answering (CONTRACT §10, §11).
@@ -167,6 +171,23 @@ describe('Native save dialogs: exports streamed by main into the chosen file', (
     await expect(call('saveDownload', '/cati/blacklist?$filter=nonsense%20eq', 'failed.json')).rejects.toThrow(/\(HTTP 400\)$/);
     expect(existsSync(target)).toBe(false);
     expect(existsSync(`${target}.partial`)).toBe(false);
+  });
+
+  it.skipIf(!volume.dir)(`an export to a full disk fails saying so, and leaves no file ${volume.reason ? `(skipped: ${volume.reason})` : ''}`, async () => {
+    await start();
+    const items = Array.from({ length: 5000 }, (_, i) => `0301${String(i).padStart(7, '0')}`);
+    expect((await api('POST', '/cati/blacklist/Controller.Import', { BlackListItems: items })).status).toBe(200);
+    const target = join(volume.dir!, 'blacklist.csv');
+    fillVolume(volume.dir!, join(volume.dir!, 'filler'), 16 * 1024);
+    try {
+      fake.state.savePaths.push(target);
+      await expect(call('saveDownload', '/cati/blacklist?$format=csv', 'blacklist.csv')).rejects.toThrow(/disk is full/);
+      expect(readdirSync(volume.dir!)).toEqual(['filler']);
+    } finally {
+      rmSync(join(volume.dir!, 'filler'), { force: true });
+    }
+    fake.state.savePaths.push(target);
+    expect(await call('saveDownload', '/cati/blacklist?$format=csv', 'blacklist.csv')).toBe(target);
   });
 
   it('writes what arrives as it arrives (never the whole export in memory), and removes the partial file when the answer breaks off', async () => {
