@@ -26,6 +26,8 @@ export interface ImportLimits {
   /** Imports running at once; further ones wait in line (up to maxWaiting, then 429 with Retry-After). */
   maxConcurrent: number;
   maxWaiting: number;
+  /** How long an import may wait in line for its turn; then 503 with Retry-After (never an answer that hangs). */
+  maxWaitMs: number;
 }
 
 export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
@@ -35,13 +37,17 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
   writeTimeoutMs: 30_000,
   maxConcurrent: 2,
   maxWaiting: 8,
+  maxWaitMs: 5_000,
 };
 
 const PARSE_ENTRY = siblingModule('import-parse-worker', import.meta.url);
 const WRITE_ENTRY = siblingModule('import-worker', import.meta.url);
 const WRITER_HEAP_MB = 128;
 
-/** A counting semaphore with a bounded queue. */
+/** Retry-After (s) of an import refused for load: about the time a few imports take. */
+const RETRY_IMPORT_AFTER = '10';
+
+/** A counting semaphore with a bounded queue and a bounded wait (issue 25: imports under load). */
 class Gate {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
@@ -53,9 +59,20 @@ class Gate {
       return;
     }
     if (this.waiting.length >= this.limits.maxWaiting) {
-      throw new ApiError('TooManyRequests', 'Too many imports are waiting; try again shortly', undefined, { 'Retry-After': '10' });
+      throw new ApiError('TooManyRequests', 'Too many imports are waiting; try again shortly', undefined, { 'Retry-After': RETRY_IMPORT_AFTER });
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      const admit = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(admit), 1);
+        const seconds = Math.round(this.limits.maxWaitMs / 100) / 10;
+        reject(new ApiError('ServiceUnavailable', `The server is busy with other imports and could not start this one within ${seconds} s; nothing was stored, try again shortly`, undefined, { 'Retry-After': RETRY_IMPORT_AFTER }));
+      }, this.limits.maxWaitMs);
+      this.waiting.push(admit);
+    });
   }
 
   leave(): void {

@@ -178,7 +178,7 @@ describe.skipIf(!pgVolume.dir)(`PostgreSQL out of disk space ${pgVolume.reason ?
   it('writes → 503 with Retry-After and a message (53100 disk_full), nothing partial, reads keep working; accepted once space is freed', async () => {
     const count = async () => Number(await (await t.request('GET', '/cati/blacklist/$count')).text());
     let stored = 0;
-    let refused: Awaited<ReturnType<TestServer['json']>> | undefined;
+    let refused: { status: number; body: any; headers: Headers } | undefined;
     const list = (await t.json('POST', '/optout/lists', { body: { projectId: 'p77' } })).body.id as number;
     fillVolume(root, filler, 2 * MB);
     try {
