@@ -8,32 +8,34 @@ import { inject } from 'vitest';
 import { isSqlite } from '../helpers/engine.ts';
 import { createDatabase } from '../helpers/pg-cluster.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { fillVolume, mountSmallVolume, unmountSmallVolume } from '../helpers/small-volume.ts';
+import { fillVolume, mountSmallVolume, smallVolumeUnavailable, unmountSmallVolume } from '../helpers/small-volume.ts';
 
-// Issue 25: a full disk must not kill the server. The data dir lives on a real 64 MB file system (tmpfs); a
+// Issue 25: a full disk must not kill the server. The data dir lives on a real 128 MB file system (tmpfs); a
 // filler file takes the space. Expected everywhere: 507 with a message, nothing partial stored or left behind,
 // reads keep working, writes accepted again once space is freed.
 
-const volume = mountSmallVolume(64);
+const unavailable = smallVolumeUnavailable();
 const MB = 1024 * 1024;
 
 /** A CSV of `rows` distinct addresses (about 45 bytes each). */
 const addresses = (tag: string, rows: number) => Array.from({ length: rows }, (_, i) => `user-${tag}-${i}-padding-padding@example${i % 97}.com`).join('\n');
 
-describe.skipIf(!volume.dir)(`a full data disk ${volume.reason ? `(skipped: ${volume.reason})` : ''}`, () => {
-  const root = volume.dir!;
-  const filler = join(root, 'filler');
+describe.skipIf(unavailable !== undefined)(`a full data disk ${unavailable ? `(skipped: ${unavailable})` : ''}`, () => {
+  let root: string;
+  let filler: string;
   let t: TestServer;
   let seq = 0;
 
   beforeAll(async () => {
+    root = mountSmallVolume(128).dir!;
+    filler = join(root, 'filler');
     const dataDir = join(root, 'data');
     mkdirSync(dataDir);
     t = await startTestServer({ dataDir });
   });
   afterAll(async () => {
     await t?.close();
-    unmountSmallVolume(root);
+    if (root) unmountSmallVolume(root);
   });
 
   const freeSpace = () => rmSync(filler, { force: true });
@@ -140,17 +142,19 @@ describe.skipIf(!volume.dir)(`a full data disk ${volume.reason ? `(skipped: ${vo
 
 // PostgreSQL out of space: the test database's tablespace lives on a small tmpfs. Its server answers 53100
 // (disk_full) and rolls the transaction back; ours answers 503 with Retry-After and goes on.
-const pgVolume = isSqlite() ? { reason: 'PostgreSQL project only' } : mountSmallVolume(24);
+const pgUnavailable = isSqlite() ? 'PostgreSQL project only' : unavailable;
 
-describe.skipIf(!pgVolume.dir)(`PostgreSQL out of disk space ${pgVolume.reason ? `(skipped: ${pgVolume.reason})` : ''}`, () => {
-  const root = pgVolume.dir!;
-  const filler = join(root, 'filler');
+describe.skipIf(pgUnavailable !== undefined)(`PostgreSQL out of disk space ${pgUnavailable ? `(skipped: ${pgUnavailable})` : ''}`, () => {
+  let root: string;
+  let filler: string;
   const tablespace = `t_small_${process.pid}`;
   let admin: pg.Client;
   let t: TestServer;
   let database: string;
 
   beforeAll(async () => {
+    root = mountSmallVolume(24).dir!;
+    filler = join(root, 'filler');
     const space = join(root, 'space');
     mkdirSync(space);
     if (process.getuid?.() === 0) {
@@ -172,7 +176,7 @@ describe.skipIf(!pgVolume.dir)(`PostgreSQL out of disk space ${pgVolume.reason ?
       await admin.query(`DROP TABLESPACE IF EXISTS ${tablespace}`).catch(() => undefined);
       await admin.end();
     }
-    unmountSmallVolume(root);
+    if (root) unmountSmallVolume(root);
   });
 
   it('writes → 503 with Retry-After and a message (53100 disk_full), nothing partial, reads keep working; accepted once space is freed', async () => {

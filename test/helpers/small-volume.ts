@@ -24,6 +24,17 @@ export function mountSmallVolume(sizeMb: number): SmallVolume {
   }
 }
 
+/**
+ * Why no small volume can be mounted here (undefined when one can): a 1 MB tmpfs is mounted and unmounted at
+ * once, so a test file decides what to skip at collection and mounts its volume in `beforeAll` (a volume mounted
+ * at collection would stay mounted when a filter skips every test of the file). Throws under CI=true.
+ */
+export function smallVolumeUnavailable(): string | undefined {
+  const probe = mountSmallVolume(1);
+  if (probe.dir) unmountSmallVolume(probe.dir);
+  return probe.reason;
+}
+
 /** Unmounts and removes a volume of mountSmallVolume (lazily, should a file still be open). */
 export function unmountSmallVolume(dir: string): void {
   execFileSync('umount', ['-l', dir], { stdio: 'pipe', timeout: 10_000 });
