@@ -81,7 +81,9 @@ export async function saveDownload(win: BrowserWindow | null, api: ApiAccess, pa
     await rename(partial, file);
   } catch (err) {
     await rm(partial, { force: true });
-    throw new Error(`The export could not be saved to ${file}: ${(err as Error).message}`, { cause: err });
+    const code = (err as { code?: unknown }).code;
+    const why = code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG' ? 'the disk is full; free some space and try again' : (err as Error).message;
+    throw new Error(`The export could not be saved to ${file}: ${why}`, { cause: err });
   }
   return file;
 }

@@ -14,6 +14,7 @@ import { eventsRouter } from './events/events-router.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { allowedHostsCheck, hostHeaderCheck } from './http/host-rules.ts';
 import { jsonBody } from './http/json-body.ts';
+import { optionsProbe } from './http/options-probe.ts';
 import { optoutRouter } from './optout/index.ts';
 import { optoutScrubRouter } from './optout/scrub-routes.ts';
 import { unsubscribePages, type UnsubscribePages } from './unsubscribe/index.ts';
@@ -56,6 +57,7 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.use(optionsProbe); // `OPTIONS *` / `OPTIONS /`: load balancers' health checks
 
   // Public HTML pages: no key (CONTRACT §2).
   app.use('/unsubscribe', pages.router);

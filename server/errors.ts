@@ -17,7 +17,8 @@ export type ErrorCode =
   | 'MisdirectedRequest'
   | 'TooManyRequests'
   | 'InternalError'
-  | 'ServiceUnavailable';
+  | 'ServiceUnavailable'
+  | 'InsufficientStorage';
 
 const STATUS: Record<ErrorCode, number> = {
   BadRequest: 400,
@@ -34,6 +35,7 @@ const STATUS: Record<ErrorCode, number> = {
   TooManyRequests: 429,
   InternalError: 500,
   ServiceUnavailable: 503, // the database is unreachable (CONTRACT §12); the store reconnects by itself
+  InsufficientStorage: 507, // the server's disk is full (RFC 4918 §11.5): nothing was stored; writes work again once space is freed
 };
 
 export interface ErrorDetail {
@@ -82,14 +84,34 @@ export function fromDatabaseError(err: unknown): ApiError | undefined {
     return new ApiError('TooManyRequests', 'The database is busy; try again', undefined, { 'Retry-After': '1' });
   }
   if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) return badRequest('A value in the request is out of range for the database');
+  if (code === 'SQLITE_FULL') return diskFull();
+  // PostgreSQL's class 53 (53100 disk_full, 53200 out_of_memory, 53300 too_many_connections): its server is short
+  // of a resource for now; nothing was written (the transaction rolled back).
+  if (typeof code === 'string' && /^53[0-9A-Z]{3}$/.test(code)) {
+    const what = code === '53100' ? 'out of disk space' : 'short of resources';
+    return new ApiError('ServiceUnavailable', `The database server is ${what}; nothing was stored; try again later`, undefined, { 'Retry-After': '30' });
+  }
   return undefined;
+}
+
+/** 507: the server's own disk is full. */
+export const diskFull = () =>
+  new ApiError('InsufficientStorage', "The server's disk is full: nothing was stored. Reads keep working; writes are accepted again once space is freed");
+
+/**
+ * File-system errors that mean "no space" by their errno code: ENOSPC (disk full), EDQUOT (quota), EFBIG (file
+ * size limit) → 507 (an upload cut short by them is removed by multer).
+ */
+export function fromFileSystemError(err: unknown): ApiError | undefined {
+  const code = (err as { code?: unknown })?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG' ? diskFull() : undefined;
 }
 
 /** Turns body-parser / multer failures into ApiErrors by their type or code (never their text); everything else unknown becomes a 500. */
 function normalise(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
-  const sqlite = fromDatabaseError(err);
-  if (sqlite) return sqlite;
+  const known = fromDatabaseError(err) ?? fromFileSystemError(err);
+  if (known) return known;
   if (err instanceof DatabaseUnavailableError) {
     return new ApiError('ServiceUnavailable', 'The database is unavailable; try again shortly', undefined, { 'Retry-After': '5' });
   }
@@ -131,7 +153,7 @@ export const errorMiddleware: ErrorRequestHandler = (err, req, res, _next) => {
     console.error(`[${requestId}] ${req.method} ${req.path}:`, err);
     apiError = new ApiError('InternalError', `Internal server error (request id ${requestId})`);
     res.setHeader('X-Request-Id', requestId);
-  } else if (apiError.code === 'ServiceUnavailable') {
+  } else if (apiError.code === 'ServiceUnavailable' || apiError.code === 'InsufficientStorage') {
     console.error(`${req.method} ${req.path}: ${(err as Error).message}`); // one line, no stack: the outage, not a bug
   }
   if (res.headersSent) {

@@ -89,7 +89,7 @@ export async function backupDatabase(store: Store, toFile: string): Promise<Data
   if (existsSync(toFile)) throw new BackupError(`${toFile} already exists; choose another file`);
   mkdirSync(dirname(toFile), { recursive: true });
   const partial = `${toFile}.partial`;
-  rmSync(partial, { force: true });
+  for (const file of [partial, `${partial}-journal`]) rmSync(file, { force: true });
   try {
     // After the first step, the rest in one step: one read transaction, so writes by other connections never
     // make it start over (WAL readers do not block writers).
@@ -99,10 +99,18 @@ export async function backupDatabase(store: Store, toFile: string): Promise<Data
     await store.transaction((tx) => recordAudit(tx, { action: 'backup', entity: 'settings', entityId: null, changes: { file: toFile, size: info.size } }));
     return { ...info, file: toFile };
   } catch (err) {
-    rmSync(partial, { force: true });
+    // With its rollback journal: a copy cut short (a full disk) leaves `<partial>-journal` beside it.
+    for (const file of [partial, `${partial}-journal`]) rmSync(file, { force: true });
     if (err instanceof BackupError) throw err;
+    if (isNoSpace(err)) throw new BackupError(`The backup to ${toFile} failed: the disk is full; nothing was written. Free some space and try again`);
     throw new BackupError(`The backup to ${toFile} failed: ${(err as Error).message}`);
   }
+}
+
+/** Whether an error means "no space left" (SQLite's SQLITE_FULL, the file system's ENOSPC/EDQUOT/EFBIG), by its code. */
+function isNoSpace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG';
 }
 
 /** Default name of a backup in `<data-dir>/backups/`. */

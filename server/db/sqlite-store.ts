@@ -7,6 +7,7 @@
  * I/O), statements from other requests wait until it ends instead of slipping into it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { badRequest } from '../errors.ts';
 import { runRead } from '../odata/read-pool.ts';
@@ -31,6 +32,10 @@ export class SqliteStore implements Store {
   private readonly txContext = new AsyncLocalStorage<Tx>();
   /** Settles when the open transaction ends; null when none is open. */
   private txDone: Promise<void> | null = null;
+  /** Settles when the last transaction asked for (waiting for the write lock, or open) has ended. */
+  private txTurn: Promise<void> = Promise.resolve();
+  /** The connection's busy_timeout (ms): how long a transaction waits for the write lock. */
+  private readonly busyTimeoutMs: number;
   private readonly txView: Queryable;
   /** Which statements read a large table from its start (clientRows sends them to the read worker). */
   private readonly scans: LargeScans;
@@ -41,6 +46,7 @@ export class SqliteStore implements Store {
     readonly file: string,
   ) {
     this.description = `sqlite:${file}`;
+    this.busyTimeoutMs = Number(db.pragma('busy_timeout', { simple: true })) || 0;
     this.scans = new LargeScans(db, file);
     const isOpen = () => db.inTransaction;
     this.txView = {
@@ -134,11 +140,20 @@ export class SqliteStore implements Store {
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const outer = this.txContext.getStore();
     if (outer) return this.savepoint(outer, fn);
-    while (this.txDone) await this.txDone;
+    // Transactions of this connection take turns; reads go on meanwhile (they wait only for an open transaction).
+    const previous = this.txTurn;
+    let next!: () => void;
+    this.txTurn = new Promise((resolve) => (next = resolve));
+    try {
+      await previous;
+      await this.beginImmediate();
+    } catch (err) {
+      next();
+      throw err;
+    }
     let end!: () => void;
     this.txDone = new Promise((resolve) => (end = resolve));
     try {
-      this.db.exec('BEGIN IMMEDIATE');
       try {
         const out = await this.txContext.run({ depth: 0 }, () => fn(this.txView));
         this.db.exec('COMMIT');
@@ -150,6 +165,29 @@ export class SqliteStore implements Store {
     } finally {
       this.txDone = null;
       end();
+      next();
+    }
+  }
+
+  /**
+   * BEGIN IMMEDIATE without blocking the event loop: while another connection (an import's write worker, the
+   * CLI) holds the write lock, SQLite's busy handler would sleep inside this thread for up to busy_timeout,
+   * stalling every request of the server. So the attempt does not wait (busy_timeout 0 for it) and is retried on
+   * timers, 1 ms growing to 25 ms apart, until the connection's busy timeout has passed (then SQLITE_BUSY, a 429).
+   */
+  private async beginImmediate(): Promise<void> {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 25)) {
+      this.db.pragma('busy_timeout = 0');
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      } finally {
+        this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      }
+      await sleep(pause);
     }
   }
 
@@ -191,6 +229,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.txTurn;
     while (this.txDone) await this.txDone;
     this.statements.clear();
     this.plucked.clear();

@@ -90,14 +90,13 @@ class Bridge implements PgEventBridge {
     if (this.closed || events.length === 0) return;
     let id: number;
     try {
-      id = (await this.store.value<number>(
-        `WITH e AS (INSERT INTO event_outbox (time, events) VALUES (${NOW_MS}, ?) RETURNING id) SELECT id, pg_notify('${CHANNEL}', id::text) FROM e`,
-        [JSON.stringify(events)],
-      ))!;
+      id = (await this.announce(events))!;
     } catch (err) {
-      // The change is committed; only its announcement failed. This process's streams still get it.
-      console.warn(`Events not announced to other servers (${(err as Error).message})`);
-      this.hub.publish(events);
+      // The change is committed; only its announcement failed (the connection was cut, the database is away).
+      // It is announced again in the background until the database takes it, so every server's streams get it
+      // (through the listener, once); only when that fails for the whole catch-up window does this process alone.
+      console.warn(`Events not announced yet (${(err as Error).message}); retrying`);
+      void this.announceLater(events);
       return;
     }
     // Delivered already, or our listener is away (its catch-up delivers it later): nothing to wait for.
@@ -113,6 +112,42 @@ class Bridge implements PgEventBridge {
         resolve();
       });
     });
+  }
+
+  /**
+   * Writes a batch to the outbox and NOTIFYs it in one statement; resolves to its id. `again`: a retry after a
+   * failure whose reply was lost may find its row written already (the statement may have committed before the
+   * connection was cut), so it inserts only when no row of the catch-up window holds the same batch.
+   */
+  private async announce(events: Batch, again = false): Promise<number | undefined> {
+    const text = JSON.stringify(events);
+    if (!again) {
+      return (await this.store.value<number>(
+        `WITH e AS (INSERT INTO event_outbox (time, events) VALUES (${NOW_MS}, ?) RETURNING id) SELECT id, pg_notify('${CHANNEL}', id::text) FROM e`,
+        [text],
+      ))!;
+    }
+    return this.store.value<number>(
+      `WITH e AS (INSERT INTO event_outbox (time, events) SELECT ${NOW_MS}, ? WHERE NOT EXISTS (SELECT 1 FROM event_outbox WHERE time >= ${NOW_MS} - ? AND events = ?) RETURNING id)
+       SELECT id, pg_notify('${CHANNEL}', id::text) FROM e`,
+      [text, this.keepMs, text],
+    );
+  }
+
+  /** Retries announce() with backoff (250 ms growing to 5 s) for up to the catch-up window; then delivers locally. */
+  private async announceLater(events: Batch): Promise<void> {
+    const deadline = Date.now() + this.keepMs;
+    for (let pause = 250; !this.closed && Date.now() < deadline; pause = Math.min(pause * 2, 5000)) {
+      await new Promise((resolve) => setTimeout(resolve, pause).unref());
+      try {
+        await this.announce(events, true);
+        return;
+      } catch {
+        // still away
+      }
+    }
+    console.warn('Events could not be announced to other servers; delivered to this server\'s streams only');
+    this.hub.publish(events);
   }
 
   /** Opens the LISTEN connection; after a reconnection, queues the rows written while it was down. */

@@ -92,11 +92,27 @@ export function hostHeaderCheck(config: HostRulesConfig): (header: string | unde
   };
 }
 
-/** Express middleware: 421 for a request whose Host is missing, malformed or not one of ours. */
+/**
+ * A request without any Host header: HTTP/1.0 allows that (load-balancer health checks such as HAProxy's
+ * `OPTIONS / HTTP/1.0` send none), and it cannot be a DNS-rebinding attack — a browser always names the
+ * host it resolved. HTTP/1.1 requires Host (RFC 9112 §3.2).
+ */
+function withoutHost(req: IncomingMessage): 'served' | 'refused' | undefined {
+  if (req.headers.host !== undefined) return undefined;
+  return req.httpVersionMajor === 1 && req.httpVersionMinor === 0 ? 'served' : 'refused';
+}
+
+/**
+ * Express middleware: 421 for a request whose Host is malformed or not one of ours; a request without Host is
+ * served under HTTP/1.0 and refused with 400 under HTTP/1.1 and later.
+ */
 export function allowedHostsCheck(config: HostRulesConfig, allowed = hostHeaderCheck(config)) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const header = req.headers.host;
     if (allowed(header)) return next();
+    const missing = withoutHost(req);
+    if (missing === 'served') return next();
+    if (missing === 'refused') return next(new ApiError('BadRequest', `An HTTP/${req.httpVersion} request must have a Host header`));
     const shown = (header ?? '(none)').slice(0, 100).replace(/[^\x20-\x7e]/g, '?');
     next(
       new ApiError(
@@ -107,17 +123,24 @@ export function allowedHostsCheck(config: HostRulesConfig, allowed = hostHeaderC
   };
 }
 
+/** The host links are built on: the request's Host, else (HTTP/1.0 without Host) the address and port it came in on. */
+function hostForLinks(req: IncomingMessage): string {
+  if (req.headers.host) return req.headers.host;
+  const address = req.socket.localAddress ?? '127.0.0.1';
+  return `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort ?? ''}`;
+}
+
 /**
  * The origin links are built on: `--public-url` (without a trailing slash) when set, else the request's
  * protocol and Host — which allowedHostsCheck has already verified.
  */
 export function linkOrigin(req: Request, publicUrl: string | null): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, '');
-  return `${req.protocol}://${req.get('host')}`;
+  return `${req.protocol}://${hostForLinks(req)}`;
 }
 
 /** linkOrigin of a request Express has not seen (no proxy trusted: the protocol is the socket's). */
 export function socketLinkOrigin(req: IncomingMessage, publicUrl: string | null): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, '');
-  return `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${req.headers.host}`;
+  return `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${hostForLinks(req)}`;
 }

@@ -26,6 +26,8 @@ export interface ImportLimits {
   /** Imports running at once; further ones wait in line (up to maxWaiting, then 429 with Retry-After). */
   maxConcurrent: number;
   maxWaiting: number;
+  /** How long an import may wait in line for its turn; then 503 with Retry-After (never an answer that hangs). */
+  maxWaitMs: number;
 }
 
 export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
@@ -35,13 +37,17 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
   writeTimeoutMs: 30_000,
   maxConcurrent: 2,
   maxWaiting: 8,
+  maxWaitMs: 5_000,
 };
 
 const PARSE_ENTRY = siblingModule('import-parse-worker', import.meta.url);
 const WRITE_ENTRY = siblingModule('import-worker', import.meta.url);
 const WRITER_HEAP_MB = 128;
 
-/** A counting semaphore with a bounded queue. */
+/** Retry-After (s) of an import refused for load: about the time a few imports take. */
+const RETRY_IMPORT_AFTER = '10';
+
+/** A counting semaphore with a bounded queue and a bounded wait (issue 25: imports under load). */
 class Gate {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
@@ -53,9 +59,20 @@ class Gate {
       return;
     }
     if (this.waiting.length >= this.limits.maxWaiting) {
-      throw new ApiError('TooManyRequests', 'Too many imports are waiting; try again shortly', undefined, { 'Retry-After': '10' });
+      throw new ApiError('TooManyRequests', 'Too many imports are waiting; try again shortly', undefined, { 'Retry-After': RETRY_IMPORT_AFTER });
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      const admit = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(admit), 1);
+        const seconds = Math.round(this.limits.maxWaitMs / 100) / 10;
+        reject(new ApiError('ServiceUnavailable', `The server is busy with other imports and could not start this one within ${seconds} s; nothing was stored, try again shortly`, undefined, { 'Retry-After': RETRY_IMPORT_AFTER }));
+      }, this.limits.maxWaitMs);
+      this.waiting.push(admit);
+    });
   }
 
   leave(): void {
@@ -81,6 +98,19 @@ function storeFailure(err: unknown, listId: number): unknown {
   if (err instanceof ApiError || err instanceof DatabaseUnavailableError) return err;
   console.error('opt-out import: the write failed and was rolled back:', err);
   return fromDatabaseError(err) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
+}
+
+/**
+ * Ends the write worker without Worker.terminate(): terminating a thread while better-sqlite3 turns a SQLite
+ * error into an exception (SQLITE_FULL from its checkpoint on a full disk) aborts the whole process. It is told
+ * to stop and leaves between two of its steps (import-worker.ts); only one still running `graceMs` later (stuck
+ * outside SQLite) is terminated.
+ */
+function stopWriter(writer: Worker, graceMs: number): void {
+  writer.postMessage('stop');
+  const last = setTimeout(() => void writer.terminate(), graceMs);
+  last.unref();
+  writer.once('exit', () => clearTimeout(last));
 }
 
 /** How an import writes: SQLite's write worker (its own connection, the fast path) or one Store transaction. */
@@ -147,7 +177,7 @@ export class ImportService {
         settled = true;
         clearTimeout(timer);
         void parser.terminate();
-        if (writer) void writer.terminate();
+        if (writer) stopWriter(writer, 2 * limits.writeTimeoutMs);
         else port2.close();
         fn();
       };
@@ -156,16 +186,15 @@ export class ImportService {
         () => settle(() => reject(new ApiError('PayloadTooLarge', `The file could not be read within ${seconds} s; split it into smaller files`))),
         limits.parseTimeoutMs,
       );
-      const onError = (who: Worker, heapMb: number) => (err: Error & { code?: string }) => {
+      const onError = (heapMb: number) => (err: Error & { code?: string }) => {
         if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
           settle(() => reject(new ApiError('PayloadTooLarge', `Reading the file needs more than ${heapMb} MB of memory; split it into smaller files`)));
         } else settle(() => reject(err));
-        void who.terminate();
       };
       parser.on('message', (m: WorkerReply) => {
         if (m.type === 'failed') settle(() => reject(failure(m, listId)));
       });
-      parser.on('error', onError(parser, limits.heapMb));
+      parser.on('error', onError(limits.heapMb));
       parser.on('exit', (code) => {
         if (code !== 0) settle(() => reject(new Error(`The import's parse worker exited (code ${code}) without a result`)));
       });
@@ -193,7 +222,7 @@ export class ImportService {
         } else if (m.type === 'done') settle(() => resolve(m.result));
         else settle(() => reject(failure(m, listId)));
       });
-      writer.on('error', onError(writer, WRITER_HEAP_MB));
+      writer.on('error', onError(WRITER_HEAP_MB));
       writer.on('exit', (code) => settle(() => reject(new Error(`The import's write worker exited (code ${code}) without a result`))));
     });
   }

@@ -73,15 +73,43 @@ describe('the Host check (default config, bound to 127.0.0.1)', () => {
     },
   );
 
-  it('an HTTP/1.0 request without Host → 421', async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port()), '127.0.0.1', () => socket.end('GET /healthz HTTP/1.0\r\n\r\n'));
+  /** One raw request over a fresh socket; the whole answer once the server closes it (bounded: 5 s). */
+  const raw = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port()), '127.0.0.1', () => socket.write(request));
       let text = '';
+      const timer = setTimeout(() => reject(new Error(`no complete answer to ${JSON.stringify(request)}: ${text}`)), 5000);
       socket.on('data', (c) => (text += c.toString('latin1')));
-      socket.on('end', () => resolve(text));
+      socket.on('end', () => {
+        clearTimeout(timer);
+        resolve(text);
+      });
       socket.on('error', reject);
     });
-    expect(answer).toMatch(/^HTTP\/1\.[01] 421 /);
+
+  it('HTTP/1.0 without Host is served (load-balancer health checks): GET /healthz, OPTIONS / and *', async () => {
+    const health = await raw('GET /healthz HTTP/1.0\r\n\r\n');
+    expect(health).toMatch(/^HTTP\/1\.[01] 200 /);
+    expect(health).toContain('{"status":"ok"}');
+    for (const target of ['/', '*']) {
+      const options = await raw(`OPTIONS ${target} HTTP/1.0\r\n\r\n`); // HAProxy's default `option httpchk`
+      expect(options, target).toMatch(/^HTTP\/1\.[01] 200 /);
+      expect(options, target).toMatch(/\r\nAllow: [A-Z, ]*OPTIONS/i);
+    }
+    expect(await raw(`OPTIONS / HTTP/1.1\r\nHost: localhost:${port()}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('HTTP/1.0 without Host still needs a key, and its links are built on the address it came in on', async () => {
+    expect(await raw('GET /cati/ HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.[01] 401 /);
+    const doc = await raw(`GET /cati/ HTTP/1.0\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n\r\n`);
+    expect(doc).toMatch(/^HTTP\/1\.[01] 200 /);
+    expect(doc).toContain(`"@odata.context":"http://127.0.0.1:${port()}/cati/$metadata"`);
+  });
+
+  it('HTTP/1.1 without Host → 400 (RFC 9112 §3.2); a foreign Host under HTTP/1.0 → 421', async () => {
+    expect(await raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await raw('OPTIONS / HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await raw('GET /healthz HTTP/1.0\r\nHost: evil.example\r\n\r\n')).toMatch(/^HTTP\/1\.[01] 421 /);
   });
 
   it('a refused write changes nothing', async () => {

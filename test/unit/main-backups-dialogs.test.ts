@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fake } from '../helpers/fake-electron.ts';
+import { fillVolume, mountSmallVolume, smallVolumeUnavailable, unmountSmallVolume } from '../helpers/small-volume.ts';
 
 vi.mock('electron', async () => (await import('../helpers/fake-electron.ts')).electronModule());
 
@@ -15,6 +16,8 @@ const { autoBackupTick } = await import('../../main/backup-actions.ts');
 const { saveDownload } = await import('../../main/file-dialogs.ts');
 const { verifyDatabaseFile } = await import('../../server/db/backup.ts');
 type Desktop = NonNullable<Awaited<ReturnType<typeof runDesktop>>>;
+/** Whether a small file system can be mounted for the full-disk export (issue 25). */
+const noVolume = smallVolumeUnavailable();
 
 // Settings → Backups and the native save dialogs, through the bridge's IPC handlers with the fake's dialogs
 // answering (CONTRACT §10, §11).
@@ -167,6 +170,25 @@ describe('Native save dialogs: exports streamed by main into the chosen file', (
     await expect(call('saveDownload', '/cati/blacklist?$filter=nonsense%20eq', 'failed.json')).rejects.toThrow(/\(HTTP 400\)$/);
     expect(existsSync(target)).toBe(false);
     expect(existsSync(`${target}.partial`)).toBe(false);
+  });
+
+  it.skipIf(noVolume !== undefined)(`an export to a full disk fails saying so, and leaves no file ${noVolume ? `(skipped: ${noVolume})` : ''}`, async () => {
+    await start();
+    const items = Array.from({ length: 5000 }, (_, i) => `0301${String(i).padStart(7, '0')}`);
+    expect((await api('POST', '/cati/blacklist/Controller.Import', { BlackListItems: items })).status).toBe(200);
+    const volume = mountSmallVolume(4).dir!; // 4 MB
+    try {
+      const target = join(volume, 'blacklist.csv');
+      fillVolume(volume, join(volume, 'filler'), 16 * 1024);
+      fake.state.savePaths.push(target);
+      await expect(call('saveDownload', '/cati/blacklist?$format=csv', 'blacklist.csv')).rejects.toThrow(/disk is full/);
+      expect(readdirSync(volume)).toEqual(['filler']);
+      rmSync(join(volume, 'filler'), { force: true });
+      fake.state.savePaths.push(target);
+      expect(await call('saveDownload', '/cati/blacklist?$format=csv', 'blacklist.csv')).toBe(target);
+    } finally {
+      unmountSmallVolume(volume);
+    }
   });
 
   it('writes what arrives as it arrives (never the whole export in memory), and removes the partial file when the answer breaks off', async () => {

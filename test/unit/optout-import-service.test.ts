@@ -6,8 +6,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ACTOR } from '../../server/audit/audit-log.ts';
+import { openDatabase } from '../../server/db/open.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { ApiError } from '../../server/errors.ts';
 import { insertMany } from '../../server/db/bulk.ts';
@@ -67,7 +69,7 @@ describe('ImportService limits', () => {
   });
 
   it('queues imports beyond the concurrency limit and refuses beyond the queue (429 Retry-After)', async () => {
-    const s = service({ maxConcurrent: 1, maxWaiting: 1 });
+    const s = service({ maxConcurrent: 1, maxWaiting: 1, maxWaitMs: 120_000 });
     const runs = [1, 2, 3].map(() => s.importFile(listId, 'emails', 'rows.csv', file, CLI_ACTOR).then((r) => r, (e: unknown) => e));
     const results = await Promise.all(runs);
     const refused = results.filter((r) => r instanceof ApiError) as ApiError[];
@@ -83,6 +85,49 @@ describe('ImportService limits', () => {
       ]),
     );
   });
+});
+
+describe('imports under load (issue 25): refused promptly with Retry-After, never left hanging', () => {
+  it('an import that cannot start within maxWaitMs → 503 + Retry-After; one beyond the queue → 429 at once; the running one completes', async () => {
+    const { id } = await ensureList(store, 1, 'p25');
+    const small = join(dir, 'small.csv');
+    writeFileSync(small, Array.from({ length: 100 }, (_, i) => `q${i}@x.example`).join('\n'));
+    const s = service({ maxConcurrent: 1, maxWaiting: 1, maxWaitMs: 1500, writeTimeoutMs: 60_000 });
+    const holder = openDatabase(join(dir, 'cati.sqlite'), { migrate: false });
+    holder.exec('BEGIN IMMEDIATE'); // the running import waits for the write lock
+    const settle = (p: Promise<unknown>) => {
+      const t0 = Date.now();
+      return p.then(
+        (r) => ({ r, ms: Date.now() - t0 }),
+        (e: unknown) => ({ r: e, ms: Date.now() - t0 }),
+      );
+    };
+    try {
+      const running = settle(s.importFile(id, 'emails', 'small.csv', small, CLI_ACTOR));
+      await sleep(300);
+      const waiting = settle(s.importFile(id, 'emails', 'small.csv', small, CLI_ACTOR));
+      await sleep(300);
+      const beyond = await settle(s.importFile(id, 'emails', 'small.csv', small, CLI_ACTOR));
+      expect(beyond.r).toBeInstanceOf(ApiError);
+      expect((beyond.r as ApiError).status).toBe(429);
+      expect((beyond.r as ApiError).headers).toEqual({ 'Retry-After': '10' });
+      expect(beyond.ms).toBeLessThan(1000);
+      const waited = await waiting;
+      expect(waited.r).toBeInstanceOf(ApiError);
+      expect((waited.r as ApiError).status).toBe(503);
+      expect((waited.r as ApiError).headers).toEqual({ 'Retry-After': '10' });
+      expect((waited.r as ApiError).message).toMatch(/could not start this one within 1.5 s/);
+      expect(waited.ms).toBeGreaterThanOrEqual(1400);
+      expect(waited.ms).toBeLessThan(5000);
+      holder.exec('COMMIT');
+      expect((await running).r).toMatchObject({ newRows: 100 });
+      // The queue is free again: the next import runs.
+      expect(await s.importFile(id, 'emails', 'small.csv', small, CLI_ACTOR)).toMatchObject({ duplicatedRows: 100 });
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+    }
+  }, 60_000);
 });
 
 describe('insertMany ignoring conflicts (the import writer on the Store)', () => {
