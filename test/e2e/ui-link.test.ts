@@ -38,7 +38,7 @@ describe('The headless UI link in Chromium (single-use token, CONTRACT §2)', ()
     await page.getByRole('heading', { name: 'Telephone blacklist' }).waitFor();
     const key = await page.evaluate(() => sessionStorage.getItem('cati.session'));
     expect(key).toMatch(/^uis_/);
-    const id = (await ui.server.server.ctx.keys.ui.authenticate(key!))!;
+    const id = (await ui.server.server.ctx.keys.ui.authenticate(key!))!.id;
     expect(await ui.server.server.ctx.keys.ui.revoke(id)).toBe(true);
     await page.evaluate(() => (window.location.hash = '#/settings'));
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/expired after 12 hours without use, or revoked/);
