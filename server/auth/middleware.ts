@@ -77,3 +77,17 @@ export function canAdministerOptOut(principal: Principal | undefined, projectId:
   if (!principal.permissions.has('optout_administrate')) return false;
   return principal.projects === null || principal.projects.includes(projectId);
 }
+
+/**
+ * May the principal read (GET) the opt-out list of this project? Its administrators may, and a viewer (CONTRACT
+ * §15: "reading opt-out lists: GET only") may read the project lists; the company-level list stays
+ * company_administrate's.
+ */
+export function canReadOptOut(principal: Principal | undefined, projectId: string | null): boolean {
+  return canAdministerOptOut(principal, projectId) || (projectId !== null && principal?.optoutRead === true);
+}
+
+/** `canReadOptOut` for GET and HEAD, `canAdministerOptOut` for every other method. */
+export function mayUseOptOutList(principal: Principal | undefined, projectId: string | null, method: string): boolean {
+  return method === 'GET' || method === 'HEAD' ? canReadOptOut(principal, projectId) : canAdministerOptOut(principal, projectId);
+}

@@ -24,7 +24,7 @@ export interface RoleGrant {
 export const ROLE_GRANTS: Record<Role, RoleGrant> = {
   administrator: { permissions: PERMISSIONS, optoutRead: true },
   supervisor: { permissions: ['cati_administrate', 'optout_administrate'], optoutRead: true },
-  viewer: { permissions: [], optoutRead: true },
+  viewer: { permissions: ['cati_read'], optoutRead: true },
 };
 
 /** One group of routes and whether each role reaches it. */
