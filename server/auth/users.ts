@@ -10,18 +10,10 @@ import { conflict, notFound } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
 import type { Role } from './roles.ts';
 import type { UiSessionStore } from './ui-sessions.ts';
+import type { UserInfo } from './user-types.ts';
 import type { NewUser, UserPatch } from './user-input.ts';
 
-/** A user as the API answers it (never the password or its hash). */
-export interface UserInfo {
-  UserId: number;
-  Name: string;
-  DisplayName: string;
-  Role: Role;
-  Locked: boolean;
-  CreatedAt: string;
-  LastLoginAt: string | null;
-}
+export type { UserInfo };
 
 /** A stored user, with its password hash (for sign-in only). */
 export interface UserRow {
