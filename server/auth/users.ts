@@ -4,7 +4,8 @@
  * ends all its sessions in that same transaction; the last unlocked administrator cannot be removed, demoted
  * or locked (409).
  */
-import { recordAudit, diffChanges } from '../audit/audit-log.ts';
+import { randomBytes } from 'node:crypto';
+import { recordAudit, diffChanges, runAs } from '../audit/audit-log.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { conflict, notFound } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
@@ -134,6 +135,20 @@ export class UserStore {
     const user = await this.get(id);
     if (!user) throw notFound(`No user with id ${id}`);
     return user;
+  }
+
+  /**
+   * The desktop owner's account: the user named after the OS account (letters outside the name rules become `.`),
+   * created as an administrator at first start with a random password the owner can reset in Settings → People.
+   * Answers its id; an existing user of that name is used as it is (its role and lock stand).
+   */
+  async ensureOwner(osUserName: string): Promise<number> {
+    const name = osUserName.normalize('NFC').replace(/[^\p{L}\p{M}\p{Nd}._-]/gu, '.').slice(0, 64) || 'owner';
+    const existing = await this.byName(name);
+    if (existing) return existing.id;
+    const password = randomBytes(24).toString('base64url');
+    const created = await runAs({ keyId: null, name: 'desktop app' }, () => this.create({ name, role: 'administrator', password }));
+    return created.UserId;
   }
 
   /** Stamps a successful sign-in (in the caller's transaction). */
