@@ -88,6 +88,9 @@ export interface ConnectRequest {
   url: string;
   /** The API key; omitted = the one remembered for this URL. */
   key?: string;
+  /** Sign in as a person instead (CONTRACT §15): the session key it gets is used as the key. */
+  name?: string;
+  password?: string;
   /** The fingerprint the user has compared and accepts (first connection to an https server). */
   acceptFingerprint?: string;
   /** The user accepts that a plain-HTTP server gets the key in clear text. */

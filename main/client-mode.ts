@@ -20,12 +20,13 @@ export function connectionView(desktop: DesktopApp): ConnectionView {
 export async function connect(desktop: DesktopApp, request: ConnectRequest): Promise<ConnectResult> {
   const url = normaliseServerUrl(String(request?.url ?? ''));
   const stored = desktop.settings.recentServers.find((s) => s.url === url);
-  const key = (typeof request?.key === 'string' && request.key.trim()) || unsealKey(stored) || '';
+  const signIn = typeof request?.name === 'string' && typeof request?.password === 'string' && request.name.trim() !== '' && request.password !== '';
+  const key = signIn ? '' : (typeof request?.key === 'string' && request.key.trim()) || unsealKey(stored) || '';
   const check = await checkRemoteServer({ ...request, url: String(request?.url ?? '') }, stored?.fingerprint ?? null, key);
   if (!check.ok) return check.result;
   const proxy = await startClientProxy({
     remoteUrl: check.url,
-    remoteKey: key,
+    remoteKey: check.key,
     fingerprint: check.fingerprint,
     staticDir: desktop.staticDir,
     onRemoteError: (message) => (desktop.remoteProblem = message),
@@ -35,7 +36,7 @@ export async function connect(desktop: DesktopApp, request: ConnectRequest): Pro
   desktop.useBackend({ kind: 'remote', proxy });
   desktop.saveSettings({
     connectTo: check.url,
-    recentServers: remember(desktop.settings.recentServers, { url: check.url, fingerprint: check.fingerprint, lastUsedAt: new Date().toISOString(), encryptedKey: sealKey(key) }),
+    recentServers: remember(desktop.settings.recentServers, { url: check.url, fingerprint: check.fingerprint, lastUsedAt: new Date().toISOString(), encryptedKey: sealKey(check.key) }),
   });
   return { status: 'connected', view: connectionView(desktop) };
 }

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { CertificateMismatchError, openRequest, PinnedAgent } from './pinned-https.ts';
 
 /** The API paths passed on; everything else is this app's renderer. */
-const API_PATH = /^\/(cati|optout|admin|events)(\/|$|\?)/;
+const API_PATH = /^\/(cati|optout|admin|events|auth)(\/|$|\?)/;
 /** Request headers never passed on (hop-by-hop, and the local session key). */
 const DROPPED_REQUEST_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'authorization', 'cookie', 'origin', 'referer']);
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'trailer']);

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { defaultConfig } from '../server/config.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
 import { ensureSelfSigned, loadTlsPair, TlsFileError } from '../server/tls.ts';
@@ -79,9 +80,19 @@ export async function startEmbeddedServer(settings: DesktopSettings, options: Em
   return {
     running,
     localUrl: `${running.tls ? 'https' : 'http'}://127.0.0.1:${running.port}`,
-    sessionKey: running.ctx.keys.createSessionKey(),
+    // The window opens signed in as the owner: the OS account's user, an administrator made at first start (§15).
+    sessionKey: running.ctx.keys.createSessionKey(await running.ctx.keys.users.ensureOwner(osUserName())),
     host,
   };
+}
+
+/** The OS account's name, or `owner` where the system cannot tell. */
+function osUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'owner';
+  }
 }
 
 /** Turns listen and database errors into sentences a user can act on. */

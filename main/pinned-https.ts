@@ -82,10 +82,10 @@ export function openRequest(url: URL, options: PinnedRequest = {}) {
   return { req, response };
 }
 
-/** A small GET whose whole body is read (JSON probes); answers status and text. */
-export async function getText(url: URL, options: PinnedRequest = {}): Promise<{ status: number; text: string }> {
+/** A small GET (or a request with a small `body`) whose whole answer is read (JSON probes); answers status and text. */
+export async function getText(url: URL, options: PinnedRequest & { body?: string } = {}): Promise<{ status: number; text: string }> {
   const { req, response } = openRequest(url, { timeoutMs: 10_000, ...options });
-  req.end();
+  req.end(options.body);
   const res = await response;
   let text = '';
   res.setEncoding('utf8');

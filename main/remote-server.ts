@@ -22,7 +22,7 @@ export function normaliseServerUrl(input: string): string | null {
 }
 
 /** The outcome of a check: a refusal or confirmation question (as the bridge answers it), or the pin to use. */
-export type RemoteCheck = { ok: true; url: string; fingerprint: string | null } | { ok: false; result: ConnectResult };
+export type RemoteCheck = { ok: true; url: string; fingerprint: string | null; key: string } | { ok: false; result: ConnectResult };
 
 const refused = (message: string): RemoteCheck => ({ ok: false, result: { status: 'refused', message } });
 
@@ -31,9 +31,11 @@ const refused = (message: string): RemoteCheck => ({ ok: false, result: { status
  * Nothing is sent with the key until the certificate is the pinned or accepted one.
  */
 export async function checkRemoteServer(request: ConnectRequest, pinned: string | null, key: string): Promise<RemoteCheck> {
+  // With a name and password, the key is the session key the sign-in answers.
   const url = normaliseServerUrl(request.url);
   if (!url) return refused('Enter the server’s address as https://HOST:PORT (as its Settings screen lists it).');
-  if (!key) return refused(`Enter an API key for ${url}.`);
+  const signingIn = Boolean(request.name && request.password);
+  if (!key && !signingIn) return refused(`Enter your name and password, or an API key, for ${url}.`);
   let pin: string | null = null;
   if (url.startsWith('https:')) {
     if (pinned) pin = pinned;
@@ -78,14 +80,23 @@ export async function checkRemoteServer(request: ConnectRequest, pinned: string 
       ok = false;
     }
     if (!ok) return refused(`${url} does not answer like a CATI Supervisor (GET /healthz gave ${health.status}).`);
+    if (signingIn) {
+      // Only now, with the certificate pinned or plain HTTP accepted, does the password leave this computer.
+      const body = JSON.stringify({ Name: request.name, Password: request.password });
+      const login = await getText(new URL('/auth/login', url), { agent, method: 'POST', body, headers: { 'Content-Type': 'application/json', Accept: 'application/json' } });
+      if (login.status === 401) return refused(`${url} refused the sign-in: the name or password is wrong, or the account is locked.`);
+      if (login.status === 429) return refused(`${url}: too many failed sign-ins for this name or from this computer; try again later.`);
+      if (login.status !== 200) return refused(`${url} answered ${login.status} to the sign-in.`);
+      key = (JSON.parse(login.text) as { Key: string }).Key;
+    }
     const service = await getText(new URL('/cati/', url), { agent, headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' } });
     if (service.status === 401) return refused(`${url} refused the API key (401): check it, or create one there in Settings → API keys.`);
-    if (service.status === 403) return refused(`The key lacks the permission cati_administrate on ${url} (403): use a key with company_administrate for every screen.`);
+    if (service.status === 403) return refused(`The key lacks the permission to read the CATI API on ${url} (403): use a key with company_administrate for every screen.`);
     if (service.status !== 200) return refused(`${url} answered ${service.status} to GET /cati/.`);
   } catch (err) {
     return refused(describeRemoteError(err, url));
   } finally {
     agent?.destroy();
   }
-  return { ok: true, url, fingerprint: pin };
+  return { ok: true, url, fingerprint: pin, key };
 }

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { bindActor } from './audit/audit-log.ts';
 import { auditRouter } from './audit/audit-router.ts';
 import { keysRouter } from './auth/keys-router.ts';
+import { loginRouter } from './auth/login-router.ts';
 import { authenticate } from './auth/middleware.ts';
 import { uiSessionsRouter, uiTokenRouter } from './auth/ui-session-router.ts';
+import { usersRouter } from './auth/users-router.ts';
 import { catiService } from './cati/index.ts';
 import { catiScrubRouter } from './cati/scrub-routes.ts';
 import type { AppContext } from './context.ts';
@@ -69,7 +71,9 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   app.use('/admin/keys', authenticate(ctx.keys), bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
   app.use('/admin/audit', authenticate(ctx.keys), auditRouter(ctx)); // CONTRACT §10: the audit log, read-only (company_administrate)
   app.use('/admin/ui-sessions', authenticate(ctx.keys), bindActor, uiSessionsRouter(ctx)); // extension: UI sessions (company_administrate)
-  app.use('/auth', jsonBody, uiTokenRouter(ctx)); // the UI link's single-use token → session key (no key needed)
+  app.use('/admin/users', authenticate(ctx.keys), bindActor, usersRouter(ctx)); // CONTRACT §15: user accounts (company_administrate)
+  // The UI link's single-use token → session key (no key needed); sign-in with a name and password, sign-out, who am I (§15).
+  app.use('/auth', jsonBody, uiTokenRouter(ctx), loginRouter(ctx));
   app.use('/events', eventsRouter(ctx, ctx.events)); // Server-Sent Events after commit (CONTRACT §9)
   app.use(['/cati', '/optout'], (req, _res, next) => {
     next(new ApiError('NotFound', `No resource at ${req.method} ${req.originalUrl.split('?')[0]}`));

@@ -206,6 +206,31 @@ async function keys(args: string[]) {
   }
 }
 
+async function users(args: string[]) {
+  // The password is read from stdin only: never from an argument (shell history, the process list).
+  if (args.some((a) => /^(--password|-p)(=|$)/.test(a))) fail('users: the password is read from stdin, never taken as an argument');
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' }, database: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const { runUsersCommand, USERS_USAGE } = await import('./users-cli.ts');
+  if (!['create', 'list', 'lock', 'unlock', 'password'].includes(positionals[0] ?? '')) fail(USERS_USAGE);
+  let db;
+  try {
+    db = await openStoreOrExplain({ dataDir: resolve(values['data-dir'] ?? './data'), database: databaseOption(values.database) });
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  try {
+    await runUsersCommand(new ApiKeyStore(db).users, positionals, values);
+  } catch (err) {
+    fail((err as Error).message);
+  } finally {
+    await db.close();
+  }
+}
+
 async function seed(args: string[]) {
   const { values } = parseArgs({
     args,
@@ -232,10 +257,11 @@ const [command, ...rest] = process.argv.slice(2);
 try {
   if (command === 'serve') await serve(rest);
   else if (command === 'keys') await keys(rest);
+  else if (command === 'users') await users(rest);
   else if (command === 'seed') await seed(rest);
   else if (command === 'backup') await (await import('./db/backup-cli.ts')).backupCommand(rest);
   else if (command === 'restore') await (await import('./db/backup-cli.ts')).restoreCommand(rest);
-  else fail('usage: cli.ts serve|keys|seed|backup|restore [options]');
+  else fail('usage: cli.ts serve|keys|users|seed|backup|restore [options]');
 } catch (err) {
   const e = err as { code?: string; message?: string };
   if (e.code?.startsWith('ERR_PARSE_ARGS')) fail(e.message ?? 'bad arguments');

@@ -10,10 +10,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
 import type { Queryable } from '../db/store.ts';
 
-/** Who made a change: a key (id null for in-memory keys), the CLI, or the public unsubscribe page. */
+/** Who made a change: a key (id null for in-memory keys), a signed-in user, the CLI, or the public unsubscribe page. */
 export interface Actor {
   keyId: number | null;
+  /** The key's or the user's name, `cli` or `unsubscribe page`. */
   name: string;
+  /** The user whose session made the change (CONTRACT §15), else null/absent. */
+  userId?: number | null;
 }
 
 export const CLI_ACTOR: Actor = { keyId: null, name: 'cli' };
@@ -35,7 +38,9 @@ export type AuditEntity =
   | 'optout-settings'
   | 'settings'
   | 'scrubs'
-  | 'keys';
+  | 'keys'
+  | 'users'
+  | 'sessions';
 
 export interface AuditEntry {
   action: string;
@@ -60,7 +65,7 @@ export function currentActor(): Actor {
 /** The actor of a request, taken from its key (for work handed to a worker, where the async context does not reach). */
 export function actorOf(req: Request): Actor {
   const p = req.principal;
-  return p ? { keyId: p.keyId, name: p.name } : currentActor();
+  return p ? { keyId: p.keyId, name: p.name, userId: p.user?.id ?? null } : currentActor();
 }
 
 /** Express middleware: the authenticated key becomes the actor of everything after it. Mount after body parsing. */
@@ -80,10 +85,10 @@ export function diffChanges(before: Record<string, unknown>, after: Record<strin
   return out;
 }
 
-const INSERT_AUDIT = 'INSERT INTO audit_log (time, actor_key_id, actor, action, entity, entity_id, changes) VALUES (?, ?, ?, ?, ?, ?, ?)';
+const INSERT_AUDIT = 'INSERT INTO audit_log (time, actor_key_id, actor_user_id, actor, action, entity, entity_id, changes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** Appends one audit row; must run inside the transaction that makes the change (`tx` of `store.transaction`). */
 export async function recordAudit(tx: Queryable, entry: AuditEntry, now = Date.now(), actor = currentActor()): Promise<void> {
   if (!tx.inTransaction) throw new Error(`audit of ${entry.entity} ${entry.action} outside a transaction`);
-  await tx.run(INSERT_AUDIT, [now, actor.keyId, actor.name, entry.action, entry.entity, entry.entityId === null ? null : String(entry.entityId), JSON.stringify(entry.changes)]);
+  await tx.run(INSERT_AUDIT, [now, actor.keyId, actor.userId ?? null, actor.name, entry.action, entry.entity, entry.entityId === null ? null : String(entry.entityId), JSON.stringify(entry.changes)]);
 }

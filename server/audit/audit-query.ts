@@ -19,6 +19,8 @@ export interface AuditQuery {
   from?: number;
   to?: number;
   entity?: string;
+  /** Rows of this entity left out (the Activity screen hides `sessions` unless asked). */
+  excludeEntity?: string;
   actor?: string;
   top: number;
   after?: AuditCursor;
@@ -30,6 +32,8 @@ export interface AuditRow {
   Id: number;
   Time: string;
   ActorKeyId: number | null;
+  /** The user whose session made the change (CONTRACT §15), else null. */
+  ActorUserId: number | null;
   Actor: string;
   Action: string;
   Entity: string;
@@ -37,7 +41,7 @@ export interface AuditRow {
   Changes: Record<string, unknown>;
 }
 
-const KNOWN = ['from', 'to', 'entity', 'actor', '$top', '$skiptoken', '$format'];
+const KNOWN = ['from', 'to', 'entity', 'excludeentity', 'actor', '$top', '$skiptoken', '$format'];
 
 function time(name: string, value: string): number {
   const ms = parseIsoTime(value);
@@ -68,6 +72,8 @@ export function parseAuditQuery(params: Map<string, string>): AuditQuery {
   if (to !== undefined) q.to = time('to', to);
   const entity = params.get('entity');
   if (entity !== undefined && entity !== '') q.entity = entity;
+  const excluded = params.get('excludeentity');
+  if (excluded !== undefined && excluded !== '') q.excludeEntity = excluded;
   const actor = params.get('actor');
   if (actor !== undefined && actor !== '') q.actor = actor;
   const top = params.get('$top');
@@ -93,6 +99,7 @@ export interface StoredRow {
   id: number;
   time: number;
   actor_key_id: number | null;
+  actor_user_id: number | null;
   actor: string;
   action: string;
   entity: string;
@@ -111,6 +118,7 @@ function where(q: AuditQuery, after: AuditCursor | undefined): { sql: string; pa
   if (q.from !== undefined) add('time >= ?', q.from);
   if (q.to !== undefined) add('time < ?', q.to);
   if (q.entity !== undefined) add('entity = ?', q.entity);
+  if (q.excludeEntity !== undefined) add('entity <> ?', q.excludeEntity);
   if (q.actor !== undefined) {
     if (/^\d{1,15}$/.test(q.actor)) add('(actor_key_id = ? OR actor = ?)', Number(q.actor), q.actor);
     else add('actor = ?', q.actor);
@@ -124,6 +132,7 @@ function toRow(r: StoredRow): AuditRow {
     Id: r.id,
     Time: new Date(r.time).toISOString(),
     ActorKeyId: r.actor_key_id,
+    ActorUserId: r.actor_user_id,
     Actor: r.actor,
     Action: r.action,
     Entity: r.entity,
@@ -136,7 +145,7 @@ function toRow(r: StoredRow): AuditRow {
 export async function storedPage(db: Queryable, q: AuditQuery, after: AuditCursor | undefined, top: number): Promise<{ rows: StoredRow[]; next?: AuditCursor }> {
   const w = where(q, after);
   const stored = await db.all<StoredRow>(
-    `SELECT id, time, actor_key_id, actor, action, entity, entity_id, changes FROM audit_log ${w.sql} ORDER BY time DESC, id DESC LIMIT ?`,
+    `SELECT id, time, actor_key_id, actor_user_id, actor, action, entity, entity_id, changes FROM audit_log ${w.sql} ORDER BY time DESC, id DESC LIMIT ?`,
     [...w.params, top + 1],
   );
   const more = stored.length > top;

@@ -1,6 +1,6 @@
 /**
  * `GET /admin/audit` (CONTRACT §10, `company_administrate`): the audit log newest first, filtered by
- * `from` (inclusive), `to` (exclusive), `entity`, `actor` (key id or name), keyset pages of `$top` rows
+ * `from` (inclusive), `to` (exclusive), `entity`, `excludeEntity` (extension: leave one entity out), `actor` (key id or name), keyset pages of `$top` rows
  * with `$skiptoken`/`@odata.nextLink`; `$format=csv` streams every matching row as an attachment.
  * Append-only through the API: any other method → 405. Mounted at `/admin/audit` behind `authenticate`.
  */
@@ -16,7 +16,7 @@ import { auditPage, encodeCursor, parseAuditQuery, storedPage, type AuditQuery, 
 
 /** Rows read per statement while streaming the CSV (the connection is free between chunks). */
 const CSV_CHUNK_ROWS = 1000;
-const CSV_HEADER = 'Id,Time,ActorKeyId,Actor,Action,Entity,EntityId,Changes';
+const CSV_HEADER = 'Id,Time,ActorKeyId,ActorUserId,Actor,Action,Entity,EntityId,Changes';
 
 /** The request's own URL, absolute, its query kept as sent but for `$skiptoken`, set to `token`. */
 function nextLink(req: Request, token: string): string {
@@ -27,7 +27,7 @@ function nextLink(req: Request, token: string): string {
 
 /** One CSV line of a stored row (`changes` is already JSON text; the time is written as the API's ISO UTC). */
 function csvLine(r: StoredRow): string {
-  const cells = [String(r.id), new Date(r.time).toISOString(), r.actor_key_id === null ? '' : String(r.actor_key_id), r.actor, r.action, r.entity, r.entity_id ?? '', r.changes];
+  const cells = [String(r.id), new Date(r.time).toISOString(), r.actor_key_id === null ? '' : String(r.actor_key_id), r.actor_user_id === null ? '' : String(r.actor_user_id), r.actor, r.action, r.entity, r.entity_id ?? '', r.changes];
   return `${cells.map(csvCell).join(',')}\r\n`;
 }
 

@@ -3,7 +3,9 @@ import { recordAudit } from '../audit/audit-log.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
 import { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
-import { UiSessionStore } from './ui-sessions.ts';
+import { ROLE_GRANTS } from './roles.ts';
+import { UiSessionStore, type SessionUser } from './ui-sessions.ts';
+import { UserStore, type UserRow } from './users.ts';
 
 export { hashKey } from './key-hash.ts';
 
@@ -16,8 +18,18 @@ export interface Principal {
   permissions: ReadonlySet<Permission>;
   /** Project ids that limit optout_administrate; null = every project. */
   projects: readonly string[] | null;
-  /** Set when the key is a UI session key (the headless UI link's). */
+  /** Set when the key is a UI session key (the headless UI link's, or a user's sign-in). */
   uiSessionId?: number;
+  /** Set when a person signed in (a user's session, or the desktop owner's window): the role decides the rest. */
+  user?: SessionUser;
+  /** Reads (GET) of project opt-out lists without optout_administrate (the viewer role). */
+  optoutRead?: boolean;
+}
+
+/** The principal of a user's session: the role's permissions, the user's name as the actor. */
+export function userPrincipal(user: SessionUser, uiSessionId?: number): Principal {
+  const grant = ROLE_GRANTS[user.role];
+  return { keyId: null, name: user.name, permissions: new Set(grant.permissions), projects: null, user, optoutRead: grant.optoutRead, uiSessionId };
 }
 
 interface KeyRow {
@@ -98,12 +110,15 @@ export class ApiKeyStore {
   /** Moves on every clearing, so a lookup that overlapped a revocation does not put its stale answer in the cache. */
   private generation = 0;
   /** Keys held in memory for this run only (CATI_API_KEY, the UI session key), by digest. */
-  private readonly memoryKeys = new Map<string, { name: string; permissions: ReadonlySet<Permission> }>();
-  /** The headless UI link's tokens and session keys (CONTRACT §2). */
+  private readonly memoryKeys = new Map<string, { name: string; permissions: ReadonlySet<Permission>; userId?: number }>();
+  /** The headless UI link's tokens and session keys (CONTRACT §2), and users' sign-in sessions (§15). */
   readonly ui: UiSessionStore;
+  /** User accounts (CONTRACT §15). */
+  readonly users: UserStore;
 
   constructor(private readonly store: Store) {
     this.ui = new UiSessionStore(store);
+    this.users = new UserStore(store, this.ui);
   }
 
   /** Accepts `key` (with every permission unless limited) for this run only; it is never written to the database. */
@@ -111,10 +126,14 @@ export class ApiKeyStore {
     this.memoryKeys.set(hashKey(key), { name, permissions: new Set(permissions) });
   }
 
-  /** Creates a random in-memory key with every permission (the desktop window's, handed over the preload bridge). */
-  createSessionKey(): string {
+  /**
+   * Creates a random in-memory key (the desktop window's, handed over the preload bridge): signed in as the user
+   * `userId` when given (its role, read on every request; refused once the user is locked or deleted), else with
+   * every permission.
+   */
+  createSessionKey(userId?: number): string {
     const key = `session_${randomBytes(24).toString('base64url')}`;
-    this.addMemoryKey(key, 'UI session');
+    this.memoryKeys.set(hashKey(key), { name: 'UI session', permissions: new Set(PERMISSIONS), userId });
     return key;
   }
 
@@ -194,10 +213,16 @@ export class ApiKeyStore {
   async authenticate(key: string): Promise<Principal | undefined> {
     const digest = hashKey(key);
     const memory = this.memoryKeys.get(digest);
+    if (memory?.userId !== undefined) {
+      const row = await this.store.get<UserRow>('SELECT * FROM users WHERE id = ?', [memory.userId]);
+      return !row || row.locked !== 0 ? undefined : userPrincipal({ id: row.id, name: row.name, displayName: row.display_name, role: row.role });
+    }
     if (memory !== undefined) return { keyId: null, name: memory.name, permissions: memory.permissions, projects: null };
     if (key.startsWith('uis_')) {
-      const sessionId = await this.ui.authenticate(key);
-      return sessionId === null ? undefined : { keyId: null, name: `UI session ${sessionId}`, permissions: new Set(PERMISSIONS), projects: null, uiSessionId: sessionId };
+      const session = await this.ui.authenticate(key);
+      if (session === null) return undefined;
+      if (session.user !== null) return userPrincipal(session.user, session.id);
+      return { keyId: null, name: `UI session ${session.id}`, permissions: new Set(PERMISSIONS), projects: null, uiSessionId: session.id, optoutRead: true };
     }
     const hit = await this.cached(digest);
     if (hit !== undefined) {

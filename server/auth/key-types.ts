@@ -2,6 +2,10 @@
  * The wire types of API keys, free of Node imports so the renderer can share them (type-only).
  */
 
+/**
+ * Every permission a key may hold (CONTRACT §2, §14). `cati_read` is every side-effect-free read under
+ * /cati/ and GET /events: the permission for Excel, Power BI and report scripts.
+ */
 export const PERMISSIONS = ['cati_administrate', 'cati_integrate', 'cati_read', 'optout_administrate', 'company_administrate'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

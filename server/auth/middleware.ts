@@ -44,11 +44,19 @@ export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = 
   }, options.basic ? 'key (Bearer; Basic for reads)' : 'key (Bearer)');
 }
 
-/** True when the principal holds any of the permissions (company_administrate implies all). */
+/**
+ * The permissions that imply another besides itself (CONTRACT §2, §14): the one place that says so.
+ * `company_administrate` implies every permission (checked in hasPermission).
+ */
+const IMPLIED_BY: Partial<Record<Permission, readonly Permission[]>> = {
+  cati_read: ['cati_administrate'],
+};
+
+/** True when the principal holds any of the permissions, itself or through one that implies it. */
 export function hasPermission(principal: Principal | undefined, ...any: Permission[]): boolean {
   if (!principal) return false;
   if (principal.permissions.has('company_administrate')) return true;
-  return any.some((p) => principal.permissions.has(p));
+  return any.some((p) => principal.permissions.has(p) || (IMPLIED_BY[p] ?? []).some((q) => principal.permissions.has(q)));
 }
 
 /** Middleware: 403 unless the principal holds one of the permissions. */
@@ -68,4 +76,18 @@ export function canAdministerOptOut(principal: Principal | undefined, projectId:
   if (projectId === null) return false;
   if (!principal.permissions.has('optout_administrate')) return false;
   return principal.projects === null || principal.projects.includes(projectId);
+}
+
+/**
+ * May the principal read (GET) the opt-out list of this project? Its administrators may, and a viewer (CONTRACT
+ * §15: "reading opt-out lists: GET only") may read the project lists; the company-level list stays
+ * company_administrate's.
+ */
+export function canReadOptOut(principal: Principal | undefined, projectId: string | null): boolean {
+  return canAdministerOptOut(principal, projectId) || (projectId !== null && principal?.optoutRead === true);
+}
+
+/** `canReadOptOut` for GET and HEAD, `canAdministerOptOut` for every other method. */
+export function mayUseOptOutList(principal: Principal | undefined, projectId: string | null, method: string): boolean {
+  return method === 'GET' || method === 'HEAD' ? canReadOptOut(principal, projectId) : canAdministerOptOut(principal, projectId);
 }

@@ -39,7 +39,7 @@ const ownSession = (req: Request): number | null => req.principal?.uiSessionId ?
 async function revokeSession(ctx: AppContext, id: number): Promise<void> {
   const revoked = await ctx.store.transaction(async (tx) => {
     if (!(await ctx.keys.ui.revoke(id, Date.now(), tx))) return false;
-    await recordAudit(tx, { action: 'revoked', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } });
+    await recordAudit(tx, { action: 'revoked', entity: 'sessions', entityId: id, changes: {} });
     return true;
   });
   if (!revoked) throw notFound(`No live UI session with id ${id}`);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { recordAudit } from '../audit/audit-log.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
+import type { Role } from './roles.ts';
 
 /** How long a UI link's token can be exchanged (CONTRACT §2: short-lived). */
 export const UI_TOKEN_TTL_MS = 15 * 60_000;
@@ -29,6 +30,34 @@ interface SessionRow {
 
 const SELECT_SESSION = 'SELECT id, created_at, last_used_at, revoked_at FROM ui_sessions';
 
+/** The user a session belongs to, as read on every request (a role change applies at once). */
+export interface SessionUser {
+  id: number;
+  name: string;
+  displayName: string;
+  role: Role;
+}
+
+/** A live session: its id, and its user (null: the UI link's session). */
+export interface LiveSession {
+  id: number;
+  user: SessionUser | null;
+}
+
+interface AuthRow {
+  id: number;
+  last_used_at: number;
+  revoked_at: number | null;
+  user_id: number | null;
+  name: string | null;
+  display_name: string | null;
+  role: Role | null;
+  locked: number | null;
+}
+
+const SELECT_AUTH = `SELECT s.id, s.last_used_at, s.revoked_at, s.user_id, u.name, u.display_name, u.role, u.locked
+  FROM ui_sessions s LEFT JOIN users u ON u.id = s.user_id WHERE s.key_hash = ?`;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 const toInfo = (r: SessionRow): UiSessionInfo => ({
   id: r.id,
@@ -41,7 +70,9 @@ const toInfo = (r: SessionRow): UiSessionInfo => ({
 /**
  * The UI link's tokens and the session keys they are exchanged for, over `ui_tokens` / `ui_sessions`.
  * Tokens (`uit_…`) are single-use and live 15 minutes; session keys (`uis_…`) expire after 12 hours idle.
- * Both are random (256 bits) and stored as SHA-256 digests only.
+ * Both are random (256 bits) and stored as SHA-256 digests only. A user's sign-in (`POST /auth/login`) opens the
+ * same kind of session with its user named; nothing is cached, so a revocation (sign-out, lock, password change,
+ * by this process, the CLI or another server on the same database) is refused on the very next request.
  */
 export class UiSessionStore {
   constructor(private readonly store: Store) {}
@@ -61,10 +92,9 @@ export class UiSessionStore {
     return this.store.transaction(async (tx) => {
       const expiresAt = await tx.value<number>('DELETE FROM ui_tokens WHERE token_hash = ? RETURNING expires_at', [hashKey(token)]);
       if (expiresAt === undefined || expiresAt <= now) return null;
-      const key = `uis_${randomBytes(32).toString('base64url')}`;
-      const id = (await tx.value<number>('INSERT INTO ui_sessions (key_hash, created_at, last_used_at) VALUES (?, ?, ?) RETURNING id', [hashKey(key), now, now]))!;
-      // A UI session is a key (CONTRACT §10): its creation is audited, the new session as its own actor.
-      await recordAudit(tx, { action: 'created', entity: 'keys', entityId: `ui-session-${id}`, changes: { uiSession: id } }, now, {
+      const { key, id } = await this.open(tx, null, now);
+      // A sign-in (CONTRACT §15: entity `sessions`), the new session as its own actor.
+      await recordAudit(tx, { action: 'login', entity: 'sessions', entityId: id, changes: { Kind: 'ui-link' } }, now, {
         keyId: null,
         name: `UI session ${id}`,
       });
@@ -72,14 +102,32 @@ export class UiSessionStore {
     });
   }
 
-  /** The session id of a live session key (and marks it used), or null when unknown, revoked or idle too long. */
-  async authenticate(key: string, now = Date.now()): Promise<number | null> {
-    const row = await this.store.get<SessionRow>(`${SELECT_SESSION} WHERE key_hash = ?`, [hashKey(key)]);
+  /** Opens a session (of `userId`, or the UI link's when null) in the caller's transaction; answers its key once. */
+  async open(tx: Queryable, userId: number | null, now = Date.now()): Promise<{ key: string; id: number; info: UiSessionInfo }> {
+    const key = `uis_${randomBytes(32).toString('base64url')}`;
+    const sql = 'INSERT INTO ui_sessions (key_hash, created_at, last_used_at, user_id) VALUES (?, ?, ?, ?) RETURNING id';
+    const id = (await tx.value<number>(sql, [hashKey(key), now, now, userId]))!;
+    return { key, id, info: (await this.get(id, tx))! };
+  }
+
+  /** Ends every live session of a user at once (lock, password change), in the caller's transaction. */
+  async revokeAllOf(userId: number, q: Queryable, now = Date.now()): Promise<number> {
+    return (await q.run('UPDATE ui_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL', [now, userId])).changes;
+  }
+
+  /**
+   * The live session of a key (and marks it used), or null when unknown, revoked, idle too long, or its user
+   * is locked (a lock also revokes its sessions; this holds even for a session opened while the lock committed).
+   */
+  async authenticate(key: string, now = Date.now()): Promise<LiveSession | null> {
+    const row = await this.store.get<AuthRow>(SELECT_AUTH, [hashKey(key)]);
     if (!row || row.revoked_at !== null || row.last_used_at + UI_SESSION_IDLE_MS <= now) return null;
+    if (row.user_id !== null && (row.locked !== 0 || row.name === null)) return null;
     if (row.last_used_at <= now - TOUCH_EVERY_MS) {
       await writeIfIdle(this.store, 'UPDATE ui_sessions SET last_used_at = ? WHERE id = ? AND last_used_at < ?', [now, row.id, now - TOUCH_EVERY_MS]);
     }
-    return row.id;
+    const user = row.user_id === null ? null : { id: row.user_id, name: row.name!, displayName: row.display_name!, role: row.role! };
+    return { id: row.id, user };
   }
 
   /** One session by id (revoked and expired ones too). */

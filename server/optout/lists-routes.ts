@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { canAdministerOptOut } from '../auth/middleware.ts';
+import { canAdministerOptOut, canReadOptOut } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { tagPermission } from '../route-table.ts';
@@ -8,6 +8,8 @@ import { ensureList, findListFor, PROJECT_ID } from './lists.ts';
 
 /** The rule both handlers apply to the projectId they are given (shown in the route table). */
 const LIST_RULE = 'by projectId: company_administrate (company list) | optout_administrate for that project';
+/** The rule of reading a list: also a viewer, for a project list. */
+const READ_RULE = `${LIST_RULE} (also a viewer: project lists)`;
 
 function deny(projectId: string | null): never {
   throw forbidden(
@@ -42,9 +44,9 @@ export function getListHandler(ctx: AppContext) {
     }
     const projectId = raw ? raw : null;
     if (projectId !== null && !PROJECT_ID.test(projectId)) throw notFound(`No opt-out list for project '${projectId}'`);
-    if (!canAdministerOptOut(req.principal, projectId)) deny(projectId);
+    if (!canReadOptOut(req.principal, projectId)) deny(projectId);
     const list = await findListFor(ctx.store, ctx.config.companyId, projectId);
     if (!list) throw notFound(projectId === null ? 'The company-level opt-out list does not exist yet' : `No opt-out list for project ${projectId}`);
     res.json(list);
-  }, LIST_RULE);
+  }, READ_RULE);
 }

@@ -51,7 +51,7 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
 
   it('expires a session 12 hours after its last use', async () => {
     const { key } = (await exchange(await ui().mintToken())).body;
-    const id = (await ui().authenticate(key))!;
+    const id = (await ui().authenticate(key))!.id;
     await t.server.ctx.store.run('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?', [Date.now() - UI_SESSION_IDLE_MS + 60_000, id]);
     expect((await t.json('GET', '/cati/blacklist', { key })).status).toBe(200); // 11h59m idle: alive, and used now
     await t.server.ctx.store.run('UPDATE ui_sessions SET last_used_at = ? WHERE id = ?', [Date.now() - UI_SESSION_IDLE_MS - 1, id]);
@@ -66,18 +66,20 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
     expect(JSON.stringify(listed.body)).not.toMatch(/uis_/);
     const current = listed.body.filter((s: { current: boolean }) => s.current);
     expect(current).toHaveLength(1);
-    const bId = (await ui().authenticate(b))!;
+    const bId = (await ui().authenticate(b))!.id;
     expect(listed.body.map((s: { id: number }) => s.id)).toContain(bId);
 
     expect((await t.json('DELETE', `/admin/ui-sessions/${bId}`, { key: a })).status).toBe(204);
     expect((await t.json('GET', '/cati/blacklist', { key: b })).status).toBe(401);
     expect((await t.json('DELETE', `/admin/ui-sessions/${bId}`, { key: a })).status).toBe(404);
     expect((await t.json('DELETE', '/admin/ui-sessions/abc', { key: a })).status).toBe(400);
-    const audit = await t.server.ctx.store.all('SELECT actor, action, entity, entity_id FROM audit_log WHERE entity_id = ? ORDER BY id', [`ui-session-${bId}`]);
+    // Sessions are their own entity in the audit log (CONTRACT §15), never `keys`.
+    const audit = await t.server.ctx.store.all("SELECT actor, action, entity, entity_id FROM audit_log WHERE entity = 'sessions' AND entity_id = ? ORDER BY id", [String(bId)]);
     expect(audit).toEqual([
-      { actor: `UI session ${bId}`, action: 'created', entity: 'keys', entity_id: `ui-session-${bId}` },
-      { actor: `UI session ${current[0].id}`, action: 'revoked', entity: 'keys', entity_id: `ui-session-${bId}` },
+      { actor: `UI session ${bId}`, action: 'login', entity: 'sessions', entity_id: String(bId) },
+      { actor: `UI session ${current[0].id}`, action: 'revoked', entity: 'sessions', entity_id: String(bId) },
     ]);
+    expect(await t.server.ctx.store.value("SELECT count(*) FROM audit_log WHERE entity = 'keys'")).toEqual(0);
   });
 
   it('signs the caller out with DELETE /admin/ui-sessions/current; other keys get 400', async () => {

@@ -34,8 +34,12 @@ const CLERK_GROUPS = 'actor=night%20clerk&entity=groups';
 describe('Settings → Activity in Chromium', () => {
   it('lists the newest 100 changes first, and "Load more" adds the older ones', async () => {
     await expect.poll(() => table().getByRole('row').count()).toBe(101); // header + one page
-    expect(await table().getByRole('row').nth(1).textContent()).toMatch(/UI session \d+created/); // this window's session key
-    expect(await table().getByRole('row').nth(2).textContent()).toContain('TelephoneNumber: 5550119');
+    // This window's sign-in (entity `sessions`) is hidden unless asked for (CONTRACT §15).
+    expect(await table().getByRole('row').nth(1).textContent()).toContain('TelephoneNumber: 5550119');
+    await section().getByLabel('Show sign-ins').check();
+    await expect.poll(() => table().getByRole('row').nth(1).textContent()).toMatch(/UI session \d+login/);
+    await section().getByLabel('Show sign-ins').uncheck();
+    await expect.poll(() => table().getByRole('row').nth(1).textContent()).toContain('TelephoneNumber: 5550119');
     await section().getByRole('button', { name: 'Load more' }).click();
     await expect.poll(() => table().getByRole('row').count()).toBeGreaterThan(101);
     await expect.poll(() => section().getByRole('button', { name: 'Load more' }).count()).toBe(0);

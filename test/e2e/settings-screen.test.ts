@@ -112,11 +112,11 @@ describe('Settings screen in Chromium', () => {
     expect(await form.getByLabel('Name').inputValue()).toBe('');
   });
 
-  it('asks for a fresh link when the page has no key', async () => {
+  it('shows the sign-in page when the page has no key', async () => {
     const context = await ui.browser.newContext();
     const bare = await context.newPage();
     await bare.goto(ui.server.url + '/');
-    await expect.poll(() => bare.getByRole('heading', { name: 'No session key' }).count()).toBe(1);
+    await expect.poll(() => bare.getByRole('heading', { name: 'Sign in' }).count()).toBe(1);
     await context.close();
   });
 });

@@ -75,10 +75,60 @@ export const sessionProblem = (): string | null => linkProblem;
 /** The current session (null until initSession found a key). */
 export const currentSession = (): Session | null => session;
 
-/** Forgets the key of this tab (after a 401 the user must open a fresh UI link). */
+/** Forgets the key of this tab (after a 401 the person signs in again). */
 export function clearSession(): void {
   session = null;
   sessionStorage.removeItem(STORAGE_KEY);
+}
+
+/** Told when the server refuses the session (expired, revoked, signed out elsewhere): the sign-in page shows. */
+const endedListeners = new Set<() => void>();
+/** Calls `listener` whenever a request is refused with 401; answers the unsubscribe. */
+export function onSessionEnded(listener: () => void): () => void {
+  endedListeners.add(listener);
+  return () => endedListeners.delete(listener);
+}
+
+/** Where sign-in goes: the server of the session (desktop, client mode), else this page's. */
+const serverUrl = () => session?.baseUrl ?? lastBaseUrl ?? window.location.origin;
+let lastBaseUrl: string | null = null;
+
+/**
+ * Signs in with a name and password (`POST /auth/login`, CONTRACT §15); the session key lives in this tab.
+ * Throws an Error with a sentence for the person when refused (wrong name or password, locked, too many tries).
+ */
+export async function signIn(name: string, password: string): Promise<void> {
+  const baseUrl = serverUrl();
+  let res: Response;
+  try {
+    res = await fetch(`${baseUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ Name: name, Password: password }),
+      cache: 'no-store',
+    });
+  } catch (err) {
+    throw new Error(`The server cannot be reached (${(err as Error).message}).`, { cause: err });
+  }
+  if (res.status === 401) throw new Error('The name or password is wrong, or the account is locked.');
+  if (res.status === 429) {
+    const minutes = Math.max(1, Math.ceil(Number(res.headers.get('Retry-After') ?? '60') / 60));
+    throw new Error(`Too many failed sign-ins for this name or from this computer: try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+  }
+  if (!res.ok) throw await toError(res);
+  const { Key } = (await res.json()) as { Key: string };
+  sessionStorage.setItem(STORAGE_KEY, Key);
+  session = { ...(session ?? {}), baseUrl, apiKey: Key };
+}
+
+/** Signs out (`POST /auth/logout` ends the session on the server) and forgets the key. */
+export async function signOut(): Promise<void> {
+  try {
+    if (session) await send('POST', '/auth/logout');
+  } finally {
+    lastBaseUrl = session?.baseUrl ?? lastBaseUrl;
+    clearSession();
+  }
 }
 
 export interface RequestOptions {
@@ -104,7 +154,8 @@ export function buildPath(path: string, query: RequestOptions['query'] = {}): st
 /** Sends a request and returns the raw response when it succeeded; throws ApiRequestError otherwise. */
 export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
   if (!session) throw new ApiRequestError(401, 'No session key: open the UI link the server printed (…/#token=…).');
-  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers, Authorization: `Bearer ${session.apiKey}` };
+  const sentKey = session.apiKey;
+  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers, Authorization: `Bearer ${sentKey}` };
   let body: BodyInit | undefined;
   if (options.form) body = options.form;
   else if (options.body !== undefined) {
@@ -116,6 +167,11 @@ export async function send(method: string, path: string, options: RequestOptions
     res = await fetch(session.baseUrl + buildPath(path, options.query), { method, headers, body, cache: 'no-store', signal: options.signal });
   } catch (err) {
     throw new ApiRequestError(0, `The server cannot be reached (${(err as Error).message}).`);
+  }
+  if (res.status === 401 && session?.apiKey === sentKey) {
+    lastBaseUrl = session.baseUrl;
+    clearSession();
+    for (const listener of endedListeners) listener();
   }
   if (!res.ok) throw await toError(res);
   return res;
@@ -149,7 +205,7 @@ export async function toError(res: Response): Promise<ApiRequestError> {
 function defaultMessage(status: number): string {
   switch (status) {
     case 401:
-      return 'The session key was refused (expired after 12 hours without use, or revoked): run `npm run keys -- ui-link` for a fresh UI link.';
+      return 'Your session has ended (12 hours without use, signed out, or revoked): sign in again.';
     case 403:
       return 'This key lacks the permission for this operation.';
     case 404:

@@ -12,7 +12,7 @@ export type { AuditRow };
 /** The `Entity` names of CONTRACT §10 (plus this server's `optout-lists` and `settings`), for the "What" filter. */
 export const AUDIT_ENTITIES = [
   'blacklist', 'groups', 'interviewers', 'assignments', 'breaktypes', 'extendedstatuses', 'callcenters', 'optout-lists',
-  'optout-emails', 'optout-domains', 'optout-imports', 'optout-settings', 'settings', 'keys',
+  'optout-emails', 'optout-domains', 'optout-imports', 'optout-settings', 'settings', 'keys', 'users', 'sessions',
 ] as const;
 
 /** The Activity section's filters: who (key id or name), what (entity), when (datetime-local, local time). */
@@ -39,6 +39,8 @@ const PAGE_SIZE = 100;
  */
 export const useAuditStore = defineStore('audit', () => {
   const filters = reactive<AuditFilters>({ actor: '', entity: '', from: '', to: '' });
+  /** Sign-ins, sign-outs and failed sign-ins (entity `sessions`) are hidden unless asked for (CONTRACT §15). */
+  const showSessions = ref(false);
   const sort = useTableSort('Time', true);
   const items = ref<AuditRow[]>([]);
   const nextToken = ref<string | null>(null);
@@ -50,6 +52,7 @@ export const useAuditStore = defineStore('audit', () => {
     return {
       actor: filters.actor.trim() || undefined,
       entity: filters.entity || undefined,
+      excludeEntity: showSessions.value || filters.entity === 'sessions' ? undefined : 'sessions',
       from: filters.from ? localInputToIso(filters.from, 'From') : undefined,
       to: filters.to ? localInputToIso(filters.to, 'To') : undefined,
     };
@@ -92,5 +95,5 @@ export const useAuditStore = defineStore('audit', () => {
     load,
   );
 
-  return { filters, sort, items, nextToken, loading, load, loadMore, exportCsv };
+  return { filters, showSessions, sort, items, nextToken, loading, load, loadMore, exportCsv };
 });

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import { describeError } from '../api/client.ts';
+import { ApiRequestError, currentSession, describeError } from '../api/client.ts';
 
 export interface Notice {
   id: number;
@@ -28,7 +28,8 @@ export const useNoticesStore = defineStore('notices', () => {
     items,
     dismiss,
     success: (text: string) => push('success', text),
-    error: (err: unknown) => push('error', describeError(err)),
+    // A refused session is told by the sign-in page that replaces the screen, not once per failed request.
+    error: (err: unknown) => (err instanceof ApiRequestError && err.status === 401 && !currentSession() ? undefined : push('error', describeError(err))),
     /** Something needing attention that is not a failure (a break over its limit); stays until dismissed. */
     warning: (text: string) => push('warning', text),
     clear: () => (items.value = []),
