@@ -50,9 +50,10 @@ export function jobAnswer(job: ScrubJob): Record<string, unknown> {
   };
 }
 
-/** The owner of what a principal creates: its key, else its UI session, else the in-memory key's name. */
+/** The owner of what a principal creates: its key, else the signed-in person, else its UI session, else the in-memory key's name. */
 export function scrubOwner(principal: Principal): string {
   if (principal.keyId !== null) return `key:${principal.keyId}`;
+  if (principal.user) return `user:${principal.user.id}`;
   if (principal.uiSessionId !== undefined) return `ui:${principal.uiSessionId}`;
   return `memory:${principal.name}`;
 }
