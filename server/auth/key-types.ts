@@ -2,7 +2,11 @@
  * The wire types of API keys, free of Node imports so the renderer can share them (type-only).
  */
 
-export const PERMISSIONS = ['cati_administrate', 'cati_integrate', 'optout_administrate', 'company_administrate'] as const;
+/**
+ * Every permission a key may hold (CONTRACT §2, §14). `cati_read` is every side-effect-free read under
+ * /cati/ and GET /events: the permission for Excel, Power BI and report scripts.
+ */
+export const PERMISSIONS = ['cati_administrate', 'cati_integrate', 'cati_read', 'optout_administrate', 'company_administrate'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** A stored API key as `GET /admin/keys` and `npm run keys -- list --json` show it (never the key itself). */

@@ -44,11 +44,19 @@ export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = 
   }, options.basic ? 'key (Bearer; Basic for reads)' : 'key (Bearer)');
 }
 
-/** True when the principal holds any of the permissions (company_administrate implies all). */
+/**
+ * The permissions that imply another besides itself (CONTRACT §2, §14): the one place that says so.
+ * `company_administrate` implies every permission (checked in hasPermission).
+ */
+const IMPLIED_BY: Partial<Record<Permission, readonly Permission[]>> = {
+  cati_read: ['cati_administrate'],
+};
+
+/** True when the principal holds any of the permissions, itself or through one that implies it. */
 export function hasPermission(principal: Principal | undefined, ...any: Permission[]): boolean {
   if (!principal) return false;
   if (principal.permissions.has('company_administrate')) return true;
-  return any.some((p) => principal.permissions.has(p));
+  return any.some((p) => principal.permissions.has(p) || (IMPLIED_BY[p] ?? []).some((q) => principal.permissions.has(q)));
 }
 
 /** Middleware: 403 unless the principal holds one of the permissions. */

@@ -1,5 +1,5 @@
 /**
- * GET /events (CONTRACT §9): Server-Sent Events for `cati_administrate` or `cati_integrate` keys, Bearer
+ * GET /events (CONTRACT §9): Server-Sent Events for `cati_administrate`, `cati_integrate` or `cati_read` keys, Bearer
  * only (401 with `WWW-Authenticate: Bearer`), at most N streams per key (429).
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';
@@ -16,14 +16,14 @@ export function eventsRouter(ctx: AppContext, hub: EventHub): Router {
   // The permission is checked in the handler (after the HEAD refusal); the tag shows it in the route table.
   const stream = tagPermission((req: Request, res: Response, next: NextFunction) => {
     if (req.method === 'HEAD') return next(new ApiError('MethodNotAllowed', 'HEAD is not allowed on /events; allowed: GET', undefined, { Allow: 'GET' }));
-    if (!hasPermission(req.principal, 'cati_administrate', 'cati_integrate')) return next(forbidden('/events needs the permission cati_administrate or cati_integrate'));
+    if (!hasPermission(req.principal, 'cati_administrate', 'cati_integrate', 'cati_read')) return next(forbidden('/events needs the permission cati_administrate, cati_integrate or cati_read'));
     const token = /^Bearer +([^\s]+)/i.exec(req.get('authorization') ?? '')![1]!;
     const refused = hub.open(res, hashKey(token), req.get('last-event-id'));
     if (refused) {
       const max = ctx.config.events.maxStreamsPerKey;
       return next(new ApiError('TooManyRequests', `At most ${max} event streams per key are open; close one first`, undefined, { 'Retry-After': '5' }));
     }
-  }, 'cati_administrate | cati_integrate');
+  }, 'cati_administrate | cati_integrate | cati_read');
   router.get('/', authenticate(ctx.keys), stream);
   router.all('/', (req, _res, next) => {
     next(new ApiError('MethodNotAllowed', `${req.method} is not allowed on /events; allowed: GET`, undefined, { Allow: 'GET' }));

@@ -15,7 +15,7 @@ import { parseResourcePath } from './parse-path.ts';
 import { parseQueryOptions } from './query-options.ts';
 import { writeCollection } from './respond.ts';
 import { allowedOptions, resolveSlot } from './route-resolve.ts';
-import { DEFAULT_PERMISSIONS } from './route-permissions.ts';
+import { slotPermissions } from './route-permissions.ts';
 import type { EntitySetDef } from './service.ts';
 
 /** The hot read over the dispatcher's sets; see ODataService.serveHotRead for what it answers and declines. */
@@ -33,7 +33,7 @@ export function hotRead(ctx: AppContext, sets: ReadonlyMap<string, EntitySetDef>
       if (!set || set.list === false || set.list?.handler || set.scope || set.postProcess) return false;
       const slot = resolveSlot(set, path, 'GET');
       const principal = await ctx.keys.authenticate(key);
-      if (!hasPermission(principal, ...(slot.route.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS))) return false;
+      if (!hasPermission(principal, ...slotPermissions(set, slot, 'GET'))) return false;
       const options = parseQueryOptions(q < 0 ? {} : parseQueryString(url.slice(q + 1)), allowedOptions(slot));
       if (options.apply) return false;
       const format = negotiate({ accept: req.headers.accept, format: options.format }, 'json', EXPORT_FORMATS);

@@ -59,7 +59,7 @@ import { bindArguments, parseResourcePath, typedKey } from './parse-path.ts';
 import { PLAIN_OPTIONS, parseQueryOptions, type QueryOptions } from './query-options.ts';
 import { ok, writeResult, type ODataResult } from './respond.ts';
 import { allowedOptions, checkPatchBody, describeSet, isSideEffectFreeRead, resolveSlot, type Slot } from './route-resolve.ts';
-import { DEFAULT_PERMISSIONS, DOCUMENT_PERMISSIONS, odataRouteTable } from './route-permissions.ts';
+import { DOCUMENT_PERMISSIONS, odataRouteTable, slotPermissions } from './route-permissions.ts';
 import type { PermissionTagged } from '../route-table.ts';
 import { hotRead } from './hot-read.ts';
 
@@ -204,7 +204,7 @@ export function createODataService(ctx: AppContext): ODataService {
     if (!set) throw notFound(`No entity set '${path.set}' in this service`);
     const slot = resolveSlot(set, path, req.method);
     if (req.authScheme === 'basic' && !isSideEffectFreeRead(slot, req.method)) throw basicRefused();
-    const permissions = slot.route.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS;
+    const permissions = slotPermissions(set, slot, req.method);
     if (!hasPermission(req.principal, ...permissions)) throw forbidden(`This operation needs the permission ${permissions.join(' or ')}`);
     if (req.method !== 'GET' && req.method !== 'HEAD') await readJsonBody(req, res); // only now: a key without the permission never makes us parse its body
     const key = path.key ? typedKey(set.model, path.key) : undefined;
