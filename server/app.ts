@@ -6,6 +6,7 @@ import { auditRouter } from './audit/audit-router.ts';
 import { keysRouter } from './auth/keys-router.ts';
 import { authenticate } from './auth/middleware.ts';
 import { uiSessionsRouter, uiTokenRouter } from './auth/ui-session-router.ts';
+import { companySettingsRouter } from './cati/company-settings-router.ts';
 import { catiService } from './cati/index.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, errorMiddleware } from './errors.ts';
@@ -63,6 +64,7 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   app.use('/optout', authenticate(ctx.keys), bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
   app.use('/admin/keys', authenticate(ctx.keys), bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
   app.use('/admin/audit', authenticate(ctx.keys), auditRouter(ctx)); // CONTRACT §10: the audit log, read-only (company_administrate)
+  app.use('/admin/settings', authenticate(ctx.keys), bindActor, companySettingsRouter(ctx)); // CONTRACT §14: company settings (PhoneRegion), company_administrate
   app.use('/admin/ui-sessions', authenticate(ctx.keys), bindActor, uiSessionsRouter(ctx)); // extension: UI sessions (company_administrate)
   app.use('/auth', jsonBody, uiTokenRouter(ctx)); // the UI link's single-use token → session key (no key needed)
   app.use('/events', eventsRouter(ctx, ctx.events)); // Server-Sent Events after commit (CONTRACT §9)
