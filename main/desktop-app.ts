@@ -10,6 +10,7 @@ import { createMainWindow } from './main-window.ts';
 import { PinnedAgent } from './pinned-https.ts';
 import { hardenApp, hardenSession, sameOriginAs } from './security.ts';
 import { readSettings, settingsFile, validateSettings, writeSettings, type AppSettings } from './settings-store.ts';
+import { regionFromLocale } from '../server/cati/phone-region-setting.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -86,6 +87,7 @@ export class DesktopApp {
   async startServerOrAsk(settings = this.settings): Promise<boolean> {
     try {
       this.useBackend({ kind: 'local', server: await startEmbeddedServer(settings, this.serverOptions()) });
+      if (!this.settings.phoneRegionProposed) this.saveSettings({ phoneRegionProposed: true }); // proposed once, at first start
       return true;
     } catch (err) {
       const problem = err instanceof ServerStartError ? err : new ServerStartError(String(err), null);
@@ -108,7 +110,12 @@ export class DesktopApp {
 
   serverOptions() {
     const argv = process.argv;
-    return { dataDir: this.userDataDir, staticDir: this.staticDir, timeoutMs: this.options.startTimeoutMs, demo: argv.includes('--demo'), demoLive: argv.includes('--demo-live') };
+    // First start: propose the phone region from the OS locale (CONTRACT §10); the server keeps a stored one.
+    const proposedPhoneRegion = this.settings.phoneRegionProposed ? null : regionFromLocale(app.getSystemLocale?.() || app.getLocale());
+    return {
+      dataDir: this.userDataDir, staticDir: this.staticDir, timeoutMs: this.options.startTimeoutMs, demo: argv.includes('--demo'), demoLive: argv.includes('--demo-live'),
+      proposedPhoneRegion,
+    };
   }
 
   /** Makes `next` the window's backend (the previous one must be closed by the caller) and reloads the window on it. */

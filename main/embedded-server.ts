@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import { proposePhoneRegion } from '../server/cati/phone-region-setting.ts';
 import { defaultConfig } from '../server/config.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
 import { ensureSelfSigned, loadTlsPair, TlsFileError } from '../server/tls.ts';
@@ -32,6 +33,8 @@ export interface EmbeddedServerOptions {
   demo?: boolean;
   demoLive?: boolean;
   timeoutMs?: number;
+  /** A phone region proposed from the OS locale (first start): stored only when the company has none stored yet (CONTRACT §10). */
+  proposedPhoneRegion?: string | null;
 }
 
 /**
@@ -77,6 +80,7 @@ export async function startEmbeddedServer(settings: DesktopSettings, options: Em
   } finally {
     clearTimeout(timer);
   }
+  if (options.proposedPhoneRegion) await proposePhoneRegion(running.ctx.store, options.proposedPhoneRegion);
   return {
     running,
     localUrl: `${running.tls ? 'https' : 'http'}://127.0.0.1:${running.port}`,

@@ -17,6 +17,8 @@ export interface AppSettings extends DesktopSettings {
   /** The server to connect to at start instead of starting our own (client mode), or null. */
   connectTo: string | null;
   recentServers: StoredServer[];
+  /** The phone region was proposed from the OS locale (first start, CONTRACT §10): not again. */
+  phoneRegionProposed: boolean;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -28,6 +30,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   autoBackup: true,
   connectTo: null,
   recentServers: [],
+  phoneRegionProposed: false,
 };
 
 /** At most this many servers are remembered. */
@@ -93,6 +96,7 @@ export function readSettings(file: string, warn: (message: string) => void = () 
     autoBackup: typeof raw.autoBackup === 'boolean' ? raw.autoBackup : DEFAULT_SETTINGS.autoBackup,
     connectTo: typeof raw.connectTo === 'string' && recent.some((s) => s.url === raw.connectTo) ? raw.connectTo : null,
     recentServers: recent.slice(0, RECENT_SERVERS_MAX),
+    phoneRegionProposed: raw.phoneRegionProposed === true,
   };
 }
 
@@ -103,6 +107,7 @@ export function writeSettings(file: string, settings: AppSettings): void {
     autoBackup: settings.autoBackup,
     connectTo: settings.connectTo,
     recentServers: settings.recentServers.slice(0, RECENT_SERVERS_MAX),
+    phoneRegionProposed: settings.phoneRegionProposed === true,
   };
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.tmp`;

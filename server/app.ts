@@ -8,6 +8,7 @@ import { loginRouter } from './auth/login-router.ts';
 import { authenticate } from './auth/middleware.ts';
 import { uiSessionsRouter, uiTokenRouter } from './auth/ui-session-router.ts';
 import { usersRouter } from './auth/users-router.ts';
+import { companySettingsRouter } from './cati/company-settings-router.ts';
 import { catiService } from './cati/index.ts';
 import { catiScrubRouter } from './cati/scrub-routes.ts';
 import type { AppContext } from './context.ts';
@@ -70,6 +71,7 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   app.use('/optout', authenticate(ctx.keys), bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
   app.use('/admin/keys', authenticate(ctx.keys), bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
   app.use('/admin/audit', authenticate(ctx.keys), auditRouter(ctx)); // CONTRACT §10: the audit log, read-only (company_administrate)
+  app.use('/admin/settings', authenticate(ctx.keys), bindActor, companySettingsRouter(ctx)); // CONTRACT §14: company settings (PhoneRegion), company_administrate
   app.use('/admin/ui-sessions', authenticate(ctx.keys), bindActor, uiSessionsRouter(ctx)); // extension: UI sessions (company_administrate)
   app.use('/admin/users', authenticate(ctx.keys), bindActor, usersRouter(ctx)); // CONTRACT §15: user accounts (company_administrate)
   // The UI link's single-use token → session key (no key needed); sign-in with a name and password, sign-out, who am I (§15).

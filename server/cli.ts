@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts';
 import { checkPhoneRegion } from './cati/phone-region.ts';
 import { databaseEngine, defaultConfig, DEFAULT_PORT, type RateLimit, type UnsubscribeRateLimits } from './config.ts';
+import { lockedDatabase, sameDatabase } from './db/database-url.ts';
 import { localBrowserUrl, runningServer } from './run-lock.ts';
 import { DatabaseOpenError, openStoreOrExplain, startServer } from './server.ts';
 import { TlsFileError } from './tls.ts';
@@ -23,6 +24,25 @@ export function databaseOption(value: string | undefined): string | undefined {
   const url = value ?? (process.env.CATI_DATABASE_URL || undefined);
   if (databaseEngine(url) === undefined) fail(`--database must be 'sqlite:' (the data dir's cati.sqlite) or a postgres://… URL, not '${url}'`);
   return url;
+}
+
+/**
+ * The database a command opens on a data dir (CONTRACT §14): `--database`/CATI_DATABASE_URL when given, else
+ * the one the server running on the data dir uses (server.lock), else the data dir's SQLite file. Refuses,
+ * in one line, when the running server's URL had a password (the lock leaves it out) or `--database` names
+ * another database than that server's: never a silent write to a database no server reads.
+ */
+export function cliDatabase(dataDir: string, given: string | undefined): string | undefined {
+  const url = databaseOption(given);
+  const server = runningServer(dataDir);
+  const used = server?.database;
+  if (!used) return url;
+  if (url !== undefined) {
+    if (!sameDatabase(url, used)) fail(`The server running on ${dataDir} uses ${used}, not ${lockedDatabase(url).database}: give its database with --database or CATI_DATABASE_URL, or stop that server first`);
+    return url;
+  }
+  if (server.databasePasswordOmitted) fail(`The server running on ${dataDir} uses ${used}, whose password server.lock does not keep: give the URL with --database or CATI_DATABASE_URL`);
+  return used === 'sqlite:' ? undefined : used;
 }
 
 /** Whole non-negative integer option, or a clear error. */
@@ -155,7 +175,7 @@ async function keys(args: string[]) {
   const dataDir = resolve(values['data-dir'] ?? './data');
   let db;
   try {
-    db = await openStoreOrExplain({ dataDir, database: databaseOption(values.database) });
+    db = await openStoreOrExplain({ dataDir, database: cliDatabase(dataDir, values.database) });
   } catch (err) {
     fail((err as Error).message);
   }

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 
 /**
  * `<data-dir>/server.lock`: which process serves a data dir, and where. Written when a server starts listening
- * and removed when it closes, so that `npm run restore` can refuse a data dir in use and `npm run keys -- ui-link`
- * can print a link for the running server. A lock left by a crashed process is recognised by its dead pid.
+ * and removed when it closes, so that `npm run restore` can refuse a data dir in use, `npm run keys -- ui-link`
+ * can print a link for the running server, and the key CLI and `backup` open the database that server uses. A lock left by a crashed process is recognised by its dead pid.
  */
 export interface RunLock {
   pid: number;
@@ -13,13 +13,19 @@ export interface RunLock {
   /** The URL the server listens on (`http://0.0.0.0:4100` when it binds every address). */
   url: string;
   startedAt: string;
+  /** The database it uses: `sqlite:` (the data dir's file) or a PostgreSQL URL without its password (CONTRACT §14). */
+  database?: string;
+  /** True when the server's URL had a password that the lock leaves out: a CLI then needs --database. */
+  databasePasswordOmitted?: boolean;
 }
 
 export const runLockFile = (dataDir: string) => join(dataDir, 'server.lock');
 
-/** Records that this process serves `dataDir` at `url`. */
-export function writeRunLock(dataDir: string, url: string): RunLock {
-  const lock: RunLock = { pid: process.pid, host: hostname(), url, startedAt: new Date().toISOString() };
+/** Records that this process serves `dataDir` at `url`, on `database` (as `lockedDatabase` gives it: never a password). */
+export function writeRunLock(dataDir: string, url: string, database: { database: string; passwordOmitted: boolean } = { database: 'sqlite:', passwordOmitted: false }): RunLock {
+  const lock: RunLock = {
+    pid: process.pid, host: hostname(), url, startedAt: new Date().toISOString(), database: database.database, databasePasswordOmitted: database.passwordOmitted,
+  };
   writeFileSync(runLockFile(dataDir), `${JSON.stringify(lock)}\n`, { mode: 0o600 });
   return lock;
 }

@@ -13,6 +13,7 @@ import { pgEventSink } from './events/pg-notify.ts';
 import type { Store } from './db/store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
 import { removeRunLock, writeRunLock } from './run-lock.ts';
+import { lockedDatabase } from './db/database-url.ts';
 import { EventHub } from './events/event-hub.ts';
 import { attachEventSink } from './events/publisher.ts';
 import { loadTlsPair, type TlsPair } from './tls.ts';
@@ -84,7 +85,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   url = `${tls ? 'https' : 'http'}://${host}:${port}`;
-  writeRunLock(config.dataDir, url);
+  writeRunLock(config.dataDir, url, lockedDatabase(config.database));
 
   if (config.demo) {
     const { loadDemoIfEmpty } = await import('./demo/demo.ts');

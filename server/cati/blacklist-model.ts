@@ -40,6 +40,7 @@ export const checkResultModel: EntityModel = {
   properties: [
     { name: 'value', type: 'Edm.Boolean' },
     { name: 'MatchedId', type: 'Edm.Int32', nullable: true },
+    { name: 'Normalized', type: 'Edm.String' },
   ],
 };
 

@@ -230,16 +230,16 @@ export async function importItems(store: Store, items: unknown[], region: Countr
 /**
  * The dialer's question: is this number blacklisted? An Equal entry matches the same number; a StartWith
  * entry matches every number it prefixes (itself included). Equal wins, then the longest prefix.
- * Each lookup is a probe of the UNIQUE (telephone_number, type) index.
+ * Each lookup is a probe of the UNIQUE (telephone_number, type) index. `Normalized`: the digits compared (CONTRACT §14).
  */
-export async function checkNumber(db: Queryable, input: unknown, region: CountryCode | null = null): Promise<{ value: boolean; MatchedId: number | null }> {
+export async function checkNumber(db: Queryable, input: unknown, region: CountryCode | null = null): Promise<{ value: boolean; MatchedId: number | null; Normalized: string }> {
   const number = requireNumber(input, 'Equal', region);
   const equal = await findId(db, number, 'Equal');
-  if (equal !== undefined) return { value: true, MatchedId: equal };
+  if (equal !== undefined) return { value: true, MatchedId: equal, Normalized: number };
   const prefixes = Array.from({ length: number.length }, (_, i) => number.slice(0, i + 1));
   const id = await db.value<number>(
     `SELECT id FROM blacklist WHERE type = 'StartWith' AND telephone_number IN ${db.dialect.jsonValues('text')} ORDER BY length(telephone_number) DESC, id LIMIT 1`,
     [JSON.stringify(prefixes)],
   );
-  return { value: id !== undefined, MatchedId: id ?? null };
+  return { value: id !== undefined, MatchedId: id ?? null, Normalized: number };
 }

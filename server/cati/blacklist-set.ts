@@ -1,7 +1,7 @@
 /**
  * The /cati/blacklist entity set declared through the OData dispatcher: generic list and get-by-key, POST,
  * PUT (and so PATCH), DELETE, Controller.Import (action) and Controller.Check (function; cati_administrate
- * or cati_integrate). Numbers are normalised for the configured phone region (phone-region.ts).
+ * or cati_integrate). Numbers are normalised for the company's stored phone region (phone-region-setting.ts).
  * The worked example of how an entity set plugs into server/odata/service.ts.
  */
 import type { CountryCode } from 'libphonenumber-js';
@@ -15,24 +15,24 @@ import { blacklistModel, checkFunction, checkResultModel, importAction, importEr
 import { applyPhoneRegion } from './blacklist-region.ts';
 import { checkNumber, createItem, deleteItem, importItems, importItemsOf, parseItemBody, updateItem } from './blacklist-service.ts';
 import { checkPhoneRegion } from './phone-region.ts';
+import { phoneRegion } from './phone-region-setting.ts';
 
 /** The blacklist entity set: every seed endpoint plus Check. */
 export function blacklistSet(ctx: AppContext): EntitySetDef {
   const { store } = ctx;
-  const region = configuredRegion(ctx.config);
   const byId = async (id: number) => (await queryEntity(store, blacklistModel, id)) as Row;
   return {
     model: blacklistModel,
     // list and get: the generic collection query / entity read over blacklistModel.
     create: {
-      handler: async (call) => ok.created(blacklistModel, await byId(await createItem(store, parseItemBody(call.body, true), region))),
+      handler: async (call) => ok.created(blacklistModel, await byId(await createItem(store, parseItemBody(call.body, true), await phoneRegion(store)))),
     },
     update: {
       handler: async (call) => {
         const id = call.key as number;
         const body = call.body as Record<string, unknown>;
         if (body.Id !== undefined && body.Id !== id) throw badRequest(`The body's Id ${JSON.stringify(body.Id)} does not match the key ${id}`);
-        await updateItem(store, id, parseItemBody(body, false), call.req.get('if-match'), region);
+        await updateItem(store, id, parseItemBody(body, false), call.req.get('if-match'), await phoneRegion(store));
         return ok.entity(blacklistModel, await byId(id));
       },
     },
@@ -46,7 +46,7 @@ export function blacklistSet(ctx: AppContext): EntitySetDef {
       {
         def: importAction,
         handler: async (call) => {
-          const result = await importItems(store, importItemsOf(call.body), region);
+          const result = await importItems(store, importItemsOf(call.body), await phoneRegion(store));
           return ok.json({ '@odata.context': `${call.serviceRoot}/$metadata#Controller.BlacklistImportResult`, ...result });
         },
       },
@@ -54,7 +54,7 @@ export function blacklistSet(ctx: AppContext): EntitySetDef {
         def: checkFunction,
         permissions: ['cati_administrate', 'cati_integrate'],
         handler: async (call) => {
-          const result = await checkNumber(store, call.args.telephoneNumber, region);
+          const result = await checkNumber(store, call.args.telephoneNumber, await phoneRegion(store));
           return ok.json({ '@odata.context': `${call.serviceRoot}/$metadata#Controller.BlacklistCheckResult`, ...result });
         },
       },
@@ -69,9 +69,13 @@ function configuredRegion(config: ServerConfig): CountryCode | null {
   return region;
 }
 
-/** At start (before the router serves): brings the stored numbers to the configured phone region. */
+/**
+ * At start (before the router serves): `--phone-region CC` stores CC as the company's region (re-normalising
+ * the stored numbers when it changed); without the flag the stored region stands (CONTRACT §14).
+ */
 export async function prepareBlacklist(store: Store, config: ServerConfig): Promise<void> {
-  await applyPhoneRegion(store, configuredRegion(config));
+  const region = configuredRegion(config);
+  if (region) await applyPhoneRegion(store, region);
 }
 
 /** Registers the blacklist set and the types its operations take and return (prepareBlacklist ran at start). */

@@ -60,7 +60,7 @@ export function historyWithVariablesSet(ctx: AppContext): EntitySetDef {
           const page = await historyWithVariablesPage(store, request, c.options);
           return ok.collection(model, { ...page, rows: page.rows.length ? await variablesAttacher(store, request.variables)(page.rows) : [] });
         }
-        return c.query(model, {
+        return c.query(callHistoryWithVariablesModel(store.dialect, request.bounds), {
           scope: { fromParams: request.fromParams },
           postProcess: variablesAttacher(store, request.variables),
           exportColumns: variableExportColumns(store.dialect, request.variables),

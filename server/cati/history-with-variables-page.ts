@@ -20,6 +20,8 @@ interface Source {
   time: string;
   select: string;
   survey?: string;
+  /** The time column may be null (an open session's logout): such rows are not events of this source. */
+  nullable?: boolean;
   enabled: (r: HistoryWithVariablesRequest) => boolean;
 }
 
@@ -30,7 +32,7 @@ const SOURCES: Source[] = [
     select: `'Break', 1, b.id, b.time, b.survey_id, NULL, b.interviewer_id, NULL, NULL, b.duration, NULL, b.call_center_id` },
   { ord: 2, from: 'sessions x', id: 'x.id', time: 'x.login_time', enabled: (r) => r.logins,
     select: `'Login', 2, x.id, x.login_time, NULL, NULL, x.interviewer_id, NULL, NULL, NULL, NULL, x.call_center_id` },
-  { ord: 3, from: 'sessions x', id: 'x.id', time: 'x.logout_time', enabled: (r) => r.logins,
+  { ord: 3, from: 'sessions x', id: 'x.id', time: 'x.logout_time', nullable: true, enabled: (r) => r.logins,
     select: `'Logout', 3, x.id, x.logout_time, NULL, NULL, x.interviewer_id, NULL, NULL, (x.logout_time - x.login_time) / 1000, NULL, x.call_center_id` },
 ];
 
@@ -57,11 +59,23 @@ interface Condition {
   params: unknown[];
 }
 
-/** The request's window (and surveys) for one source. */
+/** The request's window (and surveys) for one source; an absent bound is left out (CONTRACT §14). */
 function window(d: Dialect, s: Source, r: HistoryWithVariablesRequest): Condition {
-  const sql = `${s.time} >= ? AND ${s.time} < ?`;
-  if (!s.survey) return { sql, params: [r.start, r.end] };
-  return { sql: `${sql} AND ${surveysIn(d, s.survey)}`, params: [r.start, r.end, r.surveysJson, r.surveysJson] };
+  const parts = s.nullable ? [`${s.time} IS NOT NULL`] : ['1 = 1'];
+  const params: unknown[] = [];
+  if (r.bounds.start) {
+    parts.push(`${s.time} >= ?`);
+    params.push(r.start);
+  }
+  if (r.bounds.end) {
+    parts.push(`${s.time} < ?`);
+    params.push(r.end);
+  }
+  if (s.survey) {
+    parts.push(surveysIn(d, s.survey));
+    params.push(r.surveysJson, r.surveysJson);
+  }
+  return { sql: parts.join(' AND '), params };
 }
 
 /** The condition "after the cursor" for one source (rows order by time, then source rank, then id). */
@@ -93,7 +107,7 @@ export async function historyWithVariablesPage(
     count = 0;
     for (const s of sources) {
       const w = window(db.dialect, s, request);
-      count += (await db.value<number>(`SELECT count(*) FROM ${s.from} WHERE ${w.sql}`, w.params)) ?? 0;
+      count += Number((await db.clientRows(`SELECT count(*) FROM ${s.from} WHERE ${w.sql}`, w.params))[0]?.[0] ?? 0);
     }
   }
   const token = options.skiptoken === undefined ? undefined : readToken(options.skiptoken);
@@ -106,7 +120,7 @@ export async function historyWithVariablesPage(
   for (const s of sources) {
     const w = window(db.dialect, s, request);
     const a = after(s, cursor);
-    read.push(...(await db.rows(`SELECT ${s.select} FROM ${s.from} WHERE ${w.sql} AND ${a.sql} ORDER BY ${s.time}, ${s.id} LIMIT ?`, [...w.params, ...a.params, skip + take])));
+    read.push(...(await db.clientRows(`SELECT ${s.select} FROM ${s.from} WHERE ${w.sql} AND ${a.sql} ORDER BY ${s.time}, ${s.id} LIMIT ?`, [...w.params, ...a.params, skip + take])));
   }
   const merged = read
     .sort((a, b) => (a[3] as number) - (b[3] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number))

@@ -13,31 +13,36 @@ import type { EntityModel, PropertyDef } from '../odata/model.ts';
 import { SURVEY_ID } from './body-fields.ts';
 import { parseIsoTime } from './time.ts';
 
+/** The bounds of an absent `startTime`/`endTime` (CONTRACT §14: no default window; ±8.64e15 ms is the JS Date range). */
 const MAX_TIME = 8.64e15;
-/**
- * Without `startTime` the window is the 24 hours before `endTime` (or before now): NumberInOrder numbers
- * the window's rows on every page, so a window keeps each page cheap however large the history grows.
- */
-export const DEFAULT_WINDOW_MS = 24 * 3_600_000;
+const MIN_TIME = -8.64e15;
 
 /** The surveys filter over a JSON array parameter, null = every survey (both bound to the same value). */
 export const surveysIn = (d: Dialect, column: string) => `(CAST(? AS TEXT) IS NULL OR ${column} IN ${d.jsonValues('text')})`;
 
-const subquery = (d: Dialect) => `(
+/** Which time bounds a request gives: an absent one is left out of the SQL (not bound to ±infinity), so a read of all history is a plain scan the store can move off the event loop (db/large-scans.ts). */
+export interface TimeBounds {
+  start: boolean;
+  end: boolean;
+}
+
+const between = (column: string, b: TimeBounds) => [b.start ? `${column} >= ?` : '', b.end ? `${column} < ?` : ''].filter(Boolean).map((c) => ` AND ${c}`).join('');
+
+const subquery = (d: Dialect, b: TimeBounds) => `(
   SELECT ROW_NUMBER() OVER (ORDER BY e.time, e.ord, e.id) - 1 AS number_in_order, e.*, s.name AS survey_name, i.name AS interviewer_name
   FROM (
     SELECT 'Call' AS event_type, 0 AS ord, c.id, c.time, c.survey_id, c.interview_id, c.interviewer_id, c.telephone_number,
       c.extended_status, c.duration, c.waiting_time, c.call_center_id
-    FROM calls c WHERE c.time >= ? AND c.time < ? AND ${surveysIn(d, 'c.survey_id')}
+    FROM calls c WHERE ${surveysIn(d, 'c.survey_id')}${between('c.time', b)}
     UNION ALL
     SELECT 'Break', 1, b.id, b.time, b.survey_id, NULL, b.interviewer_id, NULL, NULL, b.duration, NULL, b.call_center_id
-    FROM breaks b WHERE ? = 1 AND b.time >= ? AND b.time < ? AND ${surveysIn(d, 'b.survey_id')}
+    FROM breaks b WHERE ? = 1 AND ${surveysIn(d, 'b.survey_id')}${between('b.time', b)}
     UNION ALL
     SELECT 'Login', 2, x.id, x.login_time, NULL, NULL, x.interviewer_id, NULL, NULL, NULL, NULL, x.call_center_id
-    FROM sessions x WHERE ? = 1 AND x.login_time >= ? AND x.login_time < ?
+    FROM sessions x WHERE ? = 1${between('x.login_time', b)}
     UNION ALL
     SELECT 'Logout', 3, x.id, x.logout_time, NULL, NULL, x.interviewer_id, NULL, NULL, (x.logout_time - x.login_time) / 1000, NULL, x.call_center_id
-    FROM sessions x WHERE ? = 1 AND x.logout_time >= ? AND x.logout_time < ?
+    FROM sessions x WHERE ? = 1 AND x.logout_time IS NOT NULL${between('x.logout_time', b)}
   ) e
   LEFT JOIN surveys s ON s.id = e.survey_id
   LEFT JOIN interviewers i ON i.id = e.interviewer_id
@@ -47,8 +52,19 @@ const p = (name: string, column: string, type: PropertyDef['type'], extra: Parti
   name, column: `h.${column}`, type, nullable: true, ...extra,
 });
 
-/** The keyless query type for the store's dialect (one model per dialect); NumberInOrder serves as its key for stable paging. */
-export const callHistoryWithVariablesModel = perDialect((d): EntityModel => ({ ...shape, from: subquery(d) }));
+const models = perDialect(() => new Map<string, EntityModel>());
+
+/**
+ * The keyless query type for the store's dialect and the request's time bounds (default: both given; one
+ * model per dialect and bounds); NumberInOrder serves as its key for stable paging.
+ */
+export function callHistoryWithVariablesModel(d: Dialect, bounds: TimeBounds = { start: true, end: true }): EntityModel {
+  const made = models(d);
+  const key = `${bounds.start}|${bounds.end}`;
+  let model = made.get(key);
+  if (!model) made.set(key, (model = { ...shape, from: subquery(d, bounds) }));
+  return model;
+}
 
 const shape: EntityModel = {
   typeName: 'CallHistoryWithVariables',
@@ -76,7 +92,9 @@ const shape: EntityModel = {
 export interface HistoryWithVariablesRequest {
   /** Bound, in order, to the `?` of the model's `from`. */
   fromParams: unknown[];
-  /** The window (start inclusive, end exclusive, epoch ms), the surveys as a JSON array (null = all), the flags. */
+  /** The bounds given (CONTRACT §14: an absent one is no bound at all); the model to use for them. */
+  bounds: TimeBounds;
+  /** The window (start inclusive, end exclusive, epoch ms; ±8.64e15 when not given), the surveys as a JSON array (null = all), the flags. */
   start: number;
   end: number;
   surveysJson: string | null;
@@ -107,10 +125,10 @@ const splitList = (v: string | undefined) => (v ?? '').split(/[,;]/).map((s) => 
 /**
  * Validates the seed §4.3 parameters: surveyIds (unknown ones skipped when mixed with known ones; all
  * unknown → 400), variables (each available as CATI filter in at least one requested survey, else 400
- * naming it), startTime inclusive / endTime exclusive (startTime defaults to 24 hours before endTime or
- * now: DEFAULT_WINDOW_MS), the two boolean flags.
+ * naming it), startTime inclusive / endTime exclusive (CONTRACT §14: without startTime no lower bound,
+ * without endTime no upper bound), the two boolean flags.
  */
-export async function readHistoryWithVariablesRequest(db: Queryable, params: Record<string, string>, now = Date.now()): Promise<HistoryWithVariablesRequest> {
+export async function readHistoryWithVariablesRequest(db: Queryable, params: Record<string, string>): Promise<HistoryWithVariablesRequest> {
   const known = new Set(['startTime', 'endTime', 'includeBreakTimes', 'includeLoginLogoutInfo', 'surveyIds', 'variables']);
   for (const name of Object.keys(params)) {
     if (!known.has(name)) {
@@ -118,9 +136,11 @@ export async function readHistoryWithVariablesRequest(db: Queryable, params: Rec
       throw badRequest(`Unknown parameter '${name}'${hint ? ` (did you mean '${hint}'?)` : ` (known: ${[...known].join(', ')})`}`);
     }
   }
+  const givenStart = time(params, 'startTime');
   const givenEnd = time(params, 'endTime');
+  const bounds: TimeBounds = { start: givenStart !== undefined, end: givenEnd !== undefined };
   const end = givenEnd ?? MAX_TIME;
-  const start = time(params, 'startTime') ?? (givenEnd ?? now) - DEFAULT_WINDOW_MS;
+  const start = givenStart ?? MIN_TIME;
   const breaks = flag(params, 'includeBreakTimes');
   const logins = flag(params, 'includeLoginLogoutInfo');
 
@@ -146,14 +166,15 @@ export async function readHistoryWithVariablesRequest(db: Queryable, params: Rec
       throw badRequest(`Variable '${v}' is not available as CATI filter in ${surveys ? `the surveys ${surveys.join(', ')}` : 'any survey'}`);
     }
   }
+  const window = [...(bounds.start ? [start] : []), ...(bounds.end ? [end] : [])];
   return {
     fromParams: [
-      start, end, surveysJson, surveysJson,
-      breaks ? 1 : 0, start, end, surveysJson, surveysJson,
-      logins ? 1 : 0, start, end,
-      logins ? 1 : 0, start, end,
+      surveysJson, surveysJson, ...window,
+      breaks ? 1 : 0, surveysJson, surveysJson, ...window,
+      logins ? 1 : 0, ...window,
+      logins ? 1 : 0, ...window,
     ],
-    start, end, surveysJson, breaks, logins,
+    bounds, start, end, surveysJson, breaks, logins,
     variables,
   };
 }

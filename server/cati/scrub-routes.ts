@@ -72,7 +72,7 @@ function scrubRoutes(ctx: AppContext): Router {
 
   router.post('/scrubs', bearerOnly, allowed, upload, async (req, res) => {
     const file = uploadedFile(req);
-    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: scrubPhoneRegion(ctx), matcher: () => blacklistMatcher(ctx) };
+    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: await scrubPhoneRegion(ctx), matcher: () => blacklistMatcher(ctx) };
     const job = await service.start('phone', req.principal!, actorOf(req), file.originalname, () => scrubFormat(file.originalname, file.path), request);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/scrubs('${job.id}')`).json(jobAnswer(job));
   });

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { databaseEngine, databaseFile } from '../config.ts';
-import { backupDatabase, backupFileName, backupsDir, BackupError, POSTGRES_BACKUP_MESSAGE, restoreDatabase } from './backup.ts';
+import { backupDatabase, backupFileName, backupsDir, BackupError, POSTGRES_BACKUP_MESSAGE, restoreDatabase, runningServerDatabase } from './backup.ts';
 import { openDatabase } from './open.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
@@ -26,6 +26,9 @@ export async function backupCommand(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, to: { type: 'string' }, ...DATABASE_OPTION } });
   sqliteOnly(values.database);
   const dataDir = resolve(values['data-dir'] ?? './data');
+  // The server running on the data dir may use PostgreSQL (server.lock names it): its cati.sqlite, if any, is not what it serves.
+  const used = runningServerDatabase(dataDir);
+  if (used && databaseEngine(used) !== 'sqlite') fail(`The server running on ${dataDir} uses ${used}. ${POSTGRES_BACKUP_MESSAGE}`);
   const source = databaseFile(dataDir);
   if (!existsSync(source)) fail(`There is no database in ${dataDir} (no cati.sqlite) to back up`);
   const to = resolve(values.to ?? join(backupsDir(dataDir), backupFileName()));

@@ -21,6 +21,11 @@ export class BackupError extends Error {
 }
 
 /** Why there are no backups here when the database is PostgreSQL: its own tools make them. */
+/** The database of the server running on `dataDir` as server.lock names it (no password), or undefined. */
+export function runningServerDatabase(dataDir: string): string | undefined {
+  return runningServer(dataDir)?.database;
+}
+
 export const POSTGRES_BACKUP_MESSAGE =
   'Backups of a PostgreSQL database are made with PostgreSQL’s own tools (pg_dump, or pg_basebackup with WAL archiving); this command backs up the embedded SQLite database only';
 

@@ -1,3 +1,4 @@
+import { applyPhoneRegion, storedRegion } from '../cati/blacklist-region.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { createDemoLists, createDemoOrganisation, createDemoVariables, type DemoBase } from './demo-entities.ts';
@@ -44,6 +45,8 @@ export async function loadDemoIfEmpty(store: Store, config: ServerConfig, log: (
     return counts;
   });
   log(`demo: loaded ${counts.calls} calls, ${counts.sessions} sessions, ${counts.breaks} breaks in ${Math.round(performance.now() - started)} ms`);
+  // The demo is a Dutch call centre: its phone region is NL unless --phone-region chose one (CONTRACT §14).
+  if (!config.phoneRegion && (await storedRegion(store)) === undefined) await applyPhoneRegion(store, 'NL');
   return true;
 }
 

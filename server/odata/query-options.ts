@@ -124,7 +124,7 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
 export const ENTITY_OPTIONS: ReadonlySet<string> = new Set(['$select', '$format']);
 /** Options a non-collection function result accepts. */
 export const PLAIN_OPTIONS: ReadonlySet<string> = new Set(['$format']);
-/** Options `/{set}/$count` accepts. */
-export const COUNT_OPTIONS: ReadonlySet<string> = new Set(['$filter', '$format']);
+/** Options `/{set}/$count` accepts (`$apply`: the count of the aggregated rows, CONTRACT §14). */
+export const COUNT_OPTIONS: ReadonlySet<string> = new Set(['$filter', '$apply', '$format']);
 /** Options a collection accepts. */
 export const COLLECTION_OPTIONS: ReadonlySet<string> = KNOWN;

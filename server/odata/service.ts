@@ -151,7 +151,7 @@ export interface ODataService {
 const basicRefused = () =>
   unauthorized('Basic credentials are accepted only on side-effect-free reads under /cati/ (Excel, Power BI); use Authorization: Bearer <key>');
 
-/** Runs `/{set}/$count`: the route's collection with only $filter applied, counted in SQL. */
+/** Runs `/{set}/$count`: the route's collection with only $filter applied, counted in SQL (with `$apply`, counted after it, below). */
 async function countOf(call: ODataCall, slot: Slot): Promise<ODataResult> {
   call.options.count = true;
   call.options.top = 0;
@@ -275,7 +275,8 @@ export function createODataService(ctx: AppContext): ODataService {
       // The result rows have their own shape, named by its columns ($select included).
       const aggregated = await queryApply(ctx.store, pendingApply.model, options, pendingApply.scope);
       options.select = undefined;
-      result = ok.collection(aggregated.model, aggregated.page);
+      // `/{set}/$count?$apply=…` (CONTRACT §14): the number of rows of the aggregated result, after $filter.
+      result = slot.kind === 'count' ? ok.count(Number(aggregated.page.count ?? 0)) : ok.collection(aggregated.model, aggregated.page);
     }
     if (exporting) {
       if (result.kind !== 'collection' || !result.model) throw notAcceptable(`$format=${exporting} is served on collections only`);

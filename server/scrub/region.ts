@@ -1,11 +1,11 @@
 import type { CountryCode } from 'libphonenumber-js';
-import { checkPhoneRegion } from '../cati/phone-region.ts';
+import { phoneRegion } from '../cati/phone-region-setting.ts';
 import type { AppContext } from '../context.ts';
 
 /**
- * The phone region scrubs normalise numbers for — the one the stored blacklist is normalised for. The one
- * place scrubs ask for it (today `--phone-region`; re-point here when it becomes a stored setting).
+ * The phone region scrubs normalise numbers for: the company's stored setting, the one the blacklist is
+ * normalised for and `Controller.Check` uses (CONTRACT §14, §16).
  */
-export function scrubPhoneRegion(ctx: Pick<AppContext, 'config'>): CountryCode | null {
-  return ctx.config.phoneRegion ? checkPhoneRegion(ctx.config.phoneRegion) : null;
+export function scrubPhoneRegion(ctx: Pick<AppContext, 'store'>): Promise<CountryCode | null> {
+  return phoneRegion(ctx.store);
 }

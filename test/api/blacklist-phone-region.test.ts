@@ -96,7 +96,7 @@ describe('changing the region re-normalises the stored numbers in one transactio
       [ids[2], ids[0]],
     ]);
     expect(JSON.parse(audit.find((a) => a.action === 'renormalised')!.changes)).toEqual({ PhoneRegion: 'NL', Updated: 2, Merged: 2 });
-    expect(JSON.parse(audit.find((a) => a.entity === 'settings')!.changes)).toEqual({ phoneRegion: [null, 'NL'] });
+    expect(JSON.parse(audit.find((a) => a.entity === 'settings')!.changes)).toEqual({ PhoneRegion: [null, 'NL'] });
     const before = audit.length;
     await t.close();
 
@@ -106,7 +106,7 @@ describe('changing the region re-normalises the stored numbers in one transactio
 
     t = await startTestServer({ dataDir, phoneRegion: 'DE' }); // international digits stay what they are
     expect((await numbers(t)).map((n: unknown[]) => n[1])).toEqual(['31205550198', '1234', '3120']);
-    expect(JSON.parse((await auditRows(t)).at(-1)!.changes)).toEqual({ phoneRegion: ['NL', 'DE'] });
+    expect(JSON.parse((await auditRows(t)).at(-1)!.changes)).toEqual({ PhoneRegion: ['NL', 'DE'] });
     await t.close();
   });
 });

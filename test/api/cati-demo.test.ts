@@ -23,6 +23,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('demo data (--demo)', () => {
+  it('is a Dutch call centre: the phone region is NL (CONTRACT §14)', async () => {
+    expect((await t.json('GET', '/admin/settings')).body).toEqual({ PhoneRegion: 'NL' });
+    expect((await t.json('GET', "/cati/blacklist/Controller.Check(telephoneNumber='06-12345678')")).body.Normalized).toBe('31612345678');
+  });
+
   it('loads a realistic call centre: ≥2 call centres, ≥50 interviewers, ≥6 groups, ≥10 surveys with variables', async () => {
     expect(await count('/cati/callcenters')).toBeGreaterThanOrEqual(2);
     expect(await count('/cati/interviewers')).toBeGreaterThanOrEqual(50);

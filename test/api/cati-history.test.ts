@@ -147,12 +147,25 @@ describe('/callhistorywithvariables', () => {
     expect(breaksOnly.body.value.map((x: { EventType: string }) => x.EventType)).toEqual(['Call', 'Call', 'Break', 'Call']);
   });
 
-  it('without startTime the window is the 24 hours before endTime, or before now', async () => {
+  it('without startTime no lower time bound, without endTime no upper bound: no default window (CONTRACT §14)', async () => {
+    const ids = (r: { body: { value: { Id: number }[] } }) => r.body.value.map((x) => x.Id);
     const before10 = await chv('endTime=2026-11-02T10:00:00Z');
-    expect(before10.body.value.map((x: { Id: number }) => x.Id)).toEqual([1, 2]);
-    const [recent] = (await post('/cati/callhistory', call(new Date(Date.now() - 3_600_000).toISOString()))).body.value;
-    const now = await chv('$count=true');
-    expect(now.body.value.map((x: { Id: number }) => x.Id)).toEqual([recent]);
+    expect(ids(before10)).toEqual([1, 2]);
+    const added = await post('/cati/callhistory', { value: [call('2019-03-01T09:00:00Z'), call(new Date(Date.now() - 60_000).toISOString())] });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const [old, future] = added.body.value;
+    const total = (await t.json('GET', '/cati/callhistory/$count')).body;
+    const all = await chv('$count=true');
+    expect(all.body['@odata.count']).toBe(total);
+    expect(ids(all)[0]).toBe(old);
+    expect(ids(all).at(-1)).toBe(future);
+    expect(all.body.value.map((x: { NumberInOrder: number }) => x.NumberInOrder)).toEqual([...Array(total).keys()]);
+    expect(ids(await chv('endTime=2026-11-02T10:00:00Z'))).toEqual([old, 1, 2]);
+    expect(ids(await chv('startTime=2026-11-03T00:00:00Z')).slice(-1)).toEqual([future]);
+    // The generic path ($filter) has the same bounds.
+    const filtered = await chv("$filter=EventType eq 'Call'&$count=true");
+    expect(filtered.body['@odata.count']).toBe(total);
+    expect(filtered.body.value[0]).toMatchObject({ Id: old, NumberInOrder: 0 });
   });
 
   it('start is inclusive and end exclusive', async () => {

@@ -14,10 +14,7 @@ const as = (key: string) => ({ key });
 
 beforeAll(async () => {
   t = await startTestServer();
-  itemId = (await t.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '0612345678' } })).body.Id;
-  interviewerId = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'read.only' } })).body.InterviewerId;
-  await t.json('POST', '/cati/surveys', { body: { SurveyId: 'p9101', SurveyName: 'Read' } });
-  // The key CLI makes the key (on the server's own database).
+  // The key CLI makes the key (on the server's own database), before any request.
   const database = await testDatabase(t.dataDir);
   const r = spawnSync(
     process.execPath,
@@ -26,6 +23,10 @@ beforeAll(async () => {
   );
   expect(r.status, r.stderr).toBe(0);
   readKey = r.stdout.trim().split('\n').at(-1)!;
+  // After the (slow) CLI: no kept-alive connection of before it is reused as the server closes it.
+  itemId = (await t.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '0612345678' } })).body.Id;
+  interviewerId = (await t.json('POST', '/cati/interviewerproperties', { body: { Name: 'read.only' } })).body.InterviewerId;
+  await t.json('POST', '/cati/surveys', { body: { SurveyId: 'p9101', SurveyName: 'Read' } });
 });
 afterAll(() => t.close());
 

@@ -64,6 +64,14 @@ describe('/callhistorywithvariables cheap paging', () => {
     }
   });
 
+  it('without startTime/endTime (no window, CONTRACT §14) pages carry NumberInOrder on and match the generic query', async () => {
+    const unbounded = '/cati/callhistorywithvariables?includeBreakTimes=true&includeLoginLogoutInfo=true';
+    const cheap = (await all(unbounded)) as { NumberInOrder: number }[];
+    expect(cheap.length).toBe(4500 + 40 + 40);
+    expect(cheap.map((r) => r.NumberInOrder)).toEqual([...cheap.keys()]);
+    expect(cheap).toEqual(await all(`${unbounded}&${generic}`));
+  });
+
   it('a forged $skiptoken → 400', async () => {
     const forged = Buffer.from(JSON.stringify({ o: 'NumberInOrder+', v: ['3 OR 1=1'], c: [1, 'x', 2] })).toString('base64url');
     expect((await t.json('GET', `${base}&$skiptoken=${forged}`)).status).toBe(400);

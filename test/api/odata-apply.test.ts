@@ -210,6 +210,31 @@ describe('$apply: shape, types and paging', () => {
     expect(skipped.body.value).toEqual([{ SurveyId: 'p2' }, { SurveyId: 'p3' }]);
   });
 
+  it('/{set}/$count honours $apply: the aggregated rows after $filter, as text/plain (CONTRACT §14)', async () => {
+    const count = async (q: string, rest = '') => {
+      const res = await t.request('GET', `/cati/callhistory/$count?$apply=${encodeURIComponent(q)}${rest}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      return res.text();
+    };
+    const surveys = new Set(calls.map((c) => c.SurveyId));
+    expect(await count('groupby((SurveyId))')).toBe(String(surveys.size));
+    expect(await count('groupby((Id))')).toBe('1500');
+    const perSurvey = ['p1', 'p2', 'p3'].map((s) => calls.filter((c) => c.SurveyId === s).length);
+    const threshold = Math.min(...perSurvey);
+    expect(await count('groupby((SurveyId),aggregate($count as N))', `&$filter=${encodeURIComponent(`N gt ${threshold}`)}`)).toBe(String(perSurvey.filter((n) => n > threshold).length));
+    const withCountTrue = await apply('groupby((SurveyId),aggregate($count as N))', `&$count=true&$filter=${encodeURIComponent(`N gt ${threshold}`)}`);
+    expect(String(withCountTrue.body['@odata.count'])).toBe(await count('groupby((SurveyId),aggregate($count as N))', `&$filter=${encodeURIComponent(`N gt ${threshold}`)}`));
+    const chv = await t.request('GET', `/cati/callhistorywithvariables/$count?$apply=${encodeURIComponent('groupby((EventType))')}`);
+    expect(await chv.text()).toBe('1');
+  });
+
+  it('a malformed $apply on $count → 400 with position', async () => {
+    const got = await get(`/cati/callhistory/$count?$apply=${encodeURIComponent('groupby(SurveyId)')}`);
+    expect(got.status).toBe(400);
+    expect(got.body.error.message).toMatch(/in \$apply at position 8/);
+  });
+
   it('orderby/top/skip inside $apply, then $filter on an alias', async () => {
     const got = await apply('groupby((SurveyId),aggregate($count as N))/orderby(N desc)/top(2)/skip(1)');
     const counts = ['p1', 'p2', 'p3'].map((s) => ({ SurveyId: s, N: calls.filter((c) => c.SurveyId === s).length }));

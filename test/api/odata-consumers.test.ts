@@ -35,6 +35,9 @@ beforeAll(async () => {
   keys.callhistory = String(
     (await post('/cati/callhistory', { Time: at, SurveyId: 'p9001', InterviewerId: interviewer, TelephoneNumber: '1', Duration: 5, WaitingTime: 1, CallCenterId: 1 })).value[0],
   );
+  // A call older than a day: /callhistorywithvariables (no default window, CONTRACT §14) answers it too.
+  const daysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString();
+  await post('/cati/callhistory', { Time: daysAgo, SurveyId: 'p9001', InterviewId: 1, InterviewerId: interviewer, TelephoneNumber: '2', Duration: 5, WaitingTime: 1, CallCenterId: 1, Variables: { Region: 'North' } });
   keys.breakhistory = String(
     (await post('/cati/breakhistory', { Time: at, InterviewerId: interviewer, CallCenterId: 1, BreakTypeId: 3, BreakTypeName: 'Lunch', Duration: 30 })).value[0],
   );
@@ -127,6 +130,16 @@ describe('OASIS odata-openapi: OpenAPI from $metadata', () => {
     expect(outcomes).toEqual([]);
     const count = Object.values<any>(openapi.paths).reduce((n, item) => n + methods.filter((m) => item[m]).length, 0);
     expect(count).toBeGreaterThan(50);
+  });
+});
+
+describe('/callhistorywithvariables as feeds read it (no default window, CONTRACT §14)', () => {
+  it('answers history older than a day with its Variables, numbered in time order', async () => {
+    const r = await t.json('GET', '/cati/callhistorywithvariables?variables=Region&$count=true');
+    expect(r.status).toBe(200);
+    expect(r.body['@odata.count']).toBe(2);
+    expect(r.body.value.map((x: any) => [x.NumberInOrder, x.TelephoneNumber])).toEqual([[0, '2'], [1, '1']]);
+    expect(r.body.value[0].Variables).toEqual([{ Name: 'Region', Value: 'North' }]);
   });
 });
 

@@ -79,6 +79,32 @@ describe('Surveys screen in Chromium', () => {
     expect((await ui.server.json('GET', `/cati/interviewers(${annaId})/Controller.GetAssignments()`)).body.value).toEqual([]);
   });
 
+  it('removes an interviewer listed only through call assignments: its call assignments go, and the message says so', async () => {
+    const ben = (await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'ben.calls' } })).body.InterviewerId;
+    for (const interviewId of [21, 22]) {
+      await ui.server.json('GET', `/cati/interviewers(${ben})/Controller.AssignOnCall(surveyId='p2001',interviewId=${interviewId})`);
+    }
+    await detail().getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => resources().textContent()).toContain('ben.calls');
+    await detail().getByRole('button', { name: 'Remove interviewer ben.calls' }).click();
+    await detail().getByRole('button', { name: 'Confirm removal' }).click();
+    await expect.poll(() => resources().textContent()).not.toContain('ben.calls');
+    expect((await ui.server.json('GET', `/cati/interviewers(${ben})/Controller.GetAssignments()`)).body.value).toEqual([]);
+    await expect.poll(() => page.locator('.notice > span').last().textContent()).toBe('Removed interviewer ben.calls and its 2 assigned calls from Health 2026.');
+  });
+
+  it('says why when nothing could be removed (already removed elsewhere), with no success message', async () => {
+    const cleo = (await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'cleo' } })).body.InterviewerId;
+    await ui.server.json('GET', `/cati/interviewers(${cleo})/Controller.AssignOnSurvey(surveyId='p2001')`);
+    await detail().getByRole('button', { name: 'Refresh' }).click();
+    await expect.poll(() => resources().textContent()).toContain('cleo');
+    await ui.server.json('GET', `/cati/interviewers(${cleo})/Controller.DeAssignFromSurvey(surveyId='p2001')`); // behind the screen's back
+    await detail().getByRole('button', { name: 'Remove interviewer cleo' }).click();
+    await detail().getByRole('button', { name: 'Confirm removal' }).click();
+    await expect.poll(() => page.locator('.notice > span').last().textContent()).toMatch(/^Nothing was removed: interviewer cleo was no longer assigned to Health 2026/);
+    expect(await resources().textContent()).not.toContain('cleo');
+  });
+
   it('assigns a group in the chosen call centre', async () => {
     const north = (await ui.server.json('POST', '/cati/callcenters', { body: { Name: 'North' } })).body.CallCenterId;
     const night = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Night team' } })).body.GroupId;

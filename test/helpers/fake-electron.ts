@@ -116,6 +116,14 @@ class FakeApp extends EventEmitter {
   relaunchCalls: unknown[] = [];
   exitCodes: number[] = [];
   isPackaged = false;
+  /** What the OS locale is (app.getSystemLocale / getLocale). */
+  systemLocale = 'en-US';
+  getSystemLocale() {
+    return this.systemLocale;
+  }
+  getLocale() {
+    return this.systemLocale;
+  }
   getPath(name: string) {
     const path = this.paths.get(name);
     if (path === undefined) throw new Error(`the fake app has no path '${name}' (tests pass userDataDir)`);

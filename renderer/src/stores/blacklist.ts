@@ -27,6 +27,8 @@ export interface BlacklistDraft {
 export interface CheckResult {
   value: boolean;
   MatchedId: number | null;
+  /** The digits the server compared (CONTRACT §14). */
+  Normalized?: string;
 }
 
 const BASE = '/cati/blacklist';

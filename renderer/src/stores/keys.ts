@@ -9,6 +9,7 @@ export type { ApiKeyInfo, Permission };
 export const PERMISSION_CHOICES: readonly { name: Permission; help: string }[] = [
   { name: 'cati_administrate', help: 'all of /cati/ except ingest' },
   { name: 'cati_integrate', help: 'ingest of history and surveys, blacklist check (dialer)' },
+  { name: 'cati_read', help: 'Read-only: reports, Excel, Power BI (every read under /cati/, and /events; no changes)' },
   { name: 'optout_administrate', help: 'project-level opt-out lists (mailers)' },
   { name: 'company_administrate', help: 'everything, including the company list and key management' },
 ];

@@ -38,6 +38,15 @@ export interface ResourceAssignment {
 
 export type SurveyOption = Pick<Survey, 'SurveyId' | 'SurveyName' | 'State'>;
 
+/** What removing a resource from a survey really did, as the server's assignments tell after it. */
+export interface RemoveOutcome {
+  changed: boolean;
+  /** The resource's row just before the removal (read again first); undefined when it was no longer listed. */
+  before: ResourceAssignment | undefined;
+  /** The resource's row after the removal; undefined when it is no longer listed. */
+  after: ResourceAssignment | undefined;
+}
+
 /** Survey ids, names and states for pickers (SoftDeleted surveys are never listed by the API). */
 export async function fetchSurveyOptions(): Promise<SurveyOption[]> {
   const page = await request<ODataCollection<SurveyOption>>('GET', '/cati/surveys', {
@@ -133,8 +142,30 @@ export const useSurveysStore = defineStore('surveys', () => {
     await loadAssignments();
   }
 
+  /**
+   * Removes everything that lists a resource on the selected survey: its survey assignment AND its call
+   * assignments (CONTRACT §3: DeAssignFromSurvey and DeAssignFromCalls), then reads the assignments again.
+   * Answers what the server confirmed: whether the row is gone or its assignments shrank, and the row as it
+   * is now (undefined when gone). The functions answer true whatever they did, so only the re-read tells.
+   */
+  async function removeResource(r: ResourceAssignment): Promise<RemoveOutcome> {
+    const s = selected.value;
+    if (!s) return { changed: false, before: undefined, after: r };
+    await loadAssignments(); // what is assigned now, not what the list showed
+    const before = resources.value.find((x) => x.IsGroup === r.IsGroup && x.ResourceId === r.ResourceId);
+    if (!before) return { changed: false, before, after: undefined };
+    const survey = odataString(s.SurveyId);
+    const base = r.IsGroup ? `/cati/groups(${r.ResourceId})/Controller` : `/cati/interviewers(${r.ResourceId})/Controller`;
+    const args = r.IsGroup ? `surveyId=${survey},callCenterId=${callCenterId.value}` : `surveyId=${survey}`;
+    await request('GET', `${base}.DeAssignFromSurvey(${args})`);
+    await request('GET', `${base}.DeAssignFromCalls(${args})`);
+    await loadAssignments();
+    const after = resources.value.find((x) => x.IsGroup === r.IsGroup && x.ResourceId === r.ResourceId);
+    return { changed: !after || after.AssignedCallsCount < before.AssignedCallsCount, before, after };
+  }
+
   return {
     ...list, search, state, sort, selected, basic, callCenterId, resources, workers, callCenters, groupOptions, interviewerOptions,
-    setFilter, open, loadAssignments, setCallCenter, setAssigned,
+    setFilter, open, loadAssignments, setCallCenter, setAssigned, removeResource,
   };
 });
