@@ -238,7 +238,8 @@ async function users(args: string[]) {
   if (!['create', 'list', 'lock', 'unlock', 'password'].includes(positionals[0] ?? '')) fail(USERS_USAGE);
   let db;
   try {
-    db = await openStoreOrExplain({ dataDir: resolve(values['data-dir'] ?? './data'), database: databaseOption(values.database) });
+    const dataDir = resolve(values['data-dir'] ?? './data');
+    db = await openStoreOrExplain({ dataDir, database: cliDatabase(dataDir, values.database) });
   } catch (err) {
     fail((err as Error).message);
   }
