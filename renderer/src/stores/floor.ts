@@ -5,7 +5,7 @@
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { request } from '../api/client.ts';
+import { describeError, request } from '../api/client.ts';
 import type { ODataCollection } from '../api/odata.ts';
 import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
 import { sortRows, useTableSort } from '../composables/table-sort.ts';
@@ -13,7 +13,6 @@ import { fetchBreakTypes, type BreakType } from './break-types.ts';
 import { breakLevel, countFloor, FLOOR_STATES, secondsInState, type FloorRow, type FloorState } from './floor-format.ts';
 import { fetchGroupOptions, type Group } from './groups.ts';
 import { OPEN_EVENT, useLiveEventsStore } from './live-events.ts';
-import { attempt } from './notices.ts';
 
 export interface CentreZone {
   CallCenterId: number;
@@ -48,7 +47,10 @@ export const useFloorStore = defineStore('floor', () => {
   const rows = ref<FloorRow[]>([]);
   const loading = ref(false);
   const lastUpdated = ref<number | null>(null);
+  /** The clock of the ticking times: stands still while the stream is down. */
   const now = ref(Date.now());
+  /** The wall clock: always ticks. */
+  const clock = ref(Date.now());
   const centres = ref<CentreZone[]>([]);
   const groups = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
   const breakTypes = ref<BreakType[]>([]);
@@ -100,6 +102,15 @@ export const useFloorStore = defineStore('floor', () => {
     }
   }
 
+  /** Why the last load failed (null after a success): shown in the one "not live" banner, never one notice per poll. */
+  const loadProblem = ref<string | null>(null);
+  /** The load of a poll or an event: a failure is kept as the floor's problem, not pushed as a notice. */
+  const loadQuietly = () =>
+    load().then(
+      () => (loadProblem.value = null),
+      (err: unknown) => (loadProblem.value = describeError(err)),
+    );
+
   /** Loads the floor now (a load already running is followed by one more). */
   async function load(): Promise<void> {
     if (inFlight) {
@@ -121,7 +132,7 @@ export const useFloorStore = defineStore('floor', () => {
     if (timer !== undefined) return;
     timer = setTimeout(() => {
       timer = undefined;
-      void attempt(load);
+      void loadQuietly();
     }, Math.max(0, lastLoad + MIN_LOAD_GAP_MS - Date.now()));
   }
 
@@ -171,9 +182,13 @@ export const useFloorStore = defineStore('floor', () => {
       if (FLOOR_EVENTS.has(m.event)) schedule();
     });
     live.start();
-    setInterval(() => (now.value = Date.now()), 1000);
+    // While the stream is down the times stop: they would tick on figures nobody is sure of (CONTRACT §17).
     setInterval(() => {
-      if (live.status !== 'live') void attempt(load);
+      clock.value = Date.now();
+      if (live.status === 'live') now.value = clock.value;
+    }, 1000);
+    setInterval(() => {
+      if (live.status !== 'live') void loadQuietly();
     }, POLL_MS);
   }
 
@@ -198,7 +213,17 @@ export const useFloorStore = defineStore('floor', () => {
   // The wallboard shows the same floor; its address takes the same filters (`#/wallboard?centre=1`).
   useAddressQuery('wallboard', filterFields, loadGroupMembers);
 
+  const live = useLiveEventsStore();
+  /** The stream is down: the figures are those of `lastUpdated` (polled every POLL_MS), marked stale, times stopped. */
+  const stale = computed(() => live.status !== 'live' && live.status !== 'connecting' && lastUpdated.value !== null);
+  /** Reconnects the stream and reloads now (the banner's Retry). */
+  function retry() {
+    live.retryNow();
+    void loadQuietly();
+  }
+
   return {
+    stale, loadProblem, retry, loadQuietly, clock,
     rows, visible, counts, loading, lastUpdated, now, centres, groups, breakTypes, filters, sort, surveys, limits, zoneOf, displayZone, multiZone,
     levelOf, secondsInState: (r: FloorRow) => secondsInState(r, now.value), load, schedule, loadLookups, setFilter, start, setLocked,
   };

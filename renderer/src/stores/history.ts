@@ -126,6 +126,13 @@ export const useHistoryStore = defineStore('history', () => {
 
   const search = () => load(0);
 
+  /** The screen's first load: the pickers' options (an outcome category in the address needs them), then the rows — one resource state for both. */
+  const open = () =>
+    list.resource.track(async () => {
+      await loadOptions();
+      await load();
+    }, () => list.items.value.length === 0);
+
   function selectTab(t: HistoryTab) {
     tab.value = t;
     sort.set(...defaultSort(t));
@@ -177,8 +184,8 @@ export const useHistoryStore = defineStore('history', () => {
 
   return {
     tab, preset, range, surveyId, interviewerId, outcome, bounds, centre, surveyIds, variables, includeBreakTimes, includeLoginLogoutInfo, sort,
-    rows: list.items, total: list.total, skip: list.skip, pageSize: list.pageSize, loading: list.loading,
+    rows: list.items, total: list.total, skip: list.skip, pageSize: list.pageSize, loading: list.loading, resource: list.resource,
     variableColumns, surveys, interviewers, outcomes, callCenters, interviewerName,
-    loadOptions, load, search, setTab, goTo, usePreset, exportQuery,
+    loadOptions, open, load, search, setTab, goTo, usePreset, exportQuery,
   };
 });

@@ -1,7 +1,8 @@
-import { ref, type Ref } from 'vue';
+import { computed, ref, type Ref } from 'vue';
 import { request, type RequestOptions } from '../api/client.ts';
 import type { ODataCollection } from '../api/odata.ts';
 import type { TableSort } from '../composables/table-sort.ts';
+import { useResourceState } from './resource-state.ts';
 
 type QueryParams = NonNullable<RequestOptions['query']>;
 
@@ -21,7 +22,8 @@ export interface PagedCollectionOptions {
 }
 
 /**
- * One page of an OData collection with `$top`/`$skip`/`$count`: the rows, the total, the offset and a loading flag.
+ * One page of an OData collection with `$top`/`$skip`/`$count`: the rows, the total, the offset and its resource state
+ * (loading / ready / empty / error / offline, the last good page kept and marked stale after a failure).
  * Only the newest load's answer (or error) is shown, and the offset moves only when its rows arrived. A page past the
  * first that came back empty while rows remain (its last row was deleted) is replaced by the last page.
  */
@@ -30,7 +32,9 @@ export function usePagedCollection<T>(path: string | (() => string), options: Pa
   const total = ref(0);
   const skip = ref(0);
   const pageSize = ref(options.pageSize ?? 50);
-  const loading = ref(false);
+  const resource = useResourceState();
+  /** Nothing received yet for what is asked now (before the first load, or while one runs). */
+  const loading = computed(() => resource.pending);
   let latest = 0;
 
   function queryFor(offset: number): QueryParams {
@@ -50,31 +54,27 @@ export function usePagedCollection<T>(path: string | (() => string), options: Pa
    * Loads the page at `offset` (default: the current one); resolves true when its answer is the one shown.
    * `alongside` is a request whose answer belongs with the rows (names they refer to): they are shown once it arrived too.
    */
-  const load = (offset = skip.value, alongside?: Promise<unknown>): Promise<boolean> => loadPage(offset, true, alongside);
+  const load = (offset = skip.value, alongside?: Promise<unknown>): Promise<boolean> =>
+    resource.track(() => loadPage(offset, true, alongside), () => items.value.length === 0);
 
   async function loadPage(offset: number, mayStepBack: boolean, alongside?: Promise<unknown>): Promise<boolean> {
     const seq = ++latest;
-    loading.value = true;
+    let page: ODataCollection<T>;
     try {
-      let page: ODataCollection<T>;
-      try {
-        [page] = await Promise.all([request<ODataCollection<T>>('GET', typeof path === 'function' ? path() : path, { query: queryFor(offset) }), alongside]);
-      } catch (err) {
-        if (seq !== latest) return false; // a newer load owns the screen now
-        throw err;
-      }
-      if (seq !== latest) return false;
-      const count = page['@odata.count'] ?? page.value.length;
-      if (mayStepBack && page.value.length === 0 && offset > 0 && count > 0) {
-        return await loadPage(Math.floor((count - 1) / pageSize.value) * pageSize.value, false);
-      }
-      items.value = page.value;
-      total.value = count;
-      skip.value = offset;
-      return true;
-    } finally {
-      if (seq === latest) loading.value = false;
+      [page] = await Promise.all([request<ODataCollection<T>>('GET', typeof path === 'function' ? path() : path, { query: queryFor(offset) }), alongside]);
+    } catch (err) {
+      if (seq !== latest) return false; // a newer load owns the screen now
+      throw err;
     }
+    if (seq !== latest) return false;
+    const count = page['@odata.count'] ?? page.value.length;
+    if (mayStepBack && page.value.length === 0 && offset > 0 && count > 0) {
+      return await loadPage(Math.floor((count - 1) / pageSize.value) * pageSize.value, false);
+    }
+    items.value = page.value;
+    total.value = count;
+    skip.value = offset;
+    return true;
   }
 
   /** Loads the page at `offset` (never below 0); for the pager. */
@@ -84,7 +84,8 @@ export function usePagedCollection<T>(path: string | (() => string), options: Pa
   function clear() {
     items.value = [];
     total.value = 0;
+    resource.reset();
   }
 
-  return { items, total, skip, pageSize, loading, load, goTo, clear };
+  return { items, total, skip, pageSize, loading, resource, load, goTo, clear };
 }
