@@ -13,6 +13,7 @@ import { fetchBreakTypes, type BreakType } from './break-types.ts';
 import { breakLevel, countFloor, FLOOR_STATES, secondsInState, type FloorRow, type FloorState } from './floor-format.ts';
 import { fetchGroupOptions, type Group } from './groups.ts';
 import { OPEN_EVENT, useLiveEventsStore } from './live-events.ts';
+import { fetchSurveyOptions } from './surveys.ts';
 
 export interface CentreZone {
   CallCenterId: number;
@@ -24,6 +25,8 @@ export interface CentreZone {
 const MIN_LOAD_GAP_MS = 250;
 /** While the stream is down the floor is polled this often. */
 export const POLL_MS = 12_000;
+/** A survey on the floor whose name is unknown reads the names again, at most this often. */
+const SURVEY_NAMES_GAP_MS = 30_000;
 /** Event kinds that change the floor (blacklist and assignment events do not). */
 const FLOOR_EVENTS = new Set(['session', 'call', 'break', 'interviewer', 'reset', OPEN_EVENT]);
 
@@ -54,6 +57,8 @@ export const useFloorStore = defineStore('floor', () => {
   const centres = ref<CentreZone[]>([]);
   const groups = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
   const breakTypes = ref<BreakType[]>([]);
+  /** Survey names by id (CONTRACT §17: names, not ids). */
+  const surveyNames = ref(new Map<string, string>());
   const filters = ref({ centre: '', group: '', survey: '', state: '' });
   /** The members of the group filtered on (null = no group filter). */
   const groupMembers = ref<Set<number> | null>(null);
@@ -70,7 +75,12 @@ export const useFloorStore = defineStore('floor', () => {
 
   /** The centres are in more than one zone: each clock time then names its zone. */
   const multiZone = computed(() => new Set(centres.value.map((c) => c.TimeZone)).size > 1);
-  const surveys = computed(() => [...new Set(rows.value.map((r) => r.SurveyId).filter((s): s is string => !!s))].sort());
+  /** A survey's name (its id while the name is unknown). */
+  const surveyName = (id: string | null): string => (id === null ? '' : (surveyNames.value.get(id) ?? id));
+  /** The surveys on the floor, by name. */
+  const surveys = computed(() =>
+    [...new Set(rows.value.map((r) => r.SurveyId).filter((s): s is string => !!s))].sort((a, b) => surveyName(a).localeCompare(surveyName(b))),
+  );
   const visible = computed(() => {
     const f = filters.value;
     const shown = rows.value.filter(
@@ -81,7 +91,7 @@ export const useFloorStore = defineStore('floor', () => {
         (!groupMembers.value || groupMembers.value.has(r.InterviewerId)),
     );
     // Time in state sorts by its start (earlier = longer), so the order holds still while the clock ticks.
-    return sortRows(shown, sort, (r, key) => (key === 'TimeInState' ? -Date.parse(r.StateSince) : key === 'Interviewer' ? (r.DisplayName ?? r.Name) : r[key as keyof FloorRow]));
+    return sortRows(shown, sort, (r, key) => (key === 'TimeInState' ? -Date.parse(r.StateSince) : key === 'Interviewer' ? (r.DisplayName ?? r.Name) : key === 'SurveyId' ? surveyName(r.SurveyId) : r[key as keyof FloorRow]));
   });
   const counts = computed(() => countFloor(visible.value, levelOf));
 
@@ -95,6 +105,7 @@ export const useFloorStore = defineStore('floor', () => {
     try {
       const page = await request<ODataCollection<FloorRow>>('GET', '/cati/floor', { query: { $top: 10000 } });
       rows.value = reuseUnchanged(rows.value, page.value);
+      if (page.value.some((r) => r.SurveyId !== null && !surveyNames.value.has(r.SurveyId))) void loadSurveyNames().catch(() => undefined);
       lastUpdated.value = now.value = Date.now();
     } finally {
       loading.value = false;
@@ -136,12 +147,21 @@ export const useFloorStore = defineStore('floor', () => {
     }, Math.max(0, lastLoad + MIN_LOAD_GAP_MS - Date.now()));
   }
 
-  /** Centres (with zones), groups and break limits: read when the screen is shown (they change in other screens). */
+  let namesRead = 0;
+  /** Reads the survey names again (a new survey on the floor: at most once every SURVEY_NAMES_GAP_MS). */
+  async function loadSurveyNames(force = false) {
+    if (!force && Date.now() - namesRead < SURVEY_NAMES_GAP_MS) return;
+    namesRead = Date.now();
+    surveyNames.value = new Map((await fetchSurveyOptions()).map((s) => [s.SurveyId, s.SurveyName]));
+  }
+
+  /** Centres (with zones), groups, break limits and survey names: read when the screen is shown (they change in other screens). */
   async function loadLookups() {
     const [c, g, b] = await Promise.all([
       request<ODataCollection<CentreZone>>('GET', '/cati/callcenters', { query: { $orderby: 'CallCenterId', $top: 1000 } }),
       fetchGroupOptions(),
       fetchBreakTypes(),
+      loadSurveyNames(true),
     ]);
     centres.value = c.value;
     groups.value = g;
@@ -223,7 +243,7 @@ export const useFloorStore = defineStore('floor', () => {
   }
 
   return {
-    stale, loadProblem, retry, loadQuietly, clock,
+    stale, loadProblem, retry, loadQuietly, clock, surveyName,
     rows, visible, counts, loading, lastUpdated, now, centres, groups, breakTypes, filters, sort, surveys, limits, zoneOf, displayZone, multiZone,
     levelOf, secondsInState: (r: FloorRow) => secondsInState(r, now.value), load, schedule, loadLookups, setFilter, start, setLocked,
   };

@@ -1,5 +1,6 @@
 /** The columns of each History tab: what a supervisor reads, formatted from the API's rows. */
 import { formatTime } from '../../api/odata.ts';
+import { zoneShort } from '../../stores/floor-format.ts';
 import type { HistoryRow, HistoryTab } from '../../stores/history.ts';
 
 export interface HistoryColumn {
@@ -28,7 +29,8 @@ export function formatSeconds(value: unknown): string {
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const col = (label: string, field: string, mono = false): HistoryColumn => ({ label, value: (r) => text(r[field]), mono, field });
-const timeCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatTime(r[field] as string | null), field });
+/** A time column: shown in this computer's zone (the range's zone too), named in the header. */
+const timeCol = (label: string, field: string): HistoryColumn => ({ label: `${label} (${zoneShort(null)})`, value: (r) => formatTime(r[field] as string | null), field });
 const secondsCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatSeconds(r[field]), field });
 const interviewerCol: HistoryColumn = { label: 'Interviewer', value: (r, n) => n.interviewer(r.InterviewerId), field: 'InterviewerId' };
 const surveyCol: HistoryColumn = { label: 'Survey', value: (r, n) => n.survey(r.SurveyId), field: 'SurveyId' };
@@ -46,7 +48,7 @@ export const HISTORY_COLUMNS: Record<Exclude<HistoryTab, 'variables'>, HistoryCo
   ],
   sessions: [
     col('Session', 'SessionId'), interviewerCol, timeCol('Login', 'LoginTime'),
-    { label: 'Logout', value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string) : 'still logged in'), field: 'LogoutTime' },
+    { label: `Logout (${zoneShort(null)})`, value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string) : 'still logged in'), field: 'LogoutTime' },
     {
       label: 'Duration',
       value: (r) => (r.LogoutTime ? formatSeconds(Math.round((Date.parse(r.LogoutTime as string) - Date.parse(r.LoginTime as string)) / 1000)) : ''),
