@@ -81,7 +81,7 @@ export const useFloorStore = defineStore('floor', () => {
   const surveys = computed(() =>
     [...new Set(rows.value.map((r) => r.SurveyId).filter((s): s is string => !!s))].sort((a, b) => surveyName(a).localeCompare(surveyName(b))),
   );
-  const visible = computed(() => {
+  const sorted = computed(() => {
     const f = filters.value;
     const shown = rows.value.filter(
       (r) =>
@@ -94,6 +94,26 @@ export const useFloorStore = defineStore('floor', () => {
     return sortRows(shown, sort, (r, key) => (key === 'TimeInState' ? -Date.parse(r.StateSince) : key === 'Interviewer' ? (r.DisplayName ?? r.Name) : key === 'SurveyId' ? surveyName(r.SurveyId) : r[key as keyof FloorRow]));
   });
   const counts = computed(() => countFloor(visible.value, levelOf));
+
+  /** Rows whose action question is open: while there are any, the rows keep the order they had (new rows go last). */
+  const held = new Set<number>();
+  const heldOrder = ref<number[] | null>(null);
+  /** Holds (or releases) the rows' order while a row's Lock/Unlock question is open, so the row under the pointer stays. */
+  function holdOrder(sessionId: number, open: boolean) {
+    if (open) {
+      if (!held.size) heldOrder.value = sorted.value.map((r) => r.SessionId);
+      held.add(sessionId);
+    } else {
+      held.delete(sessionId);
+      if (!held.size) heldOrder.value = null;
+    }
+  }
+  const visible = computed(() => {
+    const order = heldOrder.value;
+    if (!order) return sorted.value;
+    const at = new Map(order.map((id, i) => [id, i]));
+    return [...sorted.value].sort((a, b) => (at.get(a.SessionId) ?? order.length) - (at.get(b.SessionId) ?? order.length));
+  });
 
   let inFlight: Promise<void> | null = null;
   let again = false;
@@ -243,7 +263,7 @@ export const useFloorStore = defineStore('floor', () => {
   }
 
   return {
-    stale, loadProblem, retry, loadQuietly, clock, surveyName,
+    stale, loadProblem, retry, loadQuietly, clock, surveyName, holdOrder, orderHeld: computed(() => heldOrder.value !== null),
     rows, visible, counts, loading, lastUpdated, now, centres, groups, breakTypes, filters, sort, surveys, limits, zoneOf, displayZone, multiZone,
     levelOf, secondsInState: (r: FloorRow) => secondsInState(r, now.value), load, schedule, loadLookups, setFilter, start, setLocked,
   };
