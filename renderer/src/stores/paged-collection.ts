@@ -6,49 +6,28 @@ import { useResourceState } from './resource-state.ts';
 
 type QueryParams = NonNullable<RequestOptions['query']>;
 
-/** What a paged list asks for; every function is read when a load starts, so the answer matches the state of that moment. */
-export interface PagedCollectionOptions {
-  /** `$filter`; undefined = every row. */
-  filter?: () => string | undefined;
-  /** `$orderby`. */
-  orderby?: string | (() => string | undefined);
-  /** The table's column sort: its `$orderby` wins over `orderby`. */
-  sort?: TableSort;
-  /** `$select`. */
-  select?: string;
-  /** Further query parameters (the function parameters of `/cati/callhistorywithvariables`). */
-  params?: () => QueryParams;
-  pageSize?: number;
+/** One page as a list's API answers it: its rows and how many there are in all. */
+export interface FetchedPage<T> {
+  items: T[];
+  total: number;
 }
 
 /**
- * One page of an OData collection with `$top`/`$skip`/`$count`: the rows, the total, the offset and its resource state
- * (loading / ready / empty / error / offline, the last good page kept and marked stale after a failure).
- * Only the newest load's answer (or error) is shown, and the offset moves only when its rows arrived. A page past the
- * first that came back empty while rows remain (its last row was deleted) is replaced by the last page.
+ * The shared pager of every paged list: the rows of one page, the total, the offset and its resource state
+ * (loading / ready / empty / error / offline, the last good page kept and marked stale after a failure). `fetchPage`
+ * reads the page at `offset` of `size` rows (OData `$top`/`$skip`, or an API's own `$page`). Only the newest load's
+ * answer (or error) is shown, and the offset moves only when its rows arrived. A page past the first that came back
+ * empty while rows remain (its last row was deleted) is replaced by the last page.
  */
-export function usePagedCollection<T>(path: string | (() => string), options: PagedCollectionOptions = {}) {
+export function usePager<T>(fetchPage: (offset: number, size: number) => Promise<FetchedPage<T>>, initialPageSize = 50) {
   const items = ref<T[]>([]) as Ref<T[]>;
   const total = ref(0);
   const skip = ref(0);
-  const pageSize = ref(options.pageSize ?? 50);
+  const pageSize = ref(initialPageSize);
   const resource = useResourceState();
   /** Nothing received yet for what is asked now (before the first load, or while one runs). */
   const loading = computed(() => resource.pending);
   let latest = 0;
-
-  function queryFor(offset: number): QueryParams {
-    const { filter, orderby, select, params, sort } = options;
-    return {
-      ...params?.(),
-      $filter: filter?.(),
-      $orderby: sort ? sort.orderby() : typeof orderby === 'function' ? orderby() : orderby,
-      $select: select,
-      $top: pageSize.value,
-      $skip: offset,
-      $count: true,
-    };
-  }
 
   /**
    * Loads the page at `offset` (default: the current one); resolves true when its answer is the one shown.
@@ -59,20 +38,19 @@ export function usePagedCollection<T>(path: string | (() => string), options: Pa
 
   async function loadPage(offset: number, mayStepBack: boolean, alongside?: Promise<unknown>): Promise<boolean> {
     const seq = ++latest;
-    let page: ODataCollection<T>;
+    let page: FetchedPage<T>;
     try {
-      [page] = await Promise.all([request<ODataCollection<T>>('GET', typeof path === 'function' ? path() : path, { query: queryFor(offset) }), alongside]);
+      [page] = await Promise.all([fetchPage(offset, pageSize.value), alongside]);
     } catch (err) {
       if (seq !== latest) return false; // a newer load owns the screen now
       throw err;
     }
     if (seq !== latest) return false;
-    const count = page['@odata.count'] ?? page.value.length;
-    if (mayStepBack && page.value.length === 0 && offset > 0 && count > 0) {
-      return await loadPage(Math.floor((count - 1) / pageSize.value) * pageSize.value, false);
+    if (mayStepBack && page.items.length === 0 && offset > 0 && page.total > 0) {
+      return await loadPage(Math.floor((page.total - 1) / pageSize.value) * pageSize.value, false);
     }
-    items.value = page.value;
-    total.value = count;
+    items.value = page.items;
+    total.value = page.total;
     skip.value = offset;
     return true;
   }
@@ -88,4 +66,39 @@ export function usePagedCollection<T>(path: string | (() => string), options: Pa
   }
 
   return { items, total, skip, pageSize, loading, resource, load, goTo, clear };
+}
+
+/** What a paged list asks for; every function is read when a load starts, so the answer matches the state of that moment. */
+export interface PagedCollectionOptions {
+  /** `$filter`; undefined = every row. */
+  filter?: () => string | undefined;
+  /** `$orderby`. */
+  orderby?: string | (() => string | undefined);
+  /** The table's column sort: its `$orderby` wins over `orderby`. */
+  sort?: TableSort;
+  /** `$select`. */
+  select?: string;
+  /** Further query parameters (the function parameters of `/cati/callhistorywithvariables`). */
+  params?: () => QueryParams;
+  pageSize?: number;
+}
+
+/** The shared pager over an OData collection with `$top`/`$skip`/`$count`. */
+export function usePagedCollection<T>(path: string | (() => string), options: PagedCollectionOptions = {}) {
+  function queryFor(offset: number, size: number): QueryParams {
+    const { filter, orderby, select, params, sort } = options;
+    return {
+      ...params?.(),
+      $filter: filter?.(),
+      $orderby: sort ? sort.orderby() : typeof orderby === 'function' ? orderby() : orderby,
+      $select: select,
+      $top: size,
+      $skip: offset,
+      $count: true,
+    };
+  }
+  return usePager<T>(async (offset, size) => {
+    const page = await request<ODataCollection<T>>('GET', typeof path === 'function' ? path() : path, { query: queryFor(offset, size) });
+    return { items: page.value, total: page['@odata.count'] ?? page.value.length };
+  }, options.pageSize);
 }
