@@ -25,7 +25,7 @@ export const ROUTES: ScreenRoute[] = [
 export const WALLBOARD: ScreenRoute = { path: 'wallboard', label: 'Wallboard', view: () => import('./views/WallboardView.vue') };
 
 /** A route query as text, every value percent-encoded (a space is `%20`, not `+`). */
-function stringifyQuery(query: LocationQueryRaw): string {
+function stringifyQuery(query: LocationQueryRaw = {}): string {
   return Object.entries(query)
     .flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).filter((v) => v !== null && v !== undefined).map((v) => `${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`))
     .join('&');
