@@ -20,7 +20,7 @@ export function useWallPages(count: () => number, container: Ref<HTMLElement | n
     if (!body) return;
     const rows = [...body.querySelectorAll('tr')];
     const tallest = Math.max(1, ...rows.map((r) => r.getBoundingClientRect().height));
-    const free = window.innerHeight - body.getBoundingClientRect().top - BOTTOM_MARGIN_PX;
+    const free = window.innerHeight - (body.getBoundingClientRect().top + window.scrollY) - BOTTOM_MARGIN_PX;
     const fit = Math.max(1, Math.floor(free / tallest));
     if (fit !== perPage.value) perPage.value = fit;
     if (page.value >= pages.value) page.value = 0;
