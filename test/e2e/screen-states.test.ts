@@ -68,7 +68,9 @@ describe('History: loading, failed, offline', () => {
   });
 
   it('says the server failed and offers Retry; Retry loads the rows', async () => {
-    const page = await ui.open('history', (c) => c.route('**/cati/callhistory?**', fail500));
+    const page = await ui.open('history', async (c) => {
+      await c.route('**/cati/callhistory?**', fail500);
+    });
     const alert = page.getByRole('alert').filter({ hasText: 'could not be loaded' });
     await alert.waitFor();
     expect(await alert.textContent()).toContain('Database on fire.');
@@ -82,7 +84,9 @@ describe('History: loading, failed, offline', () => {
   });
 
   it('says the server cannot be reached when the request never gets an answer', async () => {
-    const page = await ui.open('history', (c) => c.route('**/cati/callhistory?**', (r) => r.abort('connectionrefused')));
+    const page = await ui.open('history', async (c) => {
+      await c.route('**/cati/callhistory?**', (r) => r.abort('connectionrefused'));
+    });
     await page.getByRole('alert').filter({ hasText: 'The server cannot be reached' }).waitFor();
     expect(await page.getByText(/Nothing in this time range/).count()).toBe(0);
     expect(await page.getByRole('table', { name: 'Calls' }).getAttribute('aria-busy')).toBe('false');
@@ -135,7 +139,9 @@ describe('Surveys today: loading, stale after a failed refresh', () => {
 
 describe('Floor with its event stream down', () => {
   it('marks its figures stale, stops the times and shows one banner however often it retries', async () => {
-    const page: Page = await ui.open('floor', (c) => c.route('**/events', (r) => r.abort()));
+    const page: Page = await ui.open('floor', async (c) => {
+      await c.route('**/events', (r) => r.abort());
+    });
     const banner = page.getByTestId('floor-stale');
     await banner.waitFor();
     expect(await banner.textContent()).toMatch(/Not live\. Figures as of \d\d:\d\d:\d\d — out of date; times in state are stopped\./);
