@@ -1,48 +1,53 @@
-import { ref, type Component } from 'vue';
-import { splitHash } from './composables/address-query.ts';
-import FloorView from './views/FloorView.vue';
-import BlacklistView from './views/BlacklistView.vue';
-import GroupsView from './views/GroupsView.vue';
-import HistoryView from './views/HistoryView.vue';
-import InterviewersView from './views/InterviewersView.vue';
-import OptOutView from './views/OptOutView.vue';
-import ProductivityView from './views/ProductivityView.vue';
-import SettingsView from './views/SettingsView.vue';
-import SurveysTodayView from './views/SurveysTodayView.vue';
-import SurveysView from './views/SurveysView.vue';
-import WallboardView from './views/WallboardView.vue';
+import { createRouter, createWebHashHistory, type LocationQueryRaw, type RouteComponent } from 'vue-router';
+import { setAppRouter } from './router-instance.ts';
 
-export interface Route {
+export interface ScreenRoute {
   path: string;
   label: string;
-  view: Component;
+  view: () => Promise<RouteComponent>;
 }
 
-/** The screens linked in the navigation (a screen is listed only when it works end to end). */
-export const ROUTES: Route[] = [
-  { path: 'floor', label: 'Floor', view: FloorView },
-  { path: 'surveys-today', label: 'Surveys today', view: SurveysTodayView },
-  { path: 'productivity', label: 'Productivity', view: ProductivityView },
-  { path: 'history', label: 'History', view: HistoryView },
-  { path: 'interviewers', label: 'Interviewers', view: InterviewersView },
-  { path: 'groups', label: 'Groups', view: GroupsView },
-  { path: 'surveys', label: 'Surveys', view: SurveysView },
-  { path: 'blacklist', label: 'Blacklist', view: BlacklistView },
-  { path: 'optout', label: 'Opt-out lists', view: OptOutView },
-  { path: 'settings', label: 'Settings', view: SettingsView },
+/** The screens linked in the navigation (a screen is listed only when it works end to end); each loaded when first shown. */
+export const ROUTES: ScreenRoute[] = [
+  { path: 'floor', label: 'Floor', view: () => import('./views/FloorView.vue') },
+  { path: 'surveys-today', label: 'Surveys today', view: () => import('./views/SurveysTodayView.vue') },
+  { path: 'productivity', label: 'Productivity', view: () => import('./views/ProductivityView.vue') },
+  { path: 'history', label: 'History', view: () => import('./views/HistoryView.vue') },
+  { path: 'interviewers', label: 'Interviewers', view: () => import('./views/InterviewersView.vue') },
+  { path: 'groups', label: 'Groups', view: () => import('./views/GroupsView.vue') },
+  { path: 'surveys', label: 'Surveys', view: () => import('./views/SurveysView.vue') },
+  { path: 'blacklist', label: 'Blacklist', view: () => import('./views/BlacklistView.vue') },
+  { path: 'optout', label: 'Opt-out lists', view: () => import('./views/OptOutView.vue') },
+  { path: 'settings', label: 'Settings', view: () => import('./views/SettingsView.vue') },
 ];
 
 /** The wallboard (`#/wallboard`): the floor full screen for a TV, without the navigation; linked from the Floor screen. */
-export const WALLBOARD: Route = { path: 'wallboard', label: 'Wallboard', view: WallboardView };
+export const WALLBOARD: ScreenRoute = { path: 'wallboard', label: 'Wallboard', view: () => import('./views/WallboardView.vue') };
 
-// `#/history?tab=calls…`: the part before `?` names the screen, the query holds its filters (composables/address-query.ts).
-const fromHash = (): Route => [...ROUTES, WALLBOARD].find((r) => splitHash().path === r.path) ?? ROUTES[0]!;
+/** A route query as text, every value percent-encoded (a space is `%20`, not `+`). */
+function stringifyQuery(query: LocationQueryRaw = {}): string {
+  return Object.entries(query)
+    .flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).filter((v) => v !== null && v !== undefined).map((v) => `${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`))
+    .join('&');
+}
 
-/** The current screen, following `#/<path>` in the address. */
-export function useHashRoute() {
-  const current = ref<Route>(fromHash());
-  window.addEventListener('hashchange', () => {
-    current.value = fromHash();
+/**
+ * The app's router: hash history (`#/history?tab=calls…`: the path names the screen, the query holds its filters and
+ * sort — composables/address-query.ts), one route per screen, anything else goes to the floor.
+ */
+export function createAppRouter() {
+  const router = createRouter({
+    history: createWebHashHistory(),
+    // Spaces as `%20` (`orderby=Time%20desc`), as screenHref writes them and bookmarks hold them.
+    stringifyQuery,
+    // A screen opens at its top (the previous screen's scroll position means nothing here); Back returns to where it was.
+    scrollBehavior: (_to, _from, saved) => saved ?? { top: 0 },
+    routes: [
+      { path: '/', redirect: '/floor' },
+      ...[...ROUTES, WALLBOARD].map((r) => ({ path: `/${r.path}`, name: r.path, component: r.view, meta: { label: r.label } })),
+      { path: '/:unknown(.*)*', redirect: '/floor' },
+    ],
   });
-  return current;
+  setAppRouter(router);
+  return router;
 }

@@ -112,10 +112,16 @@ describe('Floor screen in Chromium', () => {
 
   it('locks and unlocks an interviewer from the row', async () => {
     await row('Anna Berg').getByRole('button', { name: 'Lock anna' }).click();
+    // A confirmation naming the interviewer; Escape cancels it and nothing was locked.
+    await page.keyboard.press('Escape');
+    expect((await ui.server.json('GET', `/cati/interviewers(${ids.anna})`)).body.IsLocked).toBe(false);
+    await row('Anna Berg').getByRole('button', { name: 'Lock anna' }).click();
+    await row('Anna Berg').getByRole('button', { name: 'Lock Anna Berg (anna)' }).click();
     await expect.poll(() => row('Anna Berg').getByRole('button', { name: 'Unlock anna' }).count(), LIVE).toBe(1);
     expect((await ui.server.json('GET', `/cati/interviewers(${ids.anna})`)).body.IsLocked).toBe(true);
     expect(await row('Anna Berg').textContent()).toContain('locked');
     await row('Anna Berg').getByRole('button', { name: 'Unlock anna' }).click();
+    await row('Anna Berg').getByRole('button', { name: 'Unlock Anna Berg (anna)' }).click();
     await expect.poll(() => row('Anna Berg').getByRole('button', { name: 'Lock anna' }).count(), LIVE).toBe(1);
     expect((await ui.server.json('GET', `/cati/interviewers(${ids.anna})`)).body.IsLocked).toBe(false);
   });

@@ -18,8 +18,11 @@ export async function screenshotFloor(out: string): Promise<void> {
     await page.locator('.live-state', { hasText: /^Live$/ }).waitFor();
     await page.locator('.floor-table tbody tr.level-over').first().waitFor();
     await page.screenshot({ path: join(out, 'floor.png') });
+    // The wallboard on a TV-sized window: a page of rows at a time.
+    await page.setViewportSize({ width: 1920, height: 1080 });
     await page.getByRole('link', { name: 'Wallboard view' }).click();
     await page.locator('.wallboard .floor-table tbody tr').nth(10).waitFor();
+    await page.getByTestId('wall-page').waitFor();
     await page.screenshot({ path: join(out, 'wallboard.png') });
   } finally {
     await browser.close();

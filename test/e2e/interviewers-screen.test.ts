@@ -49,12 +49,16 @@ describe('Interviewers screen in Chromium', () => {
     await expect.poll(() => table().textContent()).toContain('Anna Berg-Lund');
   });
 
-  it('locks and unlocks an interviewer', async () => {
+  it('locks and unlocks an interviewer, after a confirmation naming them', async () => {
     await page.getByRole('button', { name: 'Lock ben' }).click();
+    // Nothing happens until the question naming the interviewer is answered.
+    expect((await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'")).body.value[0].IsLocked).toBe(false);
+    await page.getByRole('button', { name: 'Lock Ben Cole (ben)' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Unlock ben' }).count()).toBe(1);
     const { body } = await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'");
     expect(body.value[0].IsLocked).toBe(true);
     await page.getByRole('button', { name: 'Unlock ben' }).click();
+    await page.getByRole('button', { name: 'Unlock Ben Cole (ben)' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Lock ben' }).count()).toBe(1);
   });
 

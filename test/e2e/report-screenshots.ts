@@ -67,7 +67,7 @@ export async function screenshotReportScreens(ui: UiHarness, page: Page, out: st
   await page.getByRole('img', { name: /^Calls per hour/ }).waitFor();
   await page.screenshot({ path: join(out, 'surveys-today.png'), fullPage: true });
 
-  await page.evaluate(() => (window.location.hash = '#/productivity?orderby=CompletesPerHour%20desc'));
+  await page.evaluate(() => (window.location.hash = '#/productivity?range=yesterday&orderby=CompletesPerHour%20desc'));
   await page.getByRole('table', { name: 'Productivity by interviewer' }).getByText('Hanna Krüger (hanna.k)').waitFor();
   await page.getByRole('img', { name: /^Completes per login hour/ }).waitFor();
   await page.screenshot({ path: join(out, 'productivity.png'), fullPage: true });

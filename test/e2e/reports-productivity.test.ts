@@ -106,7 +106,13 @@ describe('Productivity', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     await expect.poll(bodyRows).toHaveLength(2);
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-    expect(csv.suggestedFilename()).toMatch(/^productivity-\d{4}-\d\d-\d\d\.csv$/);
+    // The file name says which period: yesterday (local days), start inclusive, end exclusive.
+    const day = (offset: number) => {
+      const d = new Date();
+      d.setDate(d.getDate() + offset);
+      return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    };
+    expect(csv.suggestedFilename()).toBe(`productivity-${day(-1)}_${day(0)}.csv`);
     const lines = (await readFile((await csv.path())!, 'utf8')).replace(/^\uFEFF/, '').trimEnd().split('\r\n');
     expect(lines).toEqual([
       'Interviewer,Login hours,Calls,Calls / hour,Completes,Completes / hour,Refusal share,Talk hours,Waiting hours,Coffee: breaks,Coffee: minutes,Lunch: breaks,Lunch: minutes',
@@ -116,7 +122,7 @@ describe('Productivity', () => {
     ]);
 
     const [xlsx] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export XLSX' }).click()]);
-    expect(xlsx.suggestedFilename()).toMatch(/^productivity-\d{4}-\d\d-\d\d\.xlsx$/);
+    expect(xlsx.suggestedFilename()).toBe(`productivity-${day(-1)}_${day(0)}.xlsx`);
     const book = XLSX.read(await readFile((await xlsx.path())!));
     const sheet = XLSX.utils.sheet_to_json<unknown[]>(book.Sheets[book.SheetNames[0]!]!, { header: 1 });
     expect(book.SheetNames).toEqual(['Productivity']);

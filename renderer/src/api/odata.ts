@@ -15,9 +15,22 @@ export interface WithEtag {
   '@odata.etag'?: string;
 }
 
-/** Formats an ISO time for tables in the user's locale. */
-export function formatTime(iso: string | null | undefined): string {
+const dateTimes = new Map<string, Intl.DateTimeFormat>();
+/**
+ * Formats an ISO time for tables: the locale's date, the one clock format of every screen (24-hour, seconds), in
+ * `timeZone` (default this computer's zone; the screen names the zone in its column header).
+ */
+export function formatTime(iso: string | null | undefined, timeZone?: string | null): string {
   if (!iso) return '';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  if (Number.isNaN(d.getTime())) return iso;
+  const key = timeZone ?? '';
+  let f = dateTimes.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(undefined, {
+      timeZone: timeZone ?? undefined, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    });
+    dateTimes.set(key, f);
+  }
+  return f.format(d);
 }

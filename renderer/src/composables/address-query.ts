@@ -1,15 +1,10 @@
 /**
- * A screen's filters and sort kept in the address (`#/history?tab=calls&orderby=Time%20desc`), so a view can be
- * bookmarked, shared and reloaded the same. One mechanism for every screen: `useAddressQuery`.
+ * A screen's filters and sort kept in the route's query (`#/history?tab=calls&orderby=Time%20desc`), so a view can be
+ * bookmarked, shared and reloaded the same. One mechanism for every screen: `useAddressQuery`, over the app's router.
  */
 import { watch } from 'vue';
-
-/** The screen path and query of a hash such as `#/history?tab=calls`. */
-export function splitHash(hash = window.location.hash): { path: string; query: URLSearchParams } {
-  const body = hash.replace(/^#\/?/, '');
-  const at = body.indexOf('?');
-  return { path: at < 0 ? body : body.slice(0, at), query: new URLSearchParams(at < 0 ? '' : body.slice(at + 1)) };
-}
+import type { LocationQuery } from 'vue-router';
+import { appRouter } from '../router-instance.ts';
 
 /** The address of a screen with the given query (empty values left out): `#/history?tab=calls&from=…`. */
 export function screenHref(path: string, params: Record<string, string | number | null | undefined>): string {
@@ -25,25 +20,46 @@ export interface AddressField {
   set(value: string): void;
 }
 
+/** A query value as text (the first of a repeated key; '' when absent). */
+const queryText = (query: LocationQuery, key: string): string => {
+  const v = query[key];
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+};
+
+/** The current route's query when it shows `screen`, else null. */
+function queryOf(screen: string): LocationQuery | null {
+  const route = appRouter().currentRoute.value;
+  return route.path === `/${screen}` ? route.query : null;
+}
+
 /**
- * Keeps `fields` in the address while `screen` is shown. At creation (store setup, before the first load) the
- * address's values are taken over; later the address follows the state (replaceState: no new history entry).
+ * Keeps `fields` in the route's query while `screen` is shown. At creation (store setup, before the first load) the
+ * address's values are taken over; later the address follows the state (`router.replace`: no new history entry).
  * Opening a link to the screen with a query (a bookmark, or a number on a report) sets the state and calls `reload`;
  * the bare screen link (the navigation) keeps the state and puts it back in the address.
  */
 export function useAddressQuery(screen: string, fields: Record<string, AddressField>, reload: () => unknown): void {
+  const router = appRouter();
   const values = () => Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, f.get()]));
+  const wanted = () => Object.fromEntries(Object.entries(values()).filter(([, v]) => v !== ''));
+  const same = (query: LocationQuery) => {
+    const w = wanted();
+    const keys = Object.keys(query).filter((k) => k in fields);
+    return keys.length === Object.keys(w).length && keys.every((k) => queryText(query, k) === w[k]);
+  };
 
   function write() {
-    if (splitHash().path !== screen) return;
-    const hash = screenHref(screen, values());
-    if (window.location.hash !== hash) window.history.replaceState(window.history.state, '', hash);
+    const query = queryOf(screen);
+    if (!query || same(query)) return;
+    // Keys that are not this screen's (the wallboard's `every`) stay.
+    const others = Object.fromEntries(Object.entries(query).filter(([k]) => !(k in fields)));
+    void router.replace({ path: `/${screen}`, query: { ...others, ...wanted() } });
   }
 
-  function apply(query: URLSearchParams): boolean {
+  function apply(query: LocationQuery): boolean {
     let changed = false;
     for (const [key, field] of Object.entries(fields)) {
-      const value = query.get(key) ?? '';
+      const value = queryText(query, key);
       if (field.get() !== value) {
         field.set(value);
         changed = true;
@@ -52,15 +68,19 @@ export function useAddressQuery(screen: string, fields: Record<string, AddressFi
     return changed;
   }
 
-  const first = splitHash();
-  if (first.path === screen && first.query.size > 0) apply(first.query);
+  const ownKeys = (query: LocationQuery) => Object.keys(query).filter((k) => k in fields).length;
+  const first = queryOf(screen);
+  if (first && ownKeys(first) > 0) apply(first);
   watch(values, write, { deep: true, flush: 'post' });
-  window.addEventListener('hashchange', () => {
-    const { path, query } = splitHash();
-    if (path !== screen) return;
-    if (query.size === 0) write();
-    else if (apply(query)) void reload();
-  });
+  watch(
+    () => router.currentRoute.value.fullPath,
+    () => {
+      const query = queryOf(screen);
+      if (!query || same(query)) return;
+      if (ownKeys(query) === 0) write();
+      else if (apply(query)) void reload();
+    },
+  );
 }
 
 /** An address field over a string ref-like getter/setter pair. */

@@ -13,7 +13,7 @@ const STORAGE_KEY = 'cati.breakAlerts';
 const REMEMBERED = 500;
 
 /** The key of one break: its session and its start. */
-export const breakKey = (r: Pick<FloorRow, 'SessionId' | 'StateSince'>): string => `${r.SessionId}@${r.StateSince}`;
+export const breakKey = (r: Pick<FloorRow, 'SessionId' | 'StateSince'>): string => `${r.SessionId}@${Date.parse(r.StateSince)}`;
 
 type Permission = NotificationPermission | 'unsupported';
 const currentPermission = (): Permission => ('Notification' in window ? Notification.permission : 'unsupported');

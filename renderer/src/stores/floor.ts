@@ -5,7 +5,7 @@
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { request } from '../api/client.ts';
+import { describeError, request } from '../api/client.ts';
 import type { ODataCollection } from '../api/odata.ts';
 import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
 import { sortRows, useTableSort } from '../composables/table-sort.ts';
@@ -13,7 +13,7 @@ import { fetchBreakTypes, type BreakType } from './break-types.ts';
 import { breakLevel, countFloor, FLOOR_STATES, secondsInState, type FloorRow, type FloorState } from './floor-format.ts';
 import { fetchGroupOptions, type Group } from './groups.ts';
 import { OPEN_EVENT, useLiveEventsStore } from './live-events.ts';
-import { attempt } from './notices.ts';
+import { fetchSurveyOptions } from './surveys.ts';
 
 export interface CentreZone {
   CallCenterId: number;
@@ -25,6 +25,8 @@ export interface CentreZone {
 const MIN_LOAD_GAP_MS = 250;
 /** While the stream is down the floor is polled this often. */
 export const POLL_MS = 12_000;
+/** A survey on the floor whose name is unknown reads the names again, at most this often. */
+const SURVEY_NAMES_GAP_MS = 30_000;
 /** Event kinds that change the floor (blacklist and assignment events do not). */
 const FLOOR_EVENTS = new Set(['session', 'call', 'break', 'interviewer', 'reset', OPEN_EVENT]);
 
@@ -48,10 +50,15 @@ export const useFloorStore = defineStore('floor', () => {
   const rows = ref<FloorRow[]>([]);
   const loading = ref(false);
   const lastUpdated = ref<number | null>(null);
+  /** The clock of the ticking times: stands still while the stream is down. */
   const now = ref(Date.now());
+  /** The wall clock: always ticks. */
+  const clock = ref(Date.now());
   const centres = ref<CentreZone[]>([]);
   const groups = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
   const breakTypes = ref<BreakType[]>([]);
+  /** Survey names by id (CONTRACT §17: names, not ids). */
+  const surveyNames = ref(new Map<string, string>());
   const filters = ref({ centre: '', group: '', survey: '', state: '' });
   /** The members of the group filtered on (null = no group filter). */
   const groupMembers = ref<Set<number> | null>(null);
@@ -68,8 +75,13 @@ export const useFloorStore = defineStore('floor', () => {
 
   /** The centres are in more than one zone: each clock time then names its zone. */
   const multiZone = computed(() => new Set(centres.value.map((c) => c.TimeZone)).size > 1);
-  const surveys = computed(() => [...new Set(rows.value.map((r) => r.SurveyId).filter((s): s is string => !!s))].sort());
-  const visible = computed(() => {
+  /** A survey's name (its id while the name is unknown). */
+  const surveyName = (id: string | null): string => (id === null ? '' : (surveyNames.value.get(id) ?? id));
+  /** The surveys on the floor, by name. */
+  const surveys = computed(() =>
+    [...new Set(rows.value.map((r) => r.SurveyId).filter((s): s is string => !!s))].sort((a, b) => surveyName(a).localeCompare(surveyName(b))),
+  );
+  const sorted = computed(() => {
     const f = filters.value;
     const shown = rows.value.filter(
       (r) =>
@@ -79,9 +91,29 @@ export const useFloorStore = defineStore('floor', () => {
         (!groupMembers.value || groupMembers.value.has(r.InterviewerId)),
     );
     // Time in state sorts by its start (earlier = longer), so the order holds still while the clock ticks.
-    return sortRows(shown, sort, (r, key) => (key === 'TimeInState' ? -Date.parse(r.StateSince) : key === 'Interviewer' ? (r.DisplayName ?? r.Name) : r[key as keyof FloorRow]));
+    return sortRows(shown, sort, (r, key) => (key === 'TimeInState' ? -Date.parse(r.StateSince) : key === 'Interviewer' ? (r.DisplayName ?? r.Name) : key === 'SurveyId' ? surveyName(r.SurveyId) : r[key as keyof FloorRow]));
   });
   const counts = computed(() => countFloor(visible.value, levelOf));
+
+  /** Rows whose action question is open: while there are any, the rows keep the order they had (new rows go last). */
+  const held = new Set<number>();
+  const heldOrder = ref<number[] | null>(null);
+  /** Holds (or releases) the rows' order while a row's Lock/Unlock question is open, so the row under the pointer stays. */
+  function holdOrder(sessionId: number, open: boolean) {
+    if (open) {
+      if (!held.size) heldOrder.value = sorted.value.map((r) => r.SessionId);
+      held.add(sessionId);
+    } else {
+      held.delete(sessionId);
+      if (!held.size) heldOrder.value = null;
+    }
+  }
+  const visible = computed(() => {
+    const order = heldOrder.value;
+    if (!order) return sorted.value;
+    const at = new Map(order.map((id, i) => [id, i]));
+    return [...sorted.value].sort((a, b) => (at.get(a.SessionId) ?? order.length) - (at.get(b.SessionId) ?? order.length));
+  });
 
   let inFlight: Promise<void> | null = null;
   let again = false;
@@ -93,12 +125,22 @@ export const useFloorStore = defineStore('floor', () => {
     try {
       const page = await request<ODataCollection<FloorRow>>('GET', '/cati/floor', { query: { $top: 10000 } });
       rows.value = reuseUnchanged(rows.value, page.value);
+      if (page.value.some((r) => r.SurveyId !== null && !surveyNames.value.has(r.SurveyId))) void loadSurveyNames().catch(() => undefined);
       lastUpdated.value = now.value = Date.now();
     } finally {
       loading.value = false;
       lastLoad = Date.now();
     }
   }
+
+  /** Why the last load failed (null after a success): shown in the one "not live" banner, never one notice per poll. */
+  const loadProblem = ref<string | null>(null);
+  /** The load of a poll or an event: a failure is kept as the floor's problem, not pushed as a notice. */
+  const loadQuietly = () =>
+    load().then(
+      () => (loadProblem.value = null),
+      (err: unknown) => (loadProblem.value = describeError(err)),
+    );
 
   /** Loads the floor now (a load already running is followed by one more). */
   async function load(): Promise<void> {
@@ -121,16 +163,25 @@ export const useFloorStore = defineStore('floor', () => {
     if (timer !== undefined) return;
     timer = setTimeout(() => {
       timer = undefined;
-      void attempt(load);
+      void loadQuietly();
     }, Math.max(0, lastLoad + MIN_LOAD_GAP_MS - Date.now()));
   }
 
-  /** Centres (with zones), groups and break limits: read when the screen is shown (they change in other screens). */
+  let namesRead = 0;
+  /** Reads the survey names again (a new survey on the floor: at most once every SURVEY_NAMES_GAP_MS). */
+  async function loadSurveyNames(force = false) {
+    if (!force && Date.now() - namesRead < SURVEY_NAMES_GAP_MS) return;
+    namesRead = Date.now();
+    surveyNames.value = new Map((await fetchSurveyOptions()).map((s) => [s.SurveyId, s.SurveyName]));
+  }
+
+  /** Centres (with zones), groups, break limits and survey names: read when the screen is shown (they change in other screens). */
   async function loadLookups() {
     const [c, g, b] = await Promise.all([
       request<ODataCollection<CentreZone>>('GET', '/cati/callcenters', { query: { $orderby: 'CallCenterId', $top: 1000 } }),
       fetchGroupOptions(),
       fetchBreakTypes(),
+      loadSurveyNames(true),
     ]);
     centres.value = c.value;
     groups.value = g;
@@ -171,9 +222,13 @@ export const useFloorStore = defineStore('floor', () => {
       if (FLOOR_EVENTS.has(m.event)) schedule();
     });
     live.start();
-    setInterval(() => (now.value = Date.now()), 1000);
+    // While the stream is down the times stop: they would tick on figures nobody is sure of (CONTRACT §17).
     setInterval(() => {
-      if (live.status !== 'live') void attempt(load);
+      clock.value = Date.now();
+      if (live.status === 'live') now.value = clock.value;
+    }, 1000);
+    setInterval(() => {
+      if (live.status !== 'live') void loadQuietly();
     }, POLL_MS);
   }
 
@@ -198,7 +253,17 @@ export const useFloorStore = defineStore('floor', () => {
   // The wallboard shows the same floor; its address takes the same filters (`#/wallboard?centre=1`).
   useAddressQuery('wallboard', filterFields, loadGroupMembers);
 
+  const live = useLiveEventsStore();
+  /** The stream is down: the figures are those of `lastUpdated` (polled every POLL_MS), marked stale, times stopped. */
+  const stale = computed(() => live.status !== 'live' && live.status !== 'connecting' && lastUpdated.value !== null);
+  /** Reconnects the stream and reloads now (the banner's Retry). */
+  function retry() {
+    live.retryNow();
+    void loadQuietly();
+  }
+
   return {
+    stale, loadProblem, retry, loadQuietly, clock, surveyName, holdOrder, orderHeld: computed(() => heldOrder.value !== null),
     rows, visible, counts, loading, lastUpdated, now, centres, groups, breakTypes, filters, sort, surveys, limits, zoneOf, displayZone, multiZone,
     levelOf, secondsInState: (r: FloorRow) => secondsInState(r, now.value), load, schedule, loadLookups, setFilter, start, setLocked,
   };

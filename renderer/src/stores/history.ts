@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { downloadExport } from '../api/download.ts';
-import { odataString } from '../api/odata.ts';
+import { request } from '../api/client.ts';
+import { odataString, type ODataCollection } from '../api/odata.ts';
 import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { fetchCallCenters, fetchInterviewerOptions, type CallCenter, type InterviewerOption } from './groups.ts';
@@ -20,6 +20,9 @@ const SETS = {
   breaks: { path: '/cati/breakhistory', time: 'Time', key: 'Id', hasSurvey: true },
   sessions: { path: '/cati/interviewersessionhistory', time: 'LoginTime', key: 'SessionId', hasSurvey: false },
 } as const;
+/** An export reads the rows in pages of this many, and at most EXPORT_MAX (the browser builds the file). */
+const EXPORT_PAGE = 10_000;
+const EXPORT_MAX = 200_000;
 const TABS: HistoryTab[] = ['calls', 'breaks', 'sessions', 'variables'];
 const defaultSort = (t: HistoryTab): [string, boolean] => (t === 'variables' ? ['NumberInOrder', false] : [SETS[t].time, true]);
 
@@ -126,6 +129,13 @@ export const useHistoryStore = defineStore('history', () => {
 
   const search = () => load(0);
 
+  /** The screen's first load: the pickers' options (an outcome category in the address needs them), then the rows — one resource state for both. */
+  const open = () =>
+    list.resource.track(async () => {
+      await loadOptions();
+      await load();
+    }, () => list.items.value.length === 0);
+
   function selectTab(t: HistoryTab) {
     tab.value = t;
     sort.set(...defaultSort(t));
@@ -144,11 +154,22 @@ export const useHistoryStore = defineStore('history', () => {
     await search();
   }
 
-  /** Every row of the current query (all pages, in the table's order) as a CSV or XLSX file from the server; answers its name (null: cancelled). */
-  async function exportQuery(format: 'csv' | 'xlsx'): Promise<string | null> {
+  /** Every row of the current query (all pages, in the table's order), for an export of what the screen shows; refuses more than EXPORT_MAX. */
+  async function allRows(): Promise<HistoryRow[]> {
     const t = tab.value;
-    return downloadExport(pathOf(t), { ...(t === 'variables' ? variablesParams() : {}), $filter: filterOf(t), $orderby: sort.orderby() }, format);
+    const query = { ...(t === 'variables' ? variablesParams() : {}), $filter: filterOf(t), $orderby: sort.orderby() };
+    const rows: HistoryRow[] = [];
+    for (let skip = 0; ; skip += EXPORT_PAGE) {
+      const page = await request<ODataCollection<HistoryRow>>('GET', pathOf(t), { query: { ...query, $top: EXPORT_PAGE, $skip: skip || undefined } });
+      rows.push(...page.value);
+      if (page.value.length < EXPORT_PAGE) return rows;
+      if (rows.length >= EXPORT_MAX) throw new Error(`More than ${EXPORT_MAX.toLocaleString()} rows: narrow the time range or the filters to export them.`);
+    }
   }
+
+  /** The range's local days for file names: `2026-11-23_2026-11-30` (start inclusive, end exclusive). */
+  const period = () => `${range.value.start.slice(0, 10)}_${range.value.end.slice(0, 10)}`;
+
 
   const text = (r: { value: string }): AddressField => ({ get: () => r.value, set: (v) => (r.value = v) });
   const bound = (k: keyof typeof bounds.value): AddressField => ({ get: () => bounds.value[k], set: (v) => (bounds.value[k] = /^\d+$/.test(v) ? v : '') });
@@ -177,8 +198,8 @@ export const useHistoryStore = defineStore('history', () => {
 
   return {
     tab, preset, range, surveyId, interviewerId, outcome, bounds, centre, surveyIds, variables, includeBreakTimes, includeLoginLogoutInfo, sort,
-    rows: list.items, total: list.total, skip: list.skip, pageSize: list.pageSize, loading: list.loading,
+    rows: list.items, total: list.total, skip: list.skip, pageSize: list.pageSize, loading: list.loading, resource: list.resource,
     variableColumns, surveys, interviewers, outcomes, callCenters, interviewerName,
-    loadOptions, load, search, setTab, goTo, usePreset, exportQuery,
+    loadOptions, open, load, search, setTab, goTo, usePreset, allRows, period,
   };
 });

@@ -3,7 +3,7 @@ import { ref } from 'vue';
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
 import { fetchInterviewerSurveys, type InterviewerSurvey } from './effective-assignments.ts';
-import { fetchGroupOptions, OPTIONS_LIMIT, type Group } from './groups.ts';
+import { fetchCallCenters, fetchGroupOptions, OPTIONS_LIMIT, type CallCenter, type Group } from './groups.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { usePagedCollection } from './paged-collection.ts';
@@ -113,9 +113,11 @@ export const useInterviewersStore = defineStore('interviewers', () => {
   const list = usePagedCollection<Interviewer>('/cati/interviewers', { filter, sort });
 
   /** Loads a page with who is logged in now (the filter and the "Logged in" column need it). */
-  async function load(offset?: number): Promise<boolean> {
-    loggedIn.value = await fetchLoggedInIds();
-    return list.load(offset);
+  function load(offset?: number): Promise<boolean> {
+    return list.resource.track(async () => {
+      loggedIn.value = await fetchLoggedInIds();
+      return list.load(offset);
+    }, () => list.items.value.length === 0);
   }
   const goTo = (offset: number) => load(Math.max(0, offset));
   useAddressQuery(
@@ -136,8 +138,12 @@ export const useInterviewersStore = defineStore('interviewers', () => {
   /** The groups the form offers, by name. */
   const groupOptions = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
 
+  /** The call centres, for names in the list and the form's picker. */
+  const callCenters = ref<CallCenter[]>([]);
+
+  /** The form's choices: groups and call centres. */
   async function loadGroupOptions() {
-    groupOptions.value = await fetchGroupOptions();
+    [groupOptions.value, callCenters.value] = await Promise.all([fetchGroupOptions(), fetchCallCenters()]);
   }
 
   /** The interviewer whose surveys are shown, and those surveys with how it can work them. */
@@ -169,6 +175,6 @@ export const useInterviewersStore = defineStore('interviewers', () => {
   }
 
   return {
-    ...list, load, goTo, search, state, sort, loggedIn, groupOptions, surveysOf, loadGroupOptions, setFilter, openSurveys, create, update, setLocked,
+    ...list, load, goTo, search, state, sort, loggedIn, groupOptions, callCenters, surveysOf, loadGroupOptions, setFilter, openSurveys, create, update, setLocked,
   };
 });

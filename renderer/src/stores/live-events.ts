@@ -107,11 +107,16 @@ export const useLiveEventsStore = defineStore('live-events', () => {
     wake?.();
   }
 
+  /** Tries to reconnect at once instead of at the end of the current wait. */
+  function retryNow() {
+    wake?.();
+  }
+
   /** Calls `listener` with every event (and OPEN_EVENT on each connection); answers the unsubscribe function. */
   function subscribe(listener: (m: SseMessage) => void): () => void {
     listeners.add(listener);
     return () => listeners.delete(listener);
   }
 
-  return { status, problem, start, stop, subscribe };
+  return { status, problem, start, stop, retryNow, subscribe };
 });

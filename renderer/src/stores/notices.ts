@@ -15,7 +15,9 @@ export const useNoticesStore = defineStore('notices', () => {
   const items = ref<Notice[]>([]);
   let next = 1;
 
+  /** One notice per problem: the same message while it is still shown is not added again (a retry failing the same way). */
   function push(kind: Notice['kind'], text: string) {
+    if (items.value.some((n) => n.kind === kind && n.text === text)) return;
     const id = next++;
     items.value = [...items.value.slice(-4), { id, kind, text }];
     // Confirmations fade; errors stay until dismissed.

@@ -4,6 +4,7 @@ import { ApiRequestError, request, uploadForm, type UploadProgress } from '../ap
 import { downloadFile } from '../api/download.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
+import { usePager } from './paged-collection.ts';
 
 export interface OptOutList {
   id: number;
@@ -41,18 +42,18 @@ export const useOptOutStore = defineStore('optout', () => {
   /** The project id asked for ('' = company-level list) when no list exists yet. */
   const missingProjectId = ref<string | null>(null);
   const kind = ref<EntryKind>('emails');
-  const items = ref<OptOutEntry[]>([]);
-  const total = ref(0);
   const filterValue = ref('');
   const sort = useTableSort('EmailAddress');
   /** The list the address names: '' = company-level list, else a project id. */
   const wantedProject = ref('');
-  const page = ref(1);
-  const pageSize = ref(50);
-  const loading = ref(false);
-
   const base = computed(() => (list.value ? `/optout/lists/${list.value.id}/${kind.value}` : ''));
-  const pageCount = computed(() => Math.max(1, Math.ceil(total.value / pageSize.value)));
+  /** The shared pager over the opt-out API's own paging (`$page` from 1, `$pageSize`, `totalCount`). */
+  const pager = usePager<OptOutEntry>(async (offset, size) => {
+    const answer = await request<{ totalCount: number; items: OptOutEntry[] }>('GET', base.value, {
+      query: { $filterValue: filterValue.value.trim(), $orderBy: sort.key, $orderAscending: !sort.desc, $page: Math.floor(offset / size) + 1, $pageSize: size },
+    });
+    return { items: answer.items, total: answer.totalCount };
+  });
 
   /** Opens the company-level list ('') or a project's list; a missing list is remembered so it can be created. */
   async function open(projectId: string) {
@@ -63,44 +64,27 @@ export const useOptOutStore = defineStore('optout', () => {
       list.value = await request<OptOutList>('GET', '/optout/lists', { query: { projectId: id } });
     } catch (err) {
       list.value = null;
-      items.value = [];
-      total.value = 0;
+      pager.clear();
       if (err instanceof ApiRequestError && err.status === 404) {
         missingProjectId.value = id;
         return;
       }
       throw err;
     }
-    page.value = 1;
-    await load();
+    await load(0);
   }
 
   async function create(projectId: string) {
     const id = projectId.trim();
     list.value = await request<OptOutList>('POST', '/optout/lists', { body: id ? { projectId: id } : {} });
     missingProjectId.value = null;
-    page.value = 1;
-    await load();
+    await load(0);
   }
 
-  async function load() {
+  /** Loads the page at `offset` (default the current one) of the open list. */
+  async function load(offset?: number) {
     if (!list.value) return;
-    loading.value = true;
-    try {
-      const answer = await request<{ totalCount: number; items: OptOutEntry[] }>('GET', base.value, {
-        query: {
-          $filterValue: filterValue.value.trim(),
-          $orderBy: sort.key,
-          $orderAscending: !sort.desc,
-          $page: page.value,
-          $pageSize: pageSize.value,
-        },
-      });
-      items.value = answer.items;
-      total.value = answer.totalCount;
-    } finally {
-      loading.value = false;
-    }
+    await pager.load(offset);
   }
 
   function selectKind(next: EntryKind) {
@@ -122,26 +106,20 @@ export const useOptOutStore = defineStore('optout', () => {
   async function setKind(next: EntryKind) {
     selectKind(next);
     filterValue.value = '';
-    page.value = 1;
-    await load();
+    pager.clear();
+    await load(0);
   }
 
   /** Back to the first page after the sort changed. */
-  async function resort() {
-    page.value = 1;
-    await load();
-  }
+  const resort = () => load(0);
 
   async function setFilter(text: string) {
     filterValue.value = text;
-    page.value = 1;
-    await load();
+    await load(0);
   }
 
-  async function goTo(target: number) {
-    page.value = Math.min(Math.max(1, target), pageCount.value);
-    await load();
-  }
+  /** Loads the page at `offset` (never below 0); for the pager. */
+  const goTo = (offset: number) => load(Math.max(0, offset));
 
   async function add(value: string): Promise<number> {
     const field = kind.value === 'emails' ? 'emailAddress' : 'domain';
@@ -152,8 +130,7 @@ export const useOptOutStore = defineStore('optout', () => {
 
   async function remove(entry: OptOutEntry) {
     await request<void>('DELETE', `${base.value}/${entry.id}`);
-    if (items.value.length === 1 && page.value > 1) page.value -= 1;
-    await load();
+    await load(); // the last row of a last page gone: the pager steps back a page
   }
 
   /** Uploads and imports a file (all or nothing), reporting upload progress and then the server's processing. */
@@ -161,8 +138,7 @@ export const useOptOutStore = defineStore('optout', () => {
     const form = new FormData();
     form.append('file', file, file.name);
     const result = await uploadForm<ImportResult>(`${base.value}/import`, form, on, { invalidRows: 'list' });
-    page.value = 1;
-    await load();
+    await load(0);
     return result;
   }
 
@@ -172,7 +148,8 @@ export const useOptOutStore = defineStore('optout', () => {
   }
 
   return {
-    list, missingProjectId, wantedProject, kind, items, total, filterValue, sort, page, pageSize, pageCount, loading,
+    list, missingProjectId, wantedProject, kind, filterValue, sort,
+    items: pager.items, total: pager.total, skip: pager.skip, pageSize: pager.pageSize, loading: pager.loading, resource: pager.resource,
     open, create, load, setKind, resort, setFilter, goTo, add, remove, importFile, exportFile,
   };
 });

@@ -7,8 +7,8 @@ import { sortRows, useTableSort } from '../composables/table-sort.ts';
 import { fetchCallCenters, fetchGroupOptions, fetchInterviewerOptions, OPTIONS_LIMIT, type CallCenter, type Group, type InterviewerOption } from './groups.ts';
 import { presetRange, rangeAddressFields, rangeBounds, type RangePreset } from './history-range.ts';
 import { loginSeconds, productivityRows, tallyByKey, type BreakBucket, type OutcomeBucket, type ProductivityRow, type SessionSpan } from './report-math.ts';
-import { attempt } from './notices.ts';
 import { fetchOutcomes } from './report-lookups.ts';
+import { quietly, useResourceState } from './resource-state.ts';
 import { aggregate, allOf, fetchEvery, odataTime, timeRange } from './report-queries.ts';
 import { fetchSurveyOptions, type SurveyOption } from './surveys.ts';
 
@@ -48,7 +48,9 @@ export const useProductivityStore = defineStore('productivity', () => {
   const interviewers = ref<InterviewerOption[]>([]);
   const breakTypes = ref<BreakType[]>([]);
   const result = ref<{ rows: ProductivityRow[]; totals: ProductivityRow } | null>(null);
-  const loading = ref(false);
+  const resource = useResourceState();
+  /** The range of the figures shown (local datetime-local values), for the export's file name. */
+  const shownRange = ref<{ start: string; end: string } | null>(null);
   let latest = 0;
 
   async function loadOptions() {
@@ -72,39 +74,38 @@ export const useProductivityStore = defineStore('productivity', () => {
   };
 
   /** Three aggregations (calls by outcome, breaks by type, per interviewer) and the sessions overlapping the range. */
-  async function load() {
+  const load = () => resource.track(loadFigures, () => (result.value?.rows.length ?? 0) === 0);
+
+  async function loadFigures() {
     const ticket = ++latest;
     const bounds = rangeBounds({ preset, range });
+    const asked = { ...range.value };
     const [start, end] = [Date.parse(bounds.start), Date.parse(bounds.end)];
     if (end <= start) throw new Error('To must be after From.');
-    loading.value = true;
-    try {
-      if (!interviewers.value.length) await loadOptions();
-      const centreIds = centre.value ? [Number(centre.value)] : centres.value.map((c) => c.CallCenterId);
-      const members = group.value ? await groupMembers(Number(group.value), centreIds) : undefined;
-      const inCentre = centre.value && `CallCenterId eq ${Number(centre.value)}`;
-      const ofMembers = members && (members.size ? `InterviewerId in (${[...members].join(',')})` : 'InterviewerId eq -1');
-      const ofSurvey = survey.value && `SurveyId eq ${odataString(survey.value)}`;
-      const [calls, breaks, sessions, outcomes] = await Promise.all([
-        aggregate<OutcomeBucket & { InterviewerId: number | null }>(
-          '/cati/callhistory',
-          `filter(${allOf(timeRange('Time', start, end), inCentre, ofMembers, ofSurvey)})/groupby((InterviewerId,ExtendedStatus),${CALL_FIGURES})`,
-        ),
-        aggregate<BreakBucket>('/cati/breakhistory', `filter(${allOf(timeRange('Time', start, end), inCentre, ofMembers)})/groupby((InterviewerId,BreakTypeId),${BREAK_FIGURES})`),
-        fetchEvery<SessionSpan>('/cati/interviewersessionhistory', {
-          $filter: allOf(`LoginTime lt ${odataTime(end)}`, `(LogoutTime eq null or LogoutTime gt ${odataTime(start)})`, inCentre, ofMembers),
-          $select: 'InterviewerId,LoginTime,LogoutTime',
-        }),
-        fetchOutcomes(),
-      ]);
-      if (ticket !== latest) return;
-      const tallies = tallyByKey(calls, (r) => r.InterviewerId, outcomes);
-      // A survey narrows the report to the interviewers who called for it; their login time and breaks stay whole.
-      const only = survey.value ? new Set(tallies.keys()) : members;
-      result.value = productivityRows({ calls: tallies, login: loginSeconds(sessions, start, end, Date.now()), breaks, nameOf, only });
-    } finally {
-      if (ticket === latest) loading.value = false;
-    }
+    if (!interviewers.value.length) await loadOptions();
+    const centreIds = centre.value ? [Number(centre.value)] : centres.value.map((c) => c.CallCenterId);
+    const members = group.value ? await groupMembers(Number(group.value), centreIds) : undefined;
+    const inCentre = centre.value && `CallCenterId eq ${Number(centre.value)}`;
+    const ofMembers = members && (members.size ? `InterviewerId in (${[...members].join(',')})` : 'InterviewerId eq -1');
+    const ofSurvey = survey.value && `SurveyId eq ${odataString(survey.value)}`;
+    const [calls, breaks, sessions, outcomes] = await Promise.all([
+      aggregate<OutcomeBucket & { InterviewerId: number | null }>(
+        '/cati/callhistory',
+        `filter(${allOf(timeRange('Time', start, end), inCentre, ofMembers, ofSurvey)})/groupby((InterviewerId,ExtendedStatus),${CALL_FIGURES})`,
+      ),
+      aggregate<BreakBucket>('/cati/breakhistory', `filter(${allOf(timeRange('Time', start, end), inCentre, ofMembers)})/groupby((InterviewerId,BreakTypeId),${BREAK_FIGURES})`),
+      fetchEvery<SessionSpan>('/cati/interviewersessionhistory', {
+        $filter: allOf(`LoginTime lt ${odataTime(end)}`, `(LogoutTime eq null or LogoutTime gt ${odataTime(start)})`, inCentre, ofMembers),
+        $select: 'InterviewerId,LoginTime,LogoutTime',
+      }),
+      fetchOutcomes(),
+    ]);
+    if (ticket !== latest) return;
+    const tallies = tallyByKey(calls, (r) => r.InterviewerId, outcomes);
+    // A survey narrows the report to the interviewers who called for it; their login time and breaks stay whole.
+    const only = survey.value ? new Set(tallies.keys()) : members;
+    result.value = productivityRows({ calls: tallies, login: loginSeconds(sessions, start, end, Date.now()), breaks, nameOf, only });
+    shownRange.value = asked;
   }
 
   async function usePreset(p: RangePreset) {
@@ -134,11 +135,11 @@ export const useProductivityStore = defineStore('productivity', () => {
   useAddressQuery(
     'productivity',
     { ...rangeAddressFields({ preset, range }), centre: id(centre), group: id(group), survey: text(survey), orderby: sort.field },
-    () => attempt(load),
+    () => quietly(load),
   );
 
   return {
-    preset, range, centre, group, survey, sort, centres, groups, surveys, breakTypes, shownBreakTypes, loading,
+    preset, range, centre, group, survey, sort, centres, groups, surveys, breakTypes, shownBreakTypes, resource, shownRange,
     rows, totals: computed(() => result.value?.totals ?? null), loadOptions, load, usePreset, columnValue,
   };
 });

@@ -1,10 +1,11 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { computed, ref, watch } from 'vue';
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection } from '../api/odata.ts';
 import { screenHref, useAddressQuery } from '../composables/address-query.ts';
 import { sortRows, useTableSort } from '../composables/table-sort.ts';
 import { OPTIONS_LIMIT } from './groups.ts';
+import { quietly, useResourceState } from './resource-state.ts';
 import { attempt } from './notices.ts';
 import { toLocalInput } from './history-range.ts';
 import { emptyTally, perHour, tallyByKey, type CallTally, type OutcomeBucket } from './report-math.ts';
@@ -49,7 +50,7 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
   const series = ref<HourlySeries | null>(null);
   const days = ref<ReturnType<typeof zoneDays> | null>(null);
   const asOf = ref<number | null>(null);
-  const loading = ref(false);
+  const resource = useResourceState();
   const sort = useTableSort('SurveyName');
 
   const centre = computed(() => centres.value.find((c) => c.CallCenterId === centreId.value) ?? null);
@@ -85,36 +86,43 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
   }
 
   /** Today and yesterday in the centre's zone, then aggregations: outcomes per survey, each day's hours; then progress. */
-  async function load() {
+  const load = () => resource.track(loadFigures, () => rows.value.length === 0);
+
+  async function loadFigures() {
     if (!centres.value.length) await loadOptions();
     const c = centre.value;
     if (!c) return;
     const ticket = ++latest;
-    loading.value = true;
-    try {
-      const now = Date.now();
-      const d = zoneDays(c.TimeZone, now);
-      const inCentre = `CallCenterId eq ${c.CallCenterId}`;
-      const dayFilter = (day: [number, number]) => allOf(timeRange('Time', ...day), inCentre);
-      const [perSurvey, hoursToday, hoursYesterday] = await Promise.all([
-        aggregate<SurveyBucket>('/cati/callhistory', `filter(${dayFilter(d.today)})/groupby((SurveyId,ExtendedStatus),${PER_OUTCOME})`),
-        aggregate<HourBucket>('/cati/callhistory', `filter(${dayFilter(d.today)})/${PER_HOUR}`),
-        aggregate<HourBucket>('/cati/callhistory', `filter(${dayFilter(d.yesterday)})/${PER_HOUR}`),
-      ]);
-      if (ticket !== latest) return;
-      tallies.value = tallyByKey(perSurvey, (r) => r.SurveyId, outcomes.value);
-      series.value = hourlySeries({ today: hoursToday, yesterday: hoursYesterday }, c.TimeZone, d);
-      days.value = d;
-      asOf.value = now;
-      const sampled = rows.value.filter((r) => r.SampleSize && r.SurveyId !== null).map((r) => r.SurveyId!);
-      void attempt(() => countSoFar(ticket, sampled));
-    } finally {
-      if (ticket === latest) loading.value = false;
-    }
+    const now = Date.now();
+    const d = zoneDays(c.TimeZone, now);
+    const inCentre = `CallCenterId eq ${c.CallCenterId}`;
+    const dayFilter = (day: [number, number]) => allOf(timeRange('Time', ...day), inCentre);
+    const [perSurvey, hoursToday, hoursYesterday] = await Promise.all([
+      aggregate<SurveyBucket>('/cati/callhistory', `filter(${dayFilter(d.today)})/groupby((SurveyId,ExtendedStatus),${PER_OUTCOME})`),
+      aggregate<HourBucket>('/cati/callhistory', `filter(${dayFilter(d.today)})/${PER_HOUR}`),
+      aggregate<HourBucket>('/cati/callhistory', `filter(${dayFilter(d.yesterday)})/${PER_HOUR}`),
+    ]);
+    if (ticket !== latest) return;
+    tallies.value = tallyByKey(perSurvey, (r) => r.SurveyId, outcomes.value);
+    series.value = hourlySeries({ today: hoursToday, yesterday: hoursYesterday }, c.TimeZone, d);
+    days.value = d;
+    asOf.value = now;
+    const sampled = rows.value.filter((r) => r.SampleSize && r.SurveyId !== null).map((r) => r.SurveyId!);
+    void attempt(() => countSoFar(ticket, sampled));
   }
+
+  // Another centre's figures are not this one's: nothing is shown until its own arrive.
+  watch(centreId, (now, before) => {
+    if (before === null) return;
+    asOf.value = null;
+    tallies.value = new Map();
+    series.value = null;
+    resource.reset();
+  });
 
   /** Open surveys and every survey with calls today. */
   const rows = computed<SurveyDayRow[]>(() => {
+    if (asOf.value === null) return []; // no figures received yet: no zeros either
     const list = surveys.value.filter((s) => s.State === 'Open' || tallies.value.has(s.SurveyId));
     const known = new Set(list.map((s) => s.SurveyId));
     const unknown = [...tallies.value.keys()].filter((id) => !known.has(id)).map((id) => ({ SurveyId: id, SurveyName: id, SampleSize: null }));
@@ -163,9 +171,9 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
       centre: { get: () => (centreId.value === null ? '' : String(centreId.value)), set: (v) => (centreId.value = /^\d+$/.test(v) ? Number(v) : null) },
       orderby: sort.field,
     },
-    () => attempt(load),
+    () => quietly(load),
   );
 
-  return { centreId, centres, centre, outcomes, rows, totals, series, days, asOf, loading, sort, loadOptions, load, historyLink };
+  return { centreId, centres, centre, outcomes, rows, totals, series, days, asOf, resource, sort, loadOptions, load, historyLink };
 });
 

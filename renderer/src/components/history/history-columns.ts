@@ -1,5 +1,6 @@
 /** The columns of each History tab: what a supervisor reads, formatted from the API's rows. */
 import { formatTime } from '../../api/odata.ts';
+import { zoneShort } from '../../stores/floor-format.ts';
 import type { HistoryRow, HistoryTab } from '../../stores/history.ts';
 
 export interface HistoryColumn {
@@ -8,6 +9,9 @@ export interface HistoryColumn {
   mono?: boolean;
   /** The property the column sorts by (`$orderby`); none = not sortable. */
   field?: string;
+  /** The id behind a name (`InterviewerId`), exported as an extra column after the shown ones, headed `idLabel`. */
+  idField?: string;
+  idLabel?: string;
 }
 
 export interface NameLookups {
@@ -28,12 +32,15 @@ export function formatSeconds(value: unknown): string {
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const col = (label: string, field: string, mono = false): HistoryColumn => ({ label, value: (r) => text(r[field]), mono, field });
-const timeCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatTime(r[field] as string | null), field });
+/** A time column: shown in this computer's zone (the range's zone too), named in the header. */
+const timeCol = (label: string, field: string): HistoryColumn => ({ label: `${label} (${zoneShort(null)})`, value: (r) => formatTime(r[field] as string | null), field });
 const secondsCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatSeconds(r[field]), field });
-const interviewerCol: HistoryColumn = { label: 'Interviewer', value: (r, n) => n.interviewer(r.InterviewerId), field: 'InterviewerId' };
-const surveyCol: HistoryColumn = { label: 'Survey', value: (r, n) => n.survey(r.SurveyId), field: 'SurveyId' };
-const outcomeCol: HistoryColumn = { label: 'Outcome', value: (r, n) => n.outcome(r.ExtendedStatus), field: 'ExtendedStatus' };
-const centreCol: HistoryColumn = { label: 'Centre', value: (r, n) => n.centre(r.CallCenterId), field: 'CallCenterId' };
+const named = (label: string, field: string, name: (n: NameLookups, v: unknown) => string, idLabel: string): HistoryColumn =>
+  ({ label, value: (r, n) => name(n, r[field]), field, idField: field, idLabel });
+const interviewerCol = named('Interviewer', 'InterviewerId', (n, v) => n.interviewer(v), 'Interviewer id');
+const surveyCol = named('Survey', 'SurveyId', (n, v) => n.survey(v), 'Survey id');
+const outcomeCol = named('Outcome', 'ExtendedStatus', (n, v) => n.outcome(v), 'Outcome code');
+const centreCol = named('Centre', 'CallCenterId', (n, v) => n.centre(v), 'Call centre id');
 
 export const HISTORY_COLUMNS: Record<Exclude<HistoryTab, 'variables'>, HistoryColumn[]> = {
   calls: [
@@ -46,7 +53,7 @@ export const HISTORY_COLUMNS: Record<Exclude<HistoryTab, 'variables'>, HistoryCo
   ],
   sessions: [
     col('Session', 'SessionId'), interviewerCol, timeCol('Login', 'LoginTime'),
-    { label: 'Logout', value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string) : 'still logged in'), field: 'LogoutTime' },
+    { label: `Logout (${zoneShort(null)})`, value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string) : 'still logged in'), field: 'LogoutTime' },
     {
       label: 'Duration',
       value: (r) => (r.LogoutTime ? formatSeconds(Math.round((Date.parse(r.LogoutTime as string) - Date.parse(r.LoginTime as string)) / 1000)) : ''),
@@ -66,4 +73,35 @@ export function variablesColumns(variables: string[]): HistoryColumn[] {
     col('Number', 'TelephoneNumber', true), col('Interview', 'InterviewId'), outcomeCol, secondsCol('Duration', 'Duration'),
     ...variables.map((name) => ({ label: name, value: value(name) })),
   ];
+}
+
+/** The lookups behind the names shown: interviewer, survey (name and id), outcome (label and code), centre. */
+export function nameLookups(lists: {
+  interviewerName: (id: unknown) => string;
+  surveys: readonly { SurveyId: string; SurveyName: string }[];
+  outcomes: readonly { Code: number; Name: string }[];
+  callCenters: readonly { CallCenterId: number; Name: string }[];
+}): NameLookups {
+  const surveys = new Map(lists.surveys.map((s) => [s.SurveyId, `${s.SurveyName} (${s.SurveyId})`]));
+  const outcomes = new Map(lists.outcomes.map((o) => [o.Code, `${o.Name} (${o.Code})`]));
+  const centres = new Map(lists.callCenters.map((c) => [c.CallCenterId, c.Name]));
+  return {
+    interviewer: lists.interviewerName,
+    survey: (id) => (typeof id === 'string' ? (surveys.get(id) ?? id) : ''),
+    outcome: (code) => (typeof code === 'number' ? (outcomes.get(code) ?? String(code)) : ''),
+    centre: (id) => (typeof id === 'number' ? (centres.get(id) ?? String(id)) : ''),
+  };
+}
+
+/**
+ * The export of a History table (CONTRACT §17): the shown columns with their headers (times in the shown zone, named
+ * in the header), the names and labels as shown, then the ids behind the names as extra columns.
+ */
+export function historyExportTable(columns: readonly HistoryColumn[], rows: readonly HistoryRow[], names: NameLookups) {
+  const ids = columns.filter((c) => c.idField);
+  const raw = (v: unknown) => (v === null || v === undefined ? '' : (v as string | number));
+  return {
+    header: [...columns.map((c) => c.label), ...ids.map((c) => c.idLabel ?? c.idField!)],
+    rows: rows.map((r) => [...columns.map((c) => c.value(r, names)), ...ids.map((c) => raw(r[c.idField!]))]),
+  };
 }

@@ -1,0 +1,173 @@
+import type { BrowserContext, Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './axe.ts';
+import { startUi, type UiHarness } from './ui-harness.ts';
+
+/**
+ * CONTRACT §17: loading, empty, failed and offline are four different states on every screen — "Loading…" with
+ * `aria-busy` while an answer is awaited (never "nothing found"), a failure said with Retry, the last good data kept
+ * and marked out of date; the floor marks its figures stale and stops its times while its stream is down.
+ */
+let ui: UiHarness;
+const now = new Date();
+const todayStart = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+const todayAt = (fraction: number) => new Date(todayStart.getTime() + Math.floor((now.getTime() - todayStart.getTime()) * fraction)).toISOString();
+
+/** Holds every answer of requests matching `pattern` until `release()`; `reached` resolves when the first arrived. */
+async function hold(context: BrowserContext, pattern: string | ((url: URL) => boolean)) {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let reached!: () => void;
+  const arrived = new Promise<void>((r) => (reached = r));
+  await context.route(pattern, async (route: Route) => {
+    reached();
+    await released;
+    await route.continue().catch(() => undefined);
+  });
+  return { release, arrived };
+}
+
+/** The aggregations of the reports (`/cati/callhistory?$apply=…`). */
+const aggregation = (url: URL) => url.pathname === '/cati/callhistory' && url.searchParams.has('$apply');
+
+const fail500 = (route: Route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: 'Internal', message: 'Database on fire.' } }) });
+
+beforeAll(async () => {
+  ui = await startUi();
+  const api = ui.server.json;
+  await api('POST', '/cati/surveys', { body: { SurveyId: 'p7001', SurveyName: 'Health', SampleSize: 100, State: 'Open' } });
+  const anna = (await api('POST', '/cati/interviewerproperties', { body: { Name: 'anna', DisplayName: 'Anna Berg', Password: 'secret-12' } })).body.InterviewerId;
+  const r = await api('POST', '/cati/callhistory', {
+    body: { value: [{ Time: todayAt(0.5), SurveyId: 'p7001', InterviewerId: anna, TelephoneNumber: '0301110001', Duration: 95, WaitingTime: 4, ExtendedStatus: 1, CallCenterId: 1 }] },
+  });
+  expect(r.status).toBe(201);
+  const login = await api('POST', '/cati/interviewersessionhistory', { body: { InterviewerId: anna, CallCenterId: 1, LoginTime: new Date(Date.now() - 30 * 60_000).toISOString() } });
+  expect(login.status).toBe(201);
+});
+afterAll(() => ui?.close());
+
+describe('History: loading, failed, offline', () => {
+  it('says "Loading…" with aria-busy while the rows are on their way, never "Nothing in this time range"', async () => {
+    let held!: Awaited<ReturnType<typeof hold>>;
+    const page = await ui.open('history', async (c) => {
+      held = await hold(c, '**/cati/callhistory?**');
+    });
+    await held.arrived;
+    const table = page.getByRole('table', { name: 'Calls' });
+    await expect.poll(() => table.getAttribute('aria-busy')).toBe('true');
+    expect(await page.getByRole('status').filter({ hasText: 'Loading calls…' }).count()).toBe(1);
+    expect(await page.getByText(/Nothing in this time range/).count()).toBe(0);
+    expect(await page.getByText('0–0 of 0').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    held.release();
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
+    expect(await table.getAttribute('aria-busy')).toBe('false');
+    expect(await table.locator('tbody').textContent()).toContain('Anna Berg');
+    expect(await page.getByText(/Loading calls/).count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('says the server failed and offers Retry; Retry loads the rows', async () => {
+    const page = await ui.open('history', async (c) => {
+      await c.route('**/cati/callhistory?**', fail500);
+    });
+    const alert = page.getByRole('alert').filter({ hasText: 'could not be loaded' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('Database on fire.');
+    expect(await page.getByText(/Nothing in this time range/).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().unroute('**/cati/callhistory?**');
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => page.getByRole('table', { name: 'Calls' }).locator('tbody').textContent()).toContain('Anna Berg');
+    expect(await alert.count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('says the server cannot be reached when the request never gets an answer', async () => {
+    const page = await ui.open('history', async (c) => {
+      await c.route('**/cati/callhistory?**', (r) => r.abort('connectionrefused'));
+    });
+    await page.getByRole('alert').filter({ hasText: 'The server cannot be reached' }).waitFor();
+    expect(await page.getByText(/Nothing in this time range/).count()).toBe(0);
+    expect(await page.getByRole('table', { name: 'Calls' }).getAttribute('aria-busy')).toBe('false');
+    await page.context().close();
+  });
+});
+
+describe('Surveys today: loading, stale after a failed refresh', () => {
+  it('says "Loading…" while the figures are on their way, not "No open surveys"', async () => {
+    let held!: Awaited<ReturnType<typeof hold>>;
+    const page = await ui.open('surveys-today', async (c) => {
+      held = await hold(c, aggregation);
+    });
+    await held.arrived;
+    const table = page.getByRole('table', { name: 'Surveys today' });
+    expect(await table.getAttribute('aria-busy')).toBe('true');
+    await page.getByRole('status').filter({ hasText: "Loading today's figures…" }).waitFor();
+    expect(await page.getByText(/No open surveys/).count()).toBe(0);
+    expect(await table.locator('tbody tr').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    held.release();
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
+    expect(await table.getAttribute('aria-busy')).toBe('false');
+    // One clock format: the floor's 24-hour time, never "AM"/"PM".
+    expect(await page.locator('.as-of').textContent()).toMatch(/as of \d\d:\d\d$/);
+    await page.context().close();
+  });
+
+  it('keeps the last figures, marked out of date, when a refresh fails; Retry brings them back', async () => {
+    const page = await ui.open('surveys-today');
+    const table = page.getByRole('table', { name: 'Surveys today' });
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(1);
+    await page.context().route(aggregation, (r) => r.abort('connectionrefused'));
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The server cannot be reached' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('(out of date)');
+    expect(await table.locator('tbody tr').count()).toBe(1);
+    expect(await table.locator('tbody').getAttribute('class')).toContain('stale');
+    // The failure is said once, in place: no notice repeats it.
+    expect(await page.locator('.notice').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().unroute(aggregation);
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => alert.count()).toBe(0);
+    expect(await table.locator('tbody').getAttribute('class')).not.toContain('stale');
+    await page.context().close();
+  });
+});
+
+describe('Floor with its event stream down', () => {
+  it('marks its figures stale, stops the times and shows one banner however often it retries', async () => {
+    const page: Page = await ui.open('floor', async (c) => {
+      await c.route('**/events', (r) => r.abort());
+    });
+    const banner = page.getByTestId('floor-stale');
+    await banner.waitFor();
+    expect(await banner.textContent()).toMatch(/Not live\. Figures as of \d\d:\d\d:\d\d — out of date; times in state are stopped\./);
+    const time = page.locator('.floor-table tbody tr .time-in-state');
+    const first = await time.textContent();
+    await page.waitForTimeout(2200);
+    expect(await time.textContent()).toBe(first);
+    expect(await page.locator('.floor-table').getAttribute('class')).toContain('stale');
+    // The floor itself fails too: each retry fails the same way, still one banner and no pile of notices.
+    await page.context().route('**/cati/floor?**', (r) => r.abort('connectionrefused'));
+    for (let i = 0; i < 3; i++) {
+      await banner.getByRole('button', { name: 'Retry now' }).click();
+      await page.waitForTimeout(300);
+    }
+    await expect.poll(() => banner.textContent()).toContain('cannot be reached');
+    expect(await page.getByTestId('floor-stale').count()).toBe(1);
+    expect(await page.locator('.notice').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    // Back: live again, the banner goes and the times tick.
+    await page.context().unroute('**/cati/floor?**');
+    await page.context().unroute('**/events');
+    await banner.getByRole('button', { name: 'Retry now' }).click();
+    await expect.poll(() => page.locator('.live-state').textContent(), { timeout: 10_000 }).toBe('Live');
+    await expect.poll(() => banner.count()).toBe(0);
+    const later = await time.textContent();
+    await expect.poll(() => time.textContent(), { timeout: 3000 }).not.toBe(later);
+    await page.context().close();
+  });
+});
