@@ -9,7 +9,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSyn
 import { basename, dirname, join } from 'node:path';
 import { recordAudit } from '../audit/audit-log.ts';
 import { databaseFile } from '../config.ts';
-import { runningServer } from '../run-lock.ts';
+import { runningServer } from './run-lock.ts';
 import { sqliteNativeBinding } from './native-binding.ts';
 import { listMigrations, type Db } from './open.ts';
 import { SqliteStore } from './sqlite-store.ts';

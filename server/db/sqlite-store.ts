@@ -9,7 +9,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
 import { badRequest } from '../errors.ts';
-import { runRead } from '../odata/read-pool.ts';
+import { runRead } from './sqlite/read-pool.ts';
 import { sqliteDialect } from './dialect.ts';
 import { LargeScans } from './large-scans.ts';
 import { openDatabase, type Db } from './open.ts';

@@ -9,7 +9,7 @@ import { detectFormat } from './file-format.ts';
 import type { FileFormat } from './file-format.ts';
 import type { ImportOutcome, ParsedMessage, ParseJob, WorkerReply, WriteJob } from './import-protocol.ts';
 import { writeEntriesThroughStore, type ParsedValues } from './import-store-write.ts';
-import { siblingModule, startModuleWorker } from './start-worker.ts';
+import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 
 /** Limits of one import (CONTRACT §5, §7). */
 export interface ImportLimits {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LARGE_ROWS } from '../../server/db/large-scans.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
-import { closeReadPool } from '../../server/odata/read-pool.ts';
+import { closeReadPool } from '../../server/db/sqlite/read-pool.ts';
 
 const CALLS = LARGE_ROWS + 20_000;
 let dir: string;

@@ -5,8 +5,8 @@
  * so does SqliteStore.clientRows for a client's query that reads a large table from its start (db/large-scans.ts).
  */
 import type { Worker } from 'node:worker_threads';
-import { siblingModule, startModuleWorker } from '../optout/start-worker.ts';
-import type { SqlFragment } from './sql-fragment.ts';
+import { siblingModule, startModuleWorker } from '../start-worker.ts';
+import type { SqlFragment } from '../../odata/sql-fragment.ts';
 
 /** One read statement; `raw`: rows as arrays of values (better-sqlite3's raw mode), else as objects. */
 export interface ReadRequest {

@@ -2,10 +2,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { databaseEngine, databaseFile } from '../config.ts';
-import { backupDatabase, backupFileName, backupsDir, BackupError, POSTGRES_BACKUP_MESSAGE, restoreDatabase } from './backup.ts';
-import { openDatabase } from './open.ts';
-import { SqliteStore } from './sqlite-store.ts';
+import { databaseEngine, databaseFile } from './config.ts';
+import { backupDatabase, backupFileName, backupsDir, BackupError, POSTGRES_BACKUP_MESSAGE, restoreDatabase } from './db/backup.ts';
+import { openDatabase } from './db/open.ts';
+import { SqliteStore } from './db/sqlite-store.ts';
 
 const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
