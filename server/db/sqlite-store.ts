@@ -55,6 +55,7 @@ export class SqliteStore implements Store {
       clientRows: (s, p) => (this.txContext.getStore() === undefined && this.scans.offloads(s, p ?? []) ? this.readOffLoop(s, p ?? []) : this.txView.rows(s, p)),
       run: (s, p) => this.whenFree(() => ({ changes: this.stmt(this.statements, s).run(...(p ?? [])).changes })),
       exec: (s) => this.whenFree(() => void this.db.exec(s)),
+      changeVersion: () => this.whenFree(() => this.stmt(this.plucked, 'PRAGMA data_version').get() as number),
     };
     Object.defineProperty(this.txView, 'inTransaction', { get: isOpen });
   }
@@ -129,6 +130,26 @@ export class SqliteStore implements Store {
   }
   exec(sql: string): Promise<void> {
     return this.txView.exec(sql);
+  }
+  changeVersion(): Promise<number | null> {
+    return this.txView.changeVersion();
+  }
+
+  /** The busy timeout is lowered around the statement synchronously, so no other request's statement runs with it. */
+  runIfIdle(sql: string, params: Params): Promise<boolean> {
+    const db = this.db;
+    if (db.inTransaction) return Promise.resolve(false);
+    const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+    db.pragma('busy_timeout = 0');
+    try {
+      this.stmt(this.statements, sql).run(...params);
+      return Promise.resolve(true);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') return Promise.reject(err as Error);
+      return Promise.resolve(false);
+    } finally {
+      db.pragma(`busy_timeout = ${Math.trunc(timeout)}`);
+    }
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {

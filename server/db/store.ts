@@ -49,6 +49,12 @@ export interface Queryable {
   run(sql: string, params?: Params): Promise<RunResult>;
   /** Several statements without parameters (schema changes). */
   exec(sql: string): Promise<void>;
+  /**
+   * A number that moves whenever another connection has committed, read without touching a table (SQLite's
+   * `PRAGMA data_version`), so a cache can be checked on every request; null where the engine has no such cheap
+   * counter (PostgreSQL), and the caller falls back to a check of its own (a small read, or a time bucket).
+   */
+  changeVersion(): Promise<number | null>;
 }
 
 export interface Store extends Queryable {
@@ -65,6 +71,12 @@ export interface Store extends Queryable {
    * read-only connection so the event loop stays free; on PostgreSQL it is an ordinary query.
    */
   readHeavy<T = Row>(sql: string, params?: Params): Promise<T[]>;
+  /**
+   * Runs a small bookkeeping write (a "last used" stamp) only if it need not wait for a lock: while another
+   * connection holds SQLite's write lock (a bulk import), a transaction is open on this store, or a PostgreSQL
+   * transaction holds the row, the write is skipped instead of making the request wait. Answers whether it wrote.
+   */
+  runIfIdle(sql: string, params: Params): Promise<boolean>;
   /** A short description for logs and /health: `sqlite:/path/cati.sqlite` or `postgres://host/db` (no password). */
   readonly description: string;
   close(): Promise<void>;
