@@ -5,7 +5,7 @@ import { bulkInsertCalls, rebuildCallCounts } from '../db/call-counts.ts';
 import { callRows, insertCalls } from './demo-history.ts';
 import { DEMO_BREAK_LIMITS, insertDemoShifts } from './demo-shifts.ts';
 import { createRng } from './prng.ts';
-import { seedSqlite } from './seed-sqlite.ts';
+import { seedSqlite } from '../db/sqlite/load-calls.ts';
 
 /** At least this many calls in the demo call centre. */
 export const DEMO_CALLS = 120_000;

@@ -1,7 +1,7 @@
-import { insertMany } from '../db/bulk.ts';
-import { CallSummaryTally } from '../db/call-counts.ts';
-import type { Store } from '../db/store.ts';
-import { CALL_COLUMNS } from './demo-history.ts';
+import { insertMany } from '../bulk.ts';
+import { CallSummaryTally } from '../call-counts.ts';
+import type { Store } from '../store.ts';
+import { CALL_COLUMNS } from '../../demo/demo-history.ts';
 
 /**
  * Indexes of `calls` kept through the load, because they cost less than a rebuild: the rows come in time order, so
