@@ -52,6 +52,7 @@ export class PgStore implements Store, PgQueryable {
   readonly engine = 'postgres' as const;
   readonly dialect = postgresDialect;
   readonly description: string;
+  readonly workerWriteFile = null;
   readonly pool: pg.Pool;
   private readonly where: string;
   private readonly begin: string;

@@ -136,6 +136,10 @@ export class SqliteStore implements Store {
   }
 
   /** The busy timeout is lowered around the statement synchronously, so no other request's statement runs with it. */
+  get workerWriteFile(): string {
+    return this.file;
+  }
+
   runIfIdle(sql: string, params: Params): Promise<boolean> {
     const db = this.db;
     if (db.inTransaction) return Promise.resolve(false);

@@ -77,6 +77,12 @@ export interface Store extends Queryable {
    * transaction holds the row, the write is skipped instead of making the request wait. Answers whether it wrote.
    */
   runIfIdle(sql: string, params: Params): Promise<boolean>;
+  /**
+   * The database file a worker thread may open a connection of its own on, to write in bulk without holding the
+   * event loop (SQLite); null where bulk writes go through this Store (PostgreSQL, whose statements never hold
+   * the loop). The opt-out import chooses its write path by it.
+   */
+  readonly workerWriteFile: string | null;
   /** A short description for logs and /health: `sqlite:/path/cati.sqlite` or `postgres://host/db` (no password). */
   readonly description: string;
   close(): Promise<void>;

@@ -89,11 +89,11 @@ export type ImportWritePath = 'sqlite-worker' | 'store';
 /** Runs import jobs in disposable workers, a few at a time. */
 export class ImportService {
   private readonly gate: Gate;
-  /** `writePath`: by default the write worker on SQLite, the Store on PostgreSQL. */
+  /** `writePath`: by default the write worker where the store lets a worker write (SQLite), else the Store. */
   constructor(
     private readonly ctx: Pick<AppContext, 'store' | 'dbFile'>,
     readonly limits: ImportLimits = DEFAULT_IMPORT_LIMITS,
-    readonly writePath: ImportWritePath = ctx.store.engine === 'sqlite' ? 'sqlite-worker' : 'store',
+    readonly writePath: ImportWritePath = ctx.store.workerWriteFile !== null ? 'sqlite-worker' : 'store',
   ) {
     this.gate = new Gate(limits);
   }

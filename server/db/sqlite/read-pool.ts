@@ -6,7 +6,12 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startModuleWorker } from '../start-worker.ts';
-import type { SqlFragment } from '../../odata/sql-fragment.ts';
+
+/** A statement and its parameters (the shape of odata's SqlFragment; the data layer imports nothing above it). */
+interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
 
 /** One read statement; `raw`: rows as arrays of values (better-sqlite3's raw mode), else as objects. */
 export interface ReadRequest {
