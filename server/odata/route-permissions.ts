@@ -9,8 +9,12 @@ export const DEFAULT_PERMISSIONS: Permission[] = ['cati_administrate'];
 /** The service document and $metadata: either CATI permission. */
 export const DOCUMENT_PERMISSIONS: Permission[] = ['cati_administrate', 'cati_integrate'];
 
-const rule = (set: EntitySetDef, route: Partial<Route> | undefined) =>
-  (route?.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS).join(' | ');
+/** The permissions a set's route needs: the route's own, else the set's, else DEFAULT_PERMISSIONS (one rule for every path). */
+export function routePermissions(set: EntitySetDef, route: Partial<Route> | undefined): readonly Permission[] {
+  return route?.permissions ?? set.permissions ?? DEFAULT_PERMISSIONS;
+}
+
+const rule = (set: EntitySetDef, route: Partial<Route> | undefined) => routePermissions(set, route).join(' | ');
 
 /** The routes the OData dispatcher serves for its registered sets, each with the permissions it needs. */
 export function odataRouteTable(sets: readonly EntitySetDef[]): RouteRow[] {
