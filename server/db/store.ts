@@ -7,6 +7,13 @@
  * statements inside use `tx`. A statement that reaches the store itself from inside the callback's async
  * context still runs in that transaction (never on another connection, which could deadlock or miss the
  * transaction's own writes); a transaction opened inside another becomes a savepoint.
+ *
+ * Reads and the event loop (the Store's policy, not the caller's): on PostgreSQL no statement holds Node's event
+ * loop. On SQLite statements run on the event loop's thread, so three reads leave it: `readHeavy` always runs on
+ * the read worker (db/sqlite/read-pool.ts); `clientRows`, outside a transaction, runs there when the plan scans a
+ * large table from its start (db/large-scans.ts decides, test/unit/large-scans.test.ts checks); `chunks` reads
+ * on a connection of its own in slices. Everything else (`all`, `get`, `value`, `column`, `rows`) is for
+ * statements an index bounds.
  */
 import type { Dialect } from './dialect.ts';
 
