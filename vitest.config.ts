@@ -1,4 +1,12 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Test files run in parallel, at least two at a time: they spend most of their time waiting on servers, child
+ * processes and databases, so vitest's default for `run` (one fewer than the cores: one file at a time on a
+ * 2-core machine) leaves the CPU idle. CATI_TEST_WORKERS overrides it.
+ */
+const WORKERS = Number(process.env.CATI_TEST_WORKERS) || Math.max(2, availableParallelism());
 
 /**
  * Two projects: `sqlite` runs every test (unit, API over a real server on a SQLite file, e2e in Chromium);
@@ -15,7 +23,8 @@ export default defineConfig({
     // files in parallel) that can take longer than the default second. Failing polls wait longer; passing ones do not.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
-    // One PostgreSQL cluster per project run (test/helpers/postgres.ts), removed when the run ends.
+    maxWorkers: WORKERS,
+    // One PostgreSQL cluster per run, shared by both projects (test/global-setup.ts), removed when the run ends.
     globalSetup: ['test/global-setup.ts'],
     projects: [
       {

@@ -3,6 +3,7 @@
  * are made on its own machine), the automatic daily backup, and a restore with the app restarting on the result.
  */
 import { app, dialog } from 'electron';
+import { recordAudit } from '../server/audit/audit-log.ts';
 import { backupsDir, restoreDatabase } from '../server/db/backup.ts';
 import type { BackupInfo, BackupsView, RestoreCandidate } from './bridge-api.ts';
 import { AUTO_BACKUPS_KEPT, autoBackupDue, backupNow, checkRestoreCandidate, listBackups } from './backups.ts';
@@ -74,7 +75,7 @@ export async function restoreChosenFile(desktop: DesktopApp): Promise<void> {
   chosen.delete(desktop);
   await desktop.closeBackend();
   try {
-    await restoreDatabase(desktop.userDataDir, file);
+    await restoreDatabase(desktop.userDataDir, file, recordAudit);
   } catch (err) {
     desktop.useBackend({ kind: 'local', server: await startEmbeddedServer(desktop.settings, desktop.serverOptions()) });
     throw err;

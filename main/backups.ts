@@ -5,6 +5,7 @@
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { recordAudit } from '../server/audit/audit-log.ts';
 import { backupDatabase, backupFileName, backupsDir, verifyDatabaseFile } from '../server/db/backup.ts';
 import type { Store } from '../server/db/store.ts';
 import type { BackupInfo, RestoreCandidate } from './bridge-api.ts';
@@ -38,7 +39,7 @@ export function listBackups(dataDir: string): BackupInfo[] {
 /** Makes a backup of the server's (SQLite) store now (`auto`: named as an automatic one, then older automatic ones pruned). */
 export async function backupNow(store: Store, dataDir: string, auto = false, now = new Date()): Promise<BackupInfo> {
   const name = backupFileName(now, auto ? 'cati-auto' : 'cati');
-  const info = await backupDatabase(store, join(backupsDir(dataDir), name));
+  const info = await backupDatabase(store, join(backupsDir(dataDir), name), recordAudit);
   if (auto) pruneAutoBackups(dataDir);
   return listBackups(dataDir).find((b) => b.name === name) ?? { name, file: info.file, size: info.size, createdAt: now.toISOString(), auto };
 }

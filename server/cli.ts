@@ -5,7 +5,7 @@ import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts
 import { checkPhoneRegion } from './cati/phone-region.ts';
 import { databaseEngine, defaultConfig, DEFAULT_PORT, type RateLimit, type UnsubscribeRateLimits } from './config.ts';
 import { lockedDatabase, sameDatabase } from './db/database-url.ts';
-import { localBrowserUrl, runningServer } from './run-lock.ts';
+import { localBrowserUrl, runningServer } from './db/run-lock.ts';
 import { DatabaseOpenError, openStoreOrExplain, startServer } from './server.ts';
 import { TlsFileError } from './tls.ts';
 
@@ -280,8 +280,8 @@ try {
   else if (command === 'keys') await keys(rest);
   else if (command === 'users') await users(rest);
   else if (command === 'seed') await seed(rest);
-  else if (command === 'backup') await (await import('./db/backup-cli.ts')).backupCommand(rest);
-  else if (command === 'restore') await (await import('./db/backup-cli.ts')).restoreCommand(rest);
+  else if (command === 'backup') await (await import('./backup-cli.ts')).backupCommand(rest);
+  else if (command === 'restore') await (await import('./backup-cli.ts')).restoreCommand(rest);
   else fail('usage: cli.ts serve|keys|users|seed|backup|restore [options]');
 } catch (err) {
   const e = err as { code?: string; message?: string };

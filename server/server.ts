@@ -12,12 +12,12 @@ import { PgStore } from './db/pg-store.ts';
 import { pgEventSink } from './events/pg-notify.ts';
 import type { Store } from './db/store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
-import { removeRunLock, writeRunLock } from './run-lock.ts';
+import { removeRunLock, writeRunLock } from './db/run-lock.ts';
 import { lockedDatabase } from './db/database-url.ts';
 import { EventHub } from './events/event-hub.ts';
 import { attachEventSink } from './events/publisher.ts';
 import { loadTlsPair, type TlsPair } from './tls.ts';
-import { closeReadPool } from './odata/read-pool.ts';
+import { closeReadPool } from './db/sqlite/read-pool.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT` as listening (the port resolved when 0 was asked). */
@@ -112,7 +112,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
           void (bridge?.close() ?? Promise.resolve())
             .then(() => store.close())
             .then(() => removeRunLock(config.dataDir, url))
-            .then(() => closeReadPool(dbFile)) // $apply's read connection (server/odata/read-pool.ts) goes too
+            .then(() => closeReadPool(dbFile)) // $apply's read connection (server/db/sqlite/read-pool.ts) goes too
             .then(resolve);
         });
         server.closeIdleConnections();

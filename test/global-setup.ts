@@ -1,10 +1,21 @@
 /**
  * Once per vitest run: a PostgreSQL cluster for the tests of the PostgreSQL engine (helpers/pg-cluster.ts),
- * its admin URL provided to every test file as `pgUrl`, removed when the run ends. Without PostgreSQL the
- * URL is '' and `pgSkipReason` says why — except under CI=true, where the run fails.
+ * its admin URL provided to every test file as `pgUrl`, removed when the run ends. Each project runs this
+ * setup; they share one cluster (started by the first, removed after the last), so a run of both projects
+ * initialises PostgreSQL once. Without PostgreSQL the URL is '' and `pgSkipReason` says why — except under
+ * CI=true, where the run fails. `CATI_TEST_PG=off` (npm run test:quick) starts none on purpose.
  */
 import type { TestProject } from 'vitest/node';
 import { PgCluster, postgresBinDir } from './helpers/pg-cluster.ts';
+
+let shared: { cluster: Promise<PgCluster>; users: number } | undefined;
+
+function provideNone(project: TestProject, reason: string): undefined {
+  console.warn(`SKIPPED (PostgreSQL tests): ${reason}`);
+  project.provide('pgUrl', '');
+  project.provide('pgSkipReason', reason);
+  return undefined;
+}
 
 export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
   const existing = process.env.CATI_TEST_PG_URL;
@@ -13,17 +24,21 @@ export default async function setup(project: TestProject): Promise<(() => void) 
     project.provide('pgSkipReason', '');
     return undefined;
   }
+  if (process.env.CATI_TEST_PG === 'off') return provideNone(project, 'CATI_TEST_PG=off (npm run test:quick)');
   const bin = postgresBinDir();
   if (!bin) {
     if (process.env.CI === 'true') throw new Error('PostgreSQL is not installed (CI=true): apt-get install postgresql');
-    const reason = 'PostgreSQL binaries not found (apt-get install postgresql, or set CATI_TEST_PG_URL)';
-    console.warn(`SKIPPED (PostgreSQL tests): ${reason}`);
-    project.provide('pgUrl', '');
-    project.provide('pgSkipReason', reason);
-    return undefined;
+    return provideNone(project, 'PostgreSQL binaries not found (apt-get install postgresql, or set CATI_TEST_PG_URL)');
   }
-  const cluster = await PgCluster.create(bin);
+  shared ??= { cluster: PgCluster.create(bin), users: 0 };
+  shared.users++;
+  const mine = shared;
+  const cluster = await mine.cluster;
   project.provide('pgUrl', cluster.url());
   project.provide('pgSkipReason', '');
-  return () => cluster.remove();
+  return () => {
+    if (--mine.users > 0) return;
+    if (shared === mine) shared = undefined;
+    cluster.remove();
+  };
 }

@@ -2,7 +2,7 @@
  * Reading the audit log (CONTRACT §10): the query of `GET /admin/audit` parsed once into a typed object,
  * and keyset pages newest first over the (time, id) index. Parameterised SQL only.
  */
-import { parseIsoTime } from '../cati/time.ts';
+import { parseIsoTime } from '../lib/time.ts';
 import type { Queryable } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
 

@@ -9,9 +9,9 @@ import { requirePermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import type { Queryable } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
-import { csvCell } from '../optout/csv-cell.ts';
+import { csvCell } from '../lib/csv-cell.ts';
 import { drained } from '../http/drained.ts';
-import { queryParams } from '../optout/request-input.ts';
+import { queryParams } from '../http/request-input.ts';
 import { auditPage, encodeCursor, parseAuditQuery, storedPage, type AuditQuery, type StoredRow } from './audit-query.ts';
 
 /** Rows read per statement while streaming the CSV (the connection is free between chunks). */

@@ -91,12 +91,13 @@ interface CachedKey {
 
 /**
  * What changes whenever a key may have been revoked by someone else, read on every request before the cache
- * is trusted. SQLite: `PRAGMA data_version`, which moves on any commit by another connection (the `keys revoke`
- * CLI on the same data dir) and costs no table read. PostgreSQL (other server processes revoke): the number of
- * revoked keys, which only grows (a revoked key never comes back, keys are never deleted) — one small read.
+ * is trusted: the store's change version where it has one (it moves on any commit by another connection, such
+ * as the `keys revoke` CLI on the same data dir, and costs no table read); otherwise (other server processes
+ * revoke) the number of revoked keys, which only grows (a revoked key never comes back, keys are never
+ * deleted) — one small read.
  */
-function revocationVersion(q: Queryable): Promise<number | undefined> {
-  return q.engine === 'sqlite' ? q.value<number>('PRAGMA data_version') : q.value<number>('SELECT count(revoked_at) FROM api_keys');
+async function revocationVersion(q: Queryable): Promise<number | undefined> {
+  return (await q.changeVersion()) ?? q.value<number>('SELECT count(revoked_at) FROM api_keys');
 }
 
 /**

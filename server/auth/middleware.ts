@@ -25,6 +25,37 @@ export function bearerKey(header: string | undefined): string | undefined {
   return header ? /^Bearer +([^\s]+) *$/i.exec(header)?.[1] : undefined;
 }
 
+/** Who sends a request: the key store's principal, and how the key came. */
+export interface Access {
+  principal: Principal;
+  scheme: 'bearer' | 'basic';
+}
+
+/**
+ * Authentication of every request, Express route or hot path alike: the key of `Authorization: Bearer` (or, with
+ * `basic`, of Basic credentials) looked up in the key store, which alone decides who a key is (API keys, UI
+ * sessions). Undefined when no key came or the store does not know it.
+ */
+export async function authenticateHeader(keys: ApiKeyStore, header: string | undefined, basic: boolean): Promise<Access | undefined> {
+  const bearer = bearerKey(header);
+  const key = bearer ?? (basic && header ? basicPassword(header) : undefined);
+  const principal = key ? await keys.authenticate(key) : undefined;
+  return principal ? { principal, scheme: bearer ? 'bearer' : 'basic' } : undefined;
+}
+
+/** 401 for Basic credentials on anything but a side-effect-free read under /cati/. */
+export const basicRefused = () =>
+  unauthorized('Basic credentials are accepted only on side-effect-free reads under /cati/ (Excel, Power BI); use Authorization: Bearer <key>');
+
+/**
+ * The one permission decision of a request, on every path: Basic credentials only on a side-effect-free read
+ * (401), then at least one of `permissions` (403; company_administrate holds them all).
+ */
+export function authorize(access: Access | undefined, permissions: readonly Permission[], sideEffectFreeRead: boolean): void {
+  if (access?.scheme === 'basic' && !sideEffectFreeRead) throw basicRefused();
+  if (!hasPermission(access?.principal, ...permissions)) throw forbidden(`This operation needs the permission ${permissions.join(' or ')}`);
+}
+
 /**
  * Requires `Authorization: Bearer <key>`; nothing else (cookies, query keys) is accepted. With
  * `{basic: true}` (only under /cati/) Basic credentials carrying a key as password are accepted too and
@@ -33,13 +64,10 @@ export function bearerKey(header: string | undefined): string | undefined {
  */
 export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = {}) {
   return tagPermission(async (req: Request, _res: Response, next: NextFunction) => {
-    const header = req.get('authorization') ?? '';
-    const bearer = bearerKey(header);
-    const key = bearer ?? (options.basic ? basicPassword(header) : undefined);
-    const principal = key ? await store.authenticate(key) : undefined;
-    if (!principal) return next(unauthorized());
-    req.principal = principal;
-    req.authScheme = bearer ? 'bearer' : 'basic';
+    const access = await authenticateHeader(store, req.get('authorization'), options.basic === true);
+    if (!access) return next(unauthorized());
+    req.principal = access.principal;
+    req.authScheme = access.scheme;
     next();
   }, options.basic ? 'key (Bearer; Basic for reads)' : 'key (Bearer)');
 }

@@ -1,6 +1,6 @@
 /** Fields of history records shared by ingest (POST) and closing (PATCH): times and interview answers. */
 import { badRequest } from '../errors.ts';
-import { requireTime } from './time.ts';
+import { requireTime } from '../lib/time.ts';
 
 /** How far ahead of the server's clock a record's time may be (CONTRACT §9): clocks drift a little. */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;

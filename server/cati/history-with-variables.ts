@@ -11,7 +11,7 @@ import { badRequest } from '../errors.ts';
 import type { ExportColumns } from '../odata/export-stream.ts';
 import type { EntityModel, PropertyDef } from '../odata/model.ts';
 import { SURVEY_ID } from './body-fields.ts';
-import { parseIsoTime } from './time.ts';
+import { parseIsoTime } from '../lib/time.ts';
 
 /** The bounds of an absent `startTime`/`endTime` (CONTRACT §14: no default window; ±8.64e15 ms is the JS Date range). */
 const MAX_TIME = 8.64e15;

@@ -7,13 +7,26 @@
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { recordAudit } from '../audit/audit-log.ts';
-import { databaseFile } from '../config.ts';
-import { runningServer } from '../run-lock.ts';
+import { databaseEngine, databaseFile } from '../config.ts';
+import { runningServer } from './run-lock.ts';
 import { sqliteNativeBinding } from './native-binding.ts';
 import { listMigrations, type Db } from './open.ts';
 import { SqliteStore } from './sqlite-store.ts';
-import type { Store } from './store.ts';
+import type { Queryable, Store } from './store.ts';
+
+/**
+ * Records a backup or restore in the audit log, inside the transaction it is given (the caller passes the audit
+ * log's `recordAudit`: the data layer imports nothing above it).
+ */
+export type AuditBackup = (
+  tx: Queryable,
+  entry: { action: 'backup' | 'restore'; entity: 'settings'; entityId: null; changes: Record<string, unknown> },
+) => Promise<void>;
+
+/** True when `database` (a URL or undefined for the data dir's SQLite file) is one this module can back up. */
+export function canBackUp(database: string | undefined): boolean {
+  return databaseEngine(database) === 'sqlite';
+}
 
 /** Why a backup or restore did not happen, in a sentence for the user. */
 export class BackupError extends Error {
@@ -87,7 +100,7 @@ export function verifyDatabaseFile(file: string): DatabaseFileInfo {
  * it its name (a failed or damaged copy never appears under `toFile`), and audits it (entity `settings`).
  * A PostgreSQL store is refused (BackupError): its backups are PostgreSQL's own tools' work.
  */
-export async function backupDatabase(store: Store, toFile: string): Promise<DatabaseFileInfo> {
+export async function backupDatabase(store: Store, toFile: string, audit: AuditBackup): Promise<DatabaseFileInfo> {
   if (!(store instanceof SqliteStore)) throw new BackupError(POSTGRES_BACKUP_MESSAGE);
   // The store's own connection: SQLite keeps the copy current with what this connection writes meanwhile.
   const source = store.db;
@@ -101,7 +114,7 @@ export async function backupDatabase(store: Store, toFile: string): Promise<Data
     await source.backup(partial, { progress: ({ remainingPages }) => Math.max(remainingPages, 100) });
     const info = verifyDatabaseFile(partial);
     renameSync(partial, toFile);
-    await store.transaction((tx) => recordAudit(tx, { action: 'backup', entity: 'settings', entityId: null, changes: { file: toFile, size: info.size } }));
+    await store.transaction((tx) => audit(tx, { action: 'backup', entity: 'settings', entityId: null, changes: { file: toFile, size: info.size } }));
     return { ...info, file: toFile };
   } catch (err) {
     // With its rollback journal: a copy cut short (a full disk) leaves `<partial>-journal` beside it.
@@ -126,7 +139,7 @@ export const backupFileName = (now = new Date(), prefix = 'cati') => `${prefix}-
  * and when `fromFile` is not an intact database of ours, keeps the replaced database as
  * `cati.sqlite.before-restore-<UTC time>`, and audits the restore in the restored database.
  */
-export async function restoreDatabase(dataDir: string, fromFile: string, now = new Date()): Promise<{ kept: string | null; info: DatabaseFileInfo }> {
+export async function restoreDatabase(dataDir: string, fromFile: string, audit: AuditBackup, now = new Date()): Promise<{ kept: string | null; info: DatabaseFileInfo }> {
   const server = runningServer(dataDir);
   if (server) throw new BackupError(`The data dir ${dataDir} is in use by a running server (pid ${server.pid}, ${server.url}): stop it first`);
   const info = verifyDatabaseFile(fromFile);
@@ -158,7 +171,7 @@ export async function restoreDatabase(dataDir: string, fromFile: string, now = n
   const store = SqliteStore.open(target);
   try {
     await store.transaction((tx) =>
-      recordAudit(tx, { action: 'restore', entity: 'settings', entityId: null, changes: { from: fromFile, kept: kept && basename(kept) } }),
+      audit(tx, { action: 'restore', entity: 'settings', entityId: null, changes: { from: fromFile, kept: kept && basename(kept) } }),
     );
   } finally {
     await store.close();

@@ -1,10 +1,12 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
  * Which better-sqlite3 native addon this runtime loads (CONTRACT §11). Node uses the package's own build
- * (node_modules/better-sqlite3/build, which `npm test` needs and nothing here ever rebuilds). Electron has another
+ * (node_modules/better-sqlite3/build, which `npm test` needs and nothing here ever rebuilds), unless a build for
+ * this Node's major version sits in `.native/node<major>/` (scripts/node-runtime.sh: CI runs the suites on the Node
+ * that Electron embeds, whose ABI differs from the project's own Node). Electron has another
  * ABI, so it loads the Electron build kept beside it in `.native/electron/better_sqlite3.node` (made by
  * `npm start` / `npm run native:electron`), passed to better-sqlite3 as its `nativeBinding` option.
  *
@@ -35,10 +37,31 @@ export function unpackedPath(path: string): string {
 /** The Electron build's location for an app root. */
 export const electronBindingPath = (root: string) => unpackedPath(join(root, ELECTRON_BINDING_DIR, BINDING_FILE));
 
-/** The `nativeBinding` option for this runtime: undefined under Node (the package's own build). */
+/** The build for one Node major version, made by scripts/node-runtime.sh; its ABI is in the `abi` file beside it. */
+export const nodeBindingDir = (root: string, nodeVersion: string) => join(root, '.native', `node${nodeVersion.split('.')[0]}`);
+
+const nodeBuilds = new Map<string, string | undefined>();
+
+/** The `.native/node<major>` build when it exists for this ABI, else undefined (the package's own build). */
+function nodeBinding(versions: NodeJS.ProcessVersions): string | undefined {
+  const dir = nodeBindingDir(appRoot(), versions.node);
+  const key = `${dir}\u0000${versions.modules}`;
+  if (!nodeBuilds.has(key)) {
+    let found: string | undefined;
+    try {
+      if (readFileSync(join(dir, 'abi'), 'utf8').trim() === versions.modules && existsSync(join(dir, BINDING_FILE))) found = join(dir, BINDING_FILE);
+    } catch {
+      found = undefined; // no build for this Node
+    }
+    nodeBuilds.set(key, found);
+  }
+  return nodeBuilds.get(key);
+}
+
+/** The `nativeBinding` option for this runtime: under Node, undefined (the package's own build) unless `.native/node<major>` has one. */
 export function sqliteNativeBinding(versions: NodeJS.ProcessVersions = process.versions, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const published = env.CATI_SQLITE_BINDING;
   if (published && env.CATI_SQLITE_BINDING_ABI === versions.modules) return published;
   if (versions.electron) return electronBindingPath(appRoot());
-  return undefined;
+  return nodeBinding(versions);
 }

@@ -28,6 +28,9 @@ interface Tx {
 type Runner = pg.Pool | pg.PoolClient;
 
 /** A Queryable with COPY: the store and its transactions on PostgreSQL. */
+/** PostgreSQL's lock_not_available (lock_timeout passed). */
+const PG_LOCK_NOT_AVAILABLE = '55P03';
+
 export interface PgQueryable extends Queryable {
   /** Bulk insert through COPY FROM STDIN (inside the current transaction when there is one); resolves to the rows copied. */
   copyRows(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>): Promise<number>;
@@ -49,6 +52,7 @@ export class PgStore implements Store, PgQueryable {
   readonly engine = 'postgres' as const;
   readonly dialect = postgresDialect;
   readonly description: string;
+  readonly workerWriteFile = null;
   readonly pool: pg.Pool;
   private readonly where: string;
   private readonly begin: string;
@@ -134,6 +138,7 @@ export class PgStore implements Store, PgQueryable {
       clientRows: async (s, p) => (await q(s, p, 'array')).rows as unknown[][], // a query never holds Node's event loop here
       run: async (s, p) => ({ changes: (await q(s, p)).rowCount ?? 0 }),
       exec: async (s) => void (await q(s, undefined)),
+      changeVersion: () => Promise.resolve(null), // no counter as cheap as SQLite's data_version
       copyRows: (table, columns, rows) => this.copy(runner, table, columns, rows),
     };
     Object.defineProperty(view, 'inTransaction', { get: inTx });
@@ -166,6 +171,23 @@ export class PgStore implements Store, PgQueryable {
   exec(sql: string): Promise<void> {
     return this.storeView.exec(sql);
   }
+  changeVersion(): Promise<number | null> {
+    return this.storeView.changeVersion();
+  }
+
+  async runIfIdle(sql: string, params: Params): Promise<boolean> {
+    try {
+      await this.transaction(async (tx) => {
+        await tx.exec("SET LOCAL lock_timeout = '100ms'");
+        await tx.run(sql, params);
+      });
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code !== PG_LOCK_NOT_AVAILABLE) throw err;
+      return false;
+    }
+  }
+
   /** COPY FROM STDIN into `table` (inside the current transaction when called in one); resolves to the rows copied. */
   copyRows(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>): Promise<number> {
     return this.storeView.copyRows(table, columns, rows);

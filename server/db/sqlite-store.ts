@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { badRequest } from '../errors.ts';
-import { runRead } from '../odata/read-pool.ts';
+import { runRead } from './sqlite/read-pool.ts';
 import { sqliteDialect } from './dialect.ts';
 import { LargeScans } from './large-scans.ts';
 import { openDatabase, type Db } from './open.ts';
@@ -61,6 +61,7 @@ export class SqliteStore implements Store {
       clientRows: (s, p) => (this.txContext.getStore() === undefined && this.scans.offloads(s, p ?? []) ? this.readOffLoop(s, p ?? []) : this.txView.rows(s, p)),
       run: (s, p) => this.whenFree(() => ({ changes: this.stmt(this.statements, s).run(...(p ?? [])).changes })),
       exec: (s) => this.whenFree(() => void this.db.exec(s)),
+      changeVersion: () => this.whenFree(() => this.stmt(this.plucked, 'PRAGMA data_version').get() as number),
     };
     Object.defineProperty(this.txView, 'inTransaction', { get: isOpen });
   }
@@ -135,6 +136,30 @@ export class SqliteStore implements Store {
   }
   exec(sql: string): Promise<void> {
     return this.txView.exec(sql);
+  }
+  changeVersion(): Promise<number | null> {
+    return this.txView.changeVersion();
+  }
+
+  /** The busy timeout is lowered around the statement synchronously, so no other request's statement runs with it. */
+  get workerWriteFile(): string {
+    return this.file;
+  }
+
+  runIfIdle(sql: string, params: Params): Promise<boolean> {
+    const db = this.db;
+    if (db.inTransaction) return Promise.resolve(false);
+    const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+    db.pragma('busy_timeout = 0');
+    try {
+      this.stmt(this.statements, sql).run(...params);
+      return Promise.resolve(true);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') return Promise.reject(err as Error);
+      return Promise.resolve(false);
+    } finally {
+      db.pragma(`busy_timeout = ${Math.trunc(timeout)}`);
+    }
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {

@@ -7,6 +7,13 @@
  * statements inside use `tx`. A statement that reaches the store itself from inside the callback's async
  * context still runs in that transaction (never on another connection, which could deadlock or miss the
  * transaction's own writes); a transaction opened inside another becomes a savepoint.
+ *
+ * Reads and the event loop (the Store's policy, not the caller's): on PostgreSQL no statement holds Node's event
+ * loop. On SQLite statements run on the event loop's thread, so three reads leave it: `readHeavy` always runs on
+ * the read worker (db/sqlite/read-pool.ts); `clientRows`, outside a transaction, runs there when the plan scans a
+ * large table from its start (db/large-scans.ts decides, test/unit/large-scans.test.ts checks); `chunks` reads
+ * on a connection of its own in slices. Everything else (`all`, `get`, `value`, `column`, `rows`) is for
+ * statements an index bounds.
  */
 import type { Dialect } from './dialect.ts';
 
@@ -49,6 +56,12 @@ export interface Queryable {
   run(sql: string, params?: Params): Promise<RunResult>;
   /** Several statements without parameters (schema changes). */
   exec(sql: string): Promise<void>;
+  /**
+   * A number that moves whenever another connection has committed, read without touching a table (SQLite's
+   * `PRAGMA data_version`), so a cache can be checked on every request; null where the engine has no such cheap
+   * counter (PostgreSQL), and the caller falls back to a check of its own (a small read, or a time bucket).
+   */
+  changeVersion(): Promise<number | null>;
 }
 
 export interface Store extends Queryable {
@@ -65,6 +78,18 @@ export interface Store extends Queryable {
    * read-only connection so the event loop stays free; on PostgreSQL it is an ordinary query.
    */
   readHeavy<T = Row>(sql: string, params?: Params): Promise<T[]>;
+  /**
+   * Runs a small bookkeeping write (a "last used" stamp) only if it need not wait for a lock: while another
+   * connection holds SQLite's write lock (a bulk import), a transaction is open on this store, or a PostgreSQL
+   * transaction holds the row, the write is skipped instead of making the request wait. Answers whether it wrote.
+   */
+  runIfIdle(sql: string, params: Params): Promise<boolean>;
+  /**
+   * The database file a worker thread may open a connection of its own on, to write in bulk without holding the
+   * event loop (SQLite); null where bulk writes go through this Store (PostgreSQL, whose statements never hold
+   * the loop). The opt-out import chooses its write path by it.
+   */
+  readonly workerWriteFile: string | null;
   /** A short description for logs and /health: `sqlite:/path/cati.sqlite` or `postgres://host/db` (no password). */
   readonly description: string;
   close(): Promise<void>;

@@ -2,11 +2,11 @@ import { applyPhoneRegion, storedRegion } from '../cati/blacklist-region.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { createDemoLists, createDemoOrganisation, createDemoVariables, type DemoBase } from './demo-entities.ts';
-import { bulkInsertCalls, rebuildCallCounts } from '../db/call-counts.ts';
-import { callRows, insertCalls } from './demo-history.ts';
+import { bulkInsertCalls } from '../db/call-counts.ts';
+import { CALL_COLUMNS, callRows } from './demo-history.ts';
 import { DEMO_BREAK_LIMITS, insertDemoShifts } from './demo-shifts.ts';
 import { createRng } from './prng.ts';
-import { seedSqlite } from './seed-sqlite.ts';
+import { loadCalls } from '../db/load-calls.ts';
 
 /** At least this many calls in the demo call centre. */
 export const DEMO_CALLS = 120_000;
@@ -72,7 +72,7 @@ async function baseFor(store: Store): Promise<DemoBase> {
 /**
  * Generates `count` calls over the last `days` days (default 30; `--days 400` spreads 20,000,000 calls at about
  * 50,000 a day, a 500-seat centre's year) for benchmarks (`npm run seed`): a deterministic PRNG and one transaction
- * that is all or nothing, with each engine's fast path (seedSqlite in seed-sqlite.ts, seedPostgres below).
+ * that is all or nothing, through the data layer's bulk load (db/load-calls.ts, each engine's fast path).
  * Creates the demo organisation first on an empty database.
  */
 export async function seedCalls(store: Store, count: number, log: (line: string) => void, days = 30): Promise<void> {
@@ -80,41 +80,8 @@ export async function seedCalls(store: Store, count: number, log: (line: string)
   const base = await baseFor(store);
   const rng = createRng(SEED + count);
   const progress = (n: number) => log(`seed: ${n} calls…`);
-  if (store.engine === 'sqlite') {
-    await seedSqlite(store, callRows(rng, base, count, Date.now(), days, progress), count, log);
-  } else {
-    const insert = (tx: Queryable) => insertCalls(tx, rng, base, count, Date.now(), days, progress);
-    await seedPostgres(store, insert, () => log(`seed: rows written in ${Math.round(performance.now() - started)} ms; indexing…`));
-  }
+  await loadCalls(store, CALL_COLUMNS, callRows(rng, base, count, Date.now(), days, progress), count, log);
   const ms = Math.round(performance.now() - started);
   log(`seed: inserted ${count} calls over ${days} days in ${ms} ms (${Math.round(count / Math.max(ms / 1000, 0.001))} calls/s)`);
 }
 
-/** `call_id_ranges` (migration 014) rebuilt from the rows on PostgreSQL: each hour's lowest and highest call id. */
-async function rebuildCallIdRanges(tx: Queryable): Promise<void> {
-  await tx.exec(`DELETE FROM call_id_ranges;
-    INSERT INTO call_id_ranges (hour, min_id, max_id) SELECT CAST(floor(time / 3600000.0) AS BIGINT), min(id), max(id) FROM calls GROUP BY 1`);
-}
-
-/**
- * PostgreSQL's fast path of seedCalls, in one transaction: the secondary indexes of `calls` dropped and its
- * triggers disabled for the COPY, then the indexes recreated from their stored definitions, `call_id_ranges` and
- * `call_counts` rebuilt from the rows and the triggers enabled again.
- */
-async function seedPostgres(store: Store, insert: (tx: Queryable) => Promise<number>, written: () => void): Promise<void> {
-  await store.transaction(async (tx) => {
-    const indexes = await tx.column<string>(
-      `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'calls'
-         AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'calls'::regclass)`,
-    );
-    for (const def of indexes) await tx.exec(`DROP INDEX ${/^CREATE (?:UNIQUE )?INDEX (\S+)/.exec(def)![1]}`);
-    await tx.exec('ALTER TABLE calls DISABLE TRIGGER USER');
-    await insert(tx);
-    written();
-    for (const def of indexes) await tx.exec(def);
-    await tx.exec('ALTER TABLE calls ENABLE TRIGGER USER');
-    await rebuildCallIdRanges(tx);
-    await rebuildCallCounts(tx);
-  });
-  await store.exec('ANALYZE calls, call_counts, call_totals, call_id_ranges'); // fresh statistics: the summaries' triggers must plan index lookups
-}

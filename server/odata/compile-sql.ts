@@ -67,7 +67,7 @@ function property(node: Extract<FilterNode, { kind: 'property' }>, ctx: Context)
 
 /** A boolean operand as its 0/1 value (how booleans compare with each other); other operands as they are. */
 function boolValue(t: Typed, ctx: Context): Typed {
-  if (t.type !== 'boolean' || ctx.dialect.name === 'sqlite') return t;
+  if (t.type !== 'boolean' || ctx.dx.conditionsAreValues) return t;
   if (typeof t.literal === 'boolean') return { ...t, sql: t.literal ? '1' : '0', params: [] };
   if (t.prop?.column) return { ...t, sql: `(${t.prop.column})`, params: [] };
   return { ...t, ...ctx.dx.boolValue(t) };

@@ -33,6 +33,13 @@ export interface ODataSql {
   isTrue(cond: SqlFragment): SqlFragment;
   /** A condition as the value 0/1. */
   boolValue(cond: SqlFragment): SqlFragment;
+  /** Conditions already are the values 0/1 (SQLite), so a boolean operand compares with another as it is. */
+  readonly conditionsAreValues: boolean;
+  /**
+   * The FROM of a page read in key order over a time-bounded key range (key-ranges.ts): SQLite is told to leave
+   * the time index alone (`unindexedFrom`); PostgreSQL's planner chooses by itself (the model's FROM).
+   */
+  keyRangeFrom(unindexedFrom: string, from: string): string;
   /** `a` is (not) `b`, NULL equal to NULL. */
   same(a: SqlFragment, b: SqlFragment, not: boolean): SqlFragment;
   /** `a / b` (decimal: in floating point); NULL when `b` is 0. */
@@ -70,6 +77,8 @@ const sqliteSql: ODataSql = {
   flag: (column) => `(${column})`,
   isTrue: (c) => sql`(${c} IS 1)`,
   boolValue: (c) => c,
+  conditionsAreValues: true,
+  keyRangeFrom: (unindexedFrom) => unindexedFrom,
   same: (a, b, not) => (not ? sql`(${a} IS NOT ${b})` : sql`(${a} IS ${b})`),
   divide: (a, b, decimal) => (decimal ? sql`(CAST(${a} AS REAL) / ${b})` : sql`(${a} / ${b})`),
   modulo: (a, b, decimal) => (decimal ? sql`(${a} - ${b} * CAST(CAST(${a} AS REAL) / ${b} AS INTEGER))` : sql`(${a} % ${b})`),
@@ -100,6 +109,8 @@ const postgresSql: ODataSql = {
   flag: (column) => `((${column}) = 1)`,
   isTrue: (c) => sql`(${c} IS TRUE)`,
   boolValue: (c) => sql`CAST(${c} AS int)`,
+  conditionsAreValues: false,
+  keyRangeFrom: (_unindexedFrom, from) => from,
   same: (a, b, not) => (not ? sql`(${a} IS DISTINCT FROM ${b})` : sql`(${a} IS NOT DISTINCT FROM ${b})`),
   divide: (a, b, decimal) => (decimal ? sql`(CAST(${a} AS float8) / NULLIF(${b}, 0))` : sql`(${a} / NULLIF(${b}, 0))`),
   modulo: (a, b, decimal) =>

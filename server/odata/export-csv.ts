@@ -8,7 +8,7 @@
  * each batch of rows becomes one string, handed to the response once it holds CHUNK_CHARS.
  */
 import type { Response } from 'express';
-import { csvCell } from '../optout/csv-cell.ts';
+import { csvCell } from '../lib/csv-cell.ts';
 import { drained } from '../http/drained.ts';
 import type { ExportColumn, ExportWriter } from './export-stream.ts';
 import { isoString } from './wire-json.ts';

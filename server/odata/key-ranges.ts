@@ -6,6 +6,7 @@
  */
 import type { Dialect } from '../db/dialect.ts';
 import { dateTimeToMs } from './compile-literals.ts';
+import { odataSql } from './dialect-sql.ts';
 import type { EntityModel } from './model.ts';
 import type { FilterNode } from './parse-filter.ts';
 import type { SqlFragment } from './sql-fragment.ts';
@@ -42,8 +43,8 @@ export function timeBounds(ast: FilterNode | undefined, property: string): { lo:
 
 /**
  * The extra condition and FROM for reading a time-bounded `$filter` in ascending key order from the primary
- * key; undefined when the model keeps no bounds or the filter does not bound its time. SQLite is told to
- * leave the time index alone (`unindexedFrom`); PostgreSQL's planner chooses by itself (the model's FROM).
+ * key; undefined when the model keeps no bounds or the filter does not bound its time. The FROM is the
+ * dialect's (`ODataSql.keyRangeFrom`).
  */
 export function keyRangeScan(model: EntityModel, ast: FilterNode | undefined, dialect: Dialect): { from: string; where: SqlFragment } | undefined {
   const spec = model.keyRangesByTime;
@@ -57,7 +58,7 @@ export function keyRangeScan(model: EntityModel, ast: FilterNode | undefined, di
   const last = bucket(bounds.hi, INT32);
   const range = `FROM ${spec.table} WHERE hour BETWEEN ? AND ?`;
   return {
-    from: dialect.name === 'sqlite' ? spec.unindexedFrom : model.from!,
+    from: odataSql(dialect).keyRangeFrom(spec.unindexedFrom, model.from!),
     where: {
       sql: `(${key}) BETWEEN (SELECT COALESCE(min(min_id), 1) ${range}) AND (SELECT COALESCE(max(max_id), 0) ${range})`,
       params: [first, last, first, last],

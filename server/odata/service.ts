@@ -44,24 +44,25 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody } from '../http/json-body.ts';
 import { Router, type Request, type Response } from 'express';
 import type { Permission } from '../auth/api-keys.ts';
-import { hasPermission } from '../auth/middleware.ts';
+import { basicRefused, hasPermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
-import { badRequest, forbidden, notFound, ApiError, unauthorized } from '../errors.ts';
+import { badRequest, forbidden, notFound, ApiError } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 import { queryApply } from './apply-query.ts';
 import { streamExport, type ExportColumns, type ExportSource } from './export-stream.ts';
 import { checkSelect, queryCollection, queryEntity, skipInSteps, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';
-import { EXPORT_FORMATS, negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
+import { negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
 import { metadataXml, serviceDocument } from './metadata.ts';
 import type { EntityModel, FunctionDef } from './model.ts';
 import { bindArguments, parseResourcePath, typedKey } from './parse-path.ts';
 import { PLAIN_OPTIONS, parseQueryOptions, type QueryOptions } from './query-options.ts';
 import { ok, writeResult, type ODataResult } from './respond.ts';
-import { allowedOptions, checkPatchBody, describeSet, isSideEffectFreeRead, resolveSlot, type Slot } from './route-resolve.ts';
-import { DOCUMENT_PERMISSIONS, odataRouteTable, slotPermissions } from './route-permissions.ts';
+import { checkPatchBody, describeSet, type Slot } from './route-resolve.ts';
+import { DOCUMENT_PERMISSIONS, odataRouteTable } from './route-permissions.ts';
 import type { PermissionTagged } from '../route-table.ts';
 import { hotRead } from './hot-read.ts';
+import { authorizeRoute, negotiateRequest } from './request-plan.ts';
 
 export { ok, type ODataResult } from './respond.ts';
 
@@ -148,8 +149,6 @@ export interface ODataService {
 }
 
 
-const basicRefused = () =>
-  unauthorized('Basic credentials are accepted only on side-effect-free reads under /cati/ (Excel, Power BI); use Authorization: Bearer <key>');
 
 /** Runs `/{set}/$count`: the route's collection with only $filter applied, counted in SQL (with `$apply`, counted after it, below). */
 async function countOf(call: ODataCall, slot: Slot): Promise<ODataResult> {
@@ -199,22 +198,15 @@ export function createODataService(ctx: AppContext): ODataService {
   router.use(async (req, res) => {
     const path = parseResourcePath(req.path);
     if (path.kind !== 'resource') return serveDocument(req, res, path.kind);
-    if (req.authScheme === 'basic' && req.method !== 'GET' && req.method !== 'HEAD') throw basicRefused();
-    const set = sets.get(path.set);
-    if (!set) throw notFound(`No entity set '${path.set}' in this service`);
-    const slot = resolveSlot(set, path, req.method);
-    if (req.authScheme === 'basic' && !isSideEffectFreeRead(slot, req.method)) throw basicRefused();
-    const permissions = slotPermissions(set, slot, req.method);
-    if (!hasPermission(req.principal, ...permissions)) throw forbidden(`This operation needs the permission ${permissions.join(' or ')}`);
+    const access = req.principal && req.authScheme ? { principal: req.principal, scheme: req.authScheme } : undefined;
+    const { set, slot } = authorizeRoute(sets, path, req.method, access);
     if (req.method !== 'GET' && req.method !== 'HEAD') await readJsonBody(req, res); // only now: a key without the permission never makes us parse its body
     const key = path.key ? typedKey(set.model, path.key) : undefined;
     if (slot.def?.action && path.operation!.args.length > 0) {
       throw badRequest(`Action ${slot.def.name} takes its parameters in the JSON body, not in the path`);
     }
     const args = path.operation && slot.def && !slot.def.action ? bindArguments(slot.def, path.operation) : {};
-    const options = parseQueryOptions(req.query, allowedOptions(slot));
-    const exportable = slot.kind === 'list' || (slot.kind === 'operation' && !slot.def!.action && slot.def!.returnType.startsWith('Collection('));
-    const negotiated = negotiate({ accept: req.get('accept'), format: options.format }, slot.kind === 'count' ? 'text' : 'json', exportable ? EXPORT_FORMATS : []);
+    const { options, format: negotiated } = negotiateRequest(slot, req.query, req.get('accept'));
     const exporting = negotiated.kind === 'export' ? negotiated.name : undefined;
     let exportSource: ExportSource | undefined;
     const format: JsonFormat = negotiated.kind === 'json' ? negotiated : { kind: 'json', metadata: 'minimal', ieee754: false };

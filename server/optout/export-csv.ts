@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { AppContext } from '../context.ts';
-import { csvCell } from './csv-cell.ts';
+import { csvCell } from '../lib/csv-cell.ts';
 import type { EntryKind } from './entries.ts';
 import { listOf } from './list-access.ts';
 import { drained } from '../http/drained.ts';

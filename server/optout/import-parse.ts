@@ -1,4 +1,4 @@
-import { unguardCell } from './csv-cell.ts';
+import { unguardCell } from '../lib/csv-cell.ts';
 import type { EntryKind } from './entries.ts';
 import { checkDomain, checkEmail, type Checked } from './normalise.ts';
 

@@ -9,7 +9,7 @@ import { detectFormat } from './file-format.ts';
 import type { FileFormat } from './file-format.ts';
 import type { ImportOutcome, ParsedMessage, ParseJob, WorkerReply, WriteJob } from './import-protocol.ts';
 import { writeEntriesThroughStore, type ParsedValues } from './import-store-write.ts';
-import { siblingModule, startModuleWorker } from './start-worker.ts';
+import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 
 /** Limits of one import (CONTRACT §5, §7). */
 export interface ImportLimits {
@@ -119,11 +119,11 @@ export type ImportWritePath = 'sqlite-worker' | 'store';
 /** Runs import jobs in disposable workers, a few at a time. */
 export class ImportService {
   private readonly gate: Gate;
-  /** `writePath`: by default the write worker on SQLite, the Store on PostgreSQL. */
+  /** `writePath`: by default the write worker where the store lets a worker write (SQLite), else the Store. */
   constructor(
     private readonly ctx: Pick<AppContext, 'store' | 'dbFile'>,
     readonly limits: ImportLimits = DEFAULT_IMPORT_LIMITS,
-    readonly writePath: ImportWritePath = ctx.store.engine === 'sqlite' ? 'sqlite-worker' : 'store',
+    readonly writePath: ImportWritePath = ctx.store.workerWriteFile !== null ? 'sqlite-worker' : 'store',
   ) {
     this.gate = new Gate(limits);
   }

@@ -3,7 +3,7 @@ import { canAdministerOptOut, canReadOptOut } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { tagPermission } from '../route-table.ts';
-import { bodyField, objectBody, singleQuery } from './request-input.ts';
+import { bodyField, objectBody, singleQuery } from '../http/request-input.ts';
 import { ensureList, findListFor, PROJECT_ID } from './lists.ts';
 
 /** The rule both handlers apply to the projectId they are given (shown in the route table). */

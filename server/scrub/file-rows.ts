@@ -3,7 +3,7 @@
  * (text-rows.ts); workbooks through the zip guard and SheetJS, as the opt-out import reads them. Blank rows
  * are skipped and the export's formula guard is undone on every cell (CONTRACT §5).
  */
-import { unguardCell } from '../optout/csv-cell.ts';
+import { unguardCell } from '../lib/csv-cell.ts';
 import type { ScrubFormat } from './scrub-protocol.ts';
 import { countTextRows, isBlankRow, textRowBatches } from './text-rows.ts';
 

@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs';
 import type { Response } from 'express';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { drained } from '../http/drained.ts';
-import { csvCell } from '../optout/csv-cell.ts';
+import { csvCell } from '../lib/csv-cell.ts';
 import { resultRows } from './scrub-files.ts';
 
 const ROWS_PER_TURN = 2000;

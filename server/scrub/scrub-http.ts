@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { open, stat } from 'node:fs/promises';
 import { badRequest, conflict } from '../errors.ts';
 import { detectFormat } from '../optout/file-format.ts';
-import { singleQuery } from '../optout/request-input.ts';
+import { singleQuery } from '../http/request-input.ts';
 import { sendCsv, sendXlsx } from './result-download.ts';
 import { resultPath, type ResultName } from './scrub-files.ts';
 import type { ScrubJob } from './scrub-job.ts';

@@ -9,7 +9,7 @@
  */
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { ApiError, badRequest } from '../errors.ts';
-import { siblingModule, startModuleWorker } from '../optout/start-worker.ts';
+import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 import { chooseColumn } from './column-rules.ts';
 import { removeJobDir, resultPath, ResultWriter } from './scrub-files.ts';
 import type { ScrubJob } from './scrub-job.ts';

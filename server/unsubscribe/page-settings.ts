@@ -37,17 +37,16 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 /** Bumped by every `updatePageSettings` of this process (other processes are seen through `otherWrites`). */
 let localWrites = 0;
 
-/** PostgreSQL has no cheap change counter: there the settings are read again at most once per this many ms. */
+/** Without the store's change version (PostgreSQL) the settings are read again at most once per this many ms. */
 export const SETTINGS_RECHECK_MS = 1000;
 
 /**
- * A number that changes when another connection may have changed the settings: SQLite's `PRAGMA data_version`
- * (changes when another connection commits); on PostgreSQL the current second, so changes made through
- * another server process are seen within SETTINGS_RECHECK_MS.
+ * A value that changes when another connection may have changed the settings: the store's change version
+ * (moves when another connection commits); where the store has none, the current SETTINGS_RECHECK_MS bucket,
+ * so changes made through another server process are seen within SETTINGS_RECHECK_MS.
  */
 function otherWrites(db: Queryable, now: () => number): () => Promise<unknown> {
-  if (db.engine === 'sqlite') return () => db.value<number>('PRAGMA data_version');
-  return () => Promise.resolve(Math.floor(now() / SETTINGS_RECHECK_MS));
+  return async () => (await db.changeVersion()) ?? `t${Math.floor(now() / SETTINGS_RECHECK_MS)}`;
 }
 
 /**

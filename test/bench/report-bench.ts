@@ -22,7 +22,7 @@ import { databaseFile, defaultConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/open.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
-import { csvCell } from '../../server/optout/csv-cell.ts';
+import { csvCell } from '../../server/lib/csv-cell.ts';
 import { startServer } from '../../server/server.ts';
 
 const CALLS = Number(process.env.CATI_BENCH_CALLS ?? 1_000_000);

@@ -14,7 +14,7 @@ import { ingestHistory } from '../../server/cati/history-ingest.ts';
 import { createInterviewer, deleteInterviewer, lockInterviewer, updateInterviewer } from '../../server/cati/interviewers-service.ts';
 import { verifyPassword } from '../../server/cati/password.ts';
 import { createSurvey, getBasicProperties, updateSurvey } from '../../server/cati/surveys-service.ts';
-import { parseIsoTime } from '../../server/cati/time.ts';
+import { parseIsoTime } from '../../server/lib/time.ts';
 
 let dir: string;
 let store: SqliteStore;

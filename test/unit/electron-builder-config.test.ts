@@ -6,7 +6,7 @@ import { join, relative, sep } from 'node:path';
 import { minimatch } from 'minimatch';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { appRoot, electronBindingPath, sqliteNativeBinding, unpackedPath } from '../../server/db/native-binding.ts';
+import { appRoot, electronBindingPath, nodeBindingDir, sqliteNativeBinding, unpackedPath } from '../../server/db/native-binding.ts';
 import { moduleClosure } from '../helpers/module-closure.ts';
 
 // electron-builder cannot run here (it downloads Electron), so its configuration is checked the way it reads it:
@@ -138,7 +138,9 @@ describe('electron-builder.yml', () => {
 
 describe('the better-sqlite3 binding chosen at runtime', () => {
   it('is the package’s own build under Node, the Electron build under Electron, and what main published for its workers', () => {
-    expect(sqliteNativeBinding({ ...process.versions }, {})).toBeUndefined();
+    // A Node major without a build in .native/node<major> (scripts/node-runtime.sh) loads the package's own build.
+    const unbuilt = { ...process.versions, node: '7.0.0', modules: '51' };
+    expect(sqliteNativeBinding(unbuilt, {})).toBeUndefined();
     const electron = { ...process.versions, electron: '45.4.1', modules: '150' };
     expect(sqliteNativeBinding(electron, {})).toBe(join(ROOT, '.native', 'electron', 'better_sqlite3.node'));
     const published = { CATI_SQLITE_BINDING: '/x/better_sqlite3.node', CATI_SQLITE_BINDING_ABI: '150' };
@@ -146,6 +148,14 @@ describe('the better-sqlite3 binding chosen at runtime', () => {
     // A worker thread of the Electron main process has Electron's ABI even if it lacked versions.electron.
     expect(sqliteNativeBinding({ ...process.versions, modules: '150' }, published)).toBe('/x/better_sqlite3.node');
     // A plain Node process with a stale variable keeps its own build.
-    expect(sqliteNativeBinding({ ...process.versions }, published)).toBeUndefined();
+    expect(sqliteNativeBinding(unbuilt, published)).toBeUndefined();
+  });
+
+  it('is the .native/node<major> build on a Node whose ABI it was built for, and only then', () => {
+    expect(nodeBindingDir('/app', '24.21.0')).toBe(join('/app', '.native', 'node24'));
+    const here = nodeBindingDir(ROOT, process.versions.node);
+    const built = existsSync(join(here, 'better_sqlite3.node')) && readFileSync(join(here, 'abi'), 'utf8').trim() === process.versions.modules;
+    expect(sqliteNativeBinding({ ...process.versions }, {})).toBe(built ? join(here, 'better_sqlite3.node') : undefined);
+    expect(sqliteNativeBinding({ ...process.versions, modules: '1' }, {})).toBeUndefined();
   });
 });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LARGE_ROWS } from '../../server/db/large-scans.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
-import { closeReadPool } from '../../server/odata/read-pool.ts';
+import { closeReadPool } from '../../server/db/sqlite/read-pool.ts';
 
 const CALLS = LARGE_ROWS + 20_000;
 let dir: string;
@@ -43,8 +43,9 @@ async function duringTransaction<T>(read: () => Promise<T>): Promise<{ value: T;
   await open;
   let settled = false;
   const pending = read().then((value) => ((settled = true), value));
-  // Let the read worker answer (a message each way) before the transaction commits.
-  for (let i = 0; i < 200 && !settled; i++) await new Promise((ok) => setTimeout(ok, 5));
+  // Let the read worker answer (a message each way, and its start on first use) before the transaction commits;
+  // up to 10 s, as starting a thread through tsx takes seconds on a loaded machine running files in parallel.
+  for (let i = 0; i < 2000 && !settled; i++) await new Promise((ok) => setTimeout(ok, 5));
   const beforeCommit = settled;
   release();
   await tx;

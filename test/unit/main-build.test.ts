@@ -41,7 +41,7 @@ describe('npm run build:main', () => {
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!), run.stderr).toEqual({
       imported: { newRows: 2, duplicatedRows: 0, invalidRows: 0 },
       blacklist: 200,
-      applied: [{ N: 0 }], // $apply runs on the read worker (server/odata/read-pool.ts)
+      applied: [{ N: 0 }], // $apply runs on the read worker (server/db/sqlite/read-pool.ts)
     });
   });
 });

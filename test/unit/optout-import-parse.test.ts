@@ -1,6 +1,6 @@
 import XLSX from 'xlsx';
 import { describe, expect, it } from 'vitest';
-import { csvCell, unguardCell } from '../../server/optout/csv-cell.ts';
+import { csvCell, unguardCell } from '../../server/lib/csv-cell.ts';
 import { detectFormat } from '../../server/optout/file-format.ts';
 import { decodeText, detectDelimiter, entryChecker, ImportFileError, readTextValues as lazyText } from '../../server/optout/import-parse.ts';
 import { readXlsxValues as lazyXlsx } from '../../server/optout/import-xlsx.ts';

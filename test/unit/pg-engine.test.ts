@@ -27,7 +27,7 @@ describe('PostgreSQL placeholders', () => {
 });
 
 describe.skipIf(!pg.available)('PostgreSQL schema', () => {
-  it('matches SQLite table by table: columns in order, integer or text, nullability, binary text order; named indexes and triggers', async () => {
+  it('matches SQLite table by table: columns in order, integer or text, nullability, binary text order, primary and foreign keys; named indexes (table, unique, columns) and triggers', async () => {
     const [lite, post] = await Promise.all([openTestStore('sqlite'), openTestStore('postgres')]);
     try {
       const tables = await lite.column<string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
@@ -56,6 +56,48 @@ describe.skipIf(!pg.available)('PostgreSQL schema', () => {
       const liteIndexes = await lite.column<string>("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex_%' ORDER BY name");
       const pgIndexes = await post.column<string>("SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname COLLATE \"C\"");
       expect(pgIndexes).toEqual(expect.arrayContaining(liteIndexes));
+      // Keys: the primary key's columns in order, and every foreign key (column → table.column), table by table.
+      for (const table of tables) {
+        const litePk = (await lite.all<{ name: string; pk: number }>(`PRAGMA table_info(${table})`)).filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+        const pgPk = await post.column<string>(
+          `SELECT a.attname FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+           WHERE i.indrelid = CAST(? AS regclass) AND i.indisprimary ORDER BY k.n`,
+          [table],
+        );
+        expect(pgPk, `${table} primary key`).toEqual(litePk);
+        const liteFks = (await lite.all<{ from: string; table: string; to: string | null }>(`PRAGMA foreign_key_list(${table})`))
+          .map((f) => `${f.from} → ${f.table}.${f.to ?? 'id'}`)
+          .sort();
+        const pgFks = (
+          await post.column<string>(
+            `SELECT a.attname || ' → ' || rt.relname || '.' || ra.attname
+               FROM pg_constraint c CROSS JOIN LATERAL unnest(c.conkey, c.confkey) AS k(col, refcol)
+               JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.col
+               JOIN pg_class rt ON rt.oid = c.confrelid
+               JOIN pg_attribute ra ON ra.attrelid = c.confrelid AND ra.attnum = k.refcol
+             WHERE c.contype = 'f' AND c.conrelid = CAST(? AS regclass)`,
+            [table],
+          )
+        ).sort();
+        expect(pgFks, `${table} foreign keys`).toEqual(liteFks);
+      }
+      // Each named SQLite index: on PostgreSQL the same table, uniqueness and column list (expression indexes by name only).
+      for (const index of liteIndexes) {
+        const info = (await lite.get<{ tbl_name: string; sql: string }>("SELECT tbl_name, sql FROM sqlite_master WHERE type = 'index' AND name = ?", [index]))!;
+        const columns = await lite.all<{ name: string | null }>(`PRAGMA index_info(${index})`);
+        const pgIndex = (await post.get<{ tablename: string; indexdef: string }>("SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = 'public' AND indexname = ?", [index]))!;
+        expect(pgIndex.tablename, index).toBe(info.tbl_name);
+        expect(/^CREATE UNIQUE/i.test(pgIndex.indexdef), `${index} unique`).toBe(/^CREATE UNIQUE/i.test(info.sql));
+        if (columns.some((c) => c.name === null)) continue;
+        const pgColumns = await post.column<string>(
+          `SELECT a.attname FROM pg_class ic JOIN pg_index i ON i.indexrelid = ic.oid CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+           WHERE ic.relname = ? ORDER BY k.n`,
+          [index],
+        );
+        expect(pgColumns, `${index} columns`).toEqual(columns.map((c) => c.name));
+      }
       const liteTriggers = await lite.column<string>("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name");
       const pgTriggers = await post.column<string>('SELECT DISTINCT trigger_name FROM information_schema.triggers');
       expect(pgTriggers).toEqual(expect.arrayContaining(liteTriggers));

@@ -5,7 +5,7 @@
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection } from '../api/odata.ts';
 import { OPTIONS_LIMIT, type Group, type GroupMember, type SurveyAssignment } from './groups.ts';
-import { fetchLoggedInIds } from './interviewers.ts';
+import { fetchLoggedInIds } from './logged-in.ts';
 import type { ResourceAssignment } from './surveys.ts';
 
 /** One interviewer who can work a survey: how (explicitly, through which group), and whether logged in now. */

@@ -4,6 +4,7 @@ import { request } from '../api/client.ts';
 import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
 import { fetchInterviewerSurveys, type InterviewerSurvey } from './effective-assignments.ts';
 import { fetchCallCenters, fetchGroupOptions, OPTIONS_LIMIT, type CallCenter, type Group } from './groups.ts';
+import { fetchLoggedInIds } from './logged-in.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { usePagedCollection } from './paged-collection.ts';
@@ -80,17 +81,6 @@ export async function fetchGroupIdsOf(interviewerId: number): Promise<number[]> 
 /** The interviewer filter by state: locked or not, logged in now (an open session) or not. */
 export type InterviewerState = '' | 'locked' | 'active' | 'loggedIn' | 'loggedOut';
 export const INTERVIEWER_STATES: InterviewerState[] = ['', 'locked', 'active', 'loggedIn', 'loggedOut'];
-
-/** Sessions read at most to find who is logged in now. */
-const SESSIONS_LIMIT = 10000;
-
-/** Ids of the interviewers logged in now: their open sessions (`LogoutTime eq null`). */
-export async function fetchLoggedInIds(): Promise<Set<number>> {
-  const page = await request<ODataCollection<{ InterviewerId: number }>>('GET', '/cati/interviewersessionhistory', {
-    query: { $filter: 'LogoutTime eq null', $select: 'InterviewerId', $top: SESSIONS_LIMIT },
-  });
-  return new Set(page.value.map((s) => s.InterviewerId));
-}
 
 /** The interviewers screen: one page with search, state filter and sort (kept in the address), lock/unlock, create and edit. */
 export const useInterviewersStore = defineStore('interviewers', () => {

@@ -1,7 +1,6 @@
-import { insertMany } from '../db/bulk.ts';
-import { CallSummaryTally } from '../db/call-counts.ts';
-import type { Store } from '../db/store.ts';
-import { CALL_COLUMNS } from './demo-history.ts';
+import { insertMany } from '../bulk.ts';
+import { CallSummaryTally } from '../call-counts.ts';
+import type { Store } from '../store.ts';
 
 /**
  * Indexes of `calls` kept through the load, because they cost less than a rebuild: the rows come in time order, so
@@ -16,30 +15,43 @@ const CACHE_KIB = 16_384;
 /** Calls inserted between two writes of the summaries. */
 const SEGMENT = 500_000;
 
-const TIME = CALL_COLUMNS.indexOf('time');
-const INTERVIEWER = CALL_COLUMNS.indexOf('interviewer_id');
-const STATUS = CALL_COLUMNS.indexOf('extended_status');
+/** Where the summaries' inputs are in a row of `columns`. */
+function summaryColumns(columns: readonly string[]): { time: number; interviewer: number; status: number } {
+  const at = (name: string) => {
+    const i = columns.indexOf(name);
+    if (i < 0) throw new Error(`loadCalls: the rows have no ${name} column`);
+    return i;
+  };
+  return { time: at('time'), interviewer: at('interviewer_id'), status: at('extended_status') };
+}
 
 /** The next `n` rows of `rows`, each counted in `tally` on its way. */
-function* tallied(rows: Iterator<readonly unknown[]>, n: number, tally: CallSummaryTally): Generator<readonly unknown[]> {
+function* tallied(rows: Iterator<readonly unknown[]>, n: number, tally: CallSummaryTally, at: ReturnType<typeof summaryColumns>): Generator<readonly unknown[]> {
   for (let i = 0; i < n; i++) {
     const next = rows.next();
     if (next.done) return;
     const row = next.value;
-    tally.add(row[TIME] as number, row[INTERVIEWER] as number | null, row[STATUS] as number | null);
+    tally.add(row[at.time] as number, row[at.interviewer] as number | null, row[at.status] as number | null);
     yield row;
   }
 }
 
 /**
- * SQLite's fast path of seedCalls, in one transaction: `count` calls from `rows` (CALL_COLUMNS, time order) inserted
+ * SQLite's path of loadCalls, in one transaction: `count` calls from `rows` (values in `columns` order, time order) inserted
  * with the other indexes and the triggers of `calls` dropped, the summaries the triggers keep counted on the way
  * (CallSummaryTally), then the dropped indexes and triggers recreated from their stored SQL (a sort per index, not
  * 20 million B-tree inserts). During the load the journal is a rollback journal (new pages need no journal) and the
  * page cache 16 MB (CACHE_KIB), so memory does not grow with `count`; WAL and the connection's settings are back
  * afterwards. Logs each phase's duration.
  */
-export async function seedSqlite(store: Store, rows: Iterable<readonly unknown[]>, count: number, log: (line: string) => void): Promise<void> {
+export async function loadCallsSqlite(
+  store: Store,
+  columns: readonly string[],
+  rows: Iterable<readonly unknown[]>,
+  count: number,
+  log: (line: string) => void,
+): Promise<void> {
+  const at = summaryColumns(columns);
   let t = performance.now();
   const lap = (what: string) => {
     const now = performance.now();
@@ -63,7 +75,7 @@ export async function seedSqlite(store: Store, rows: Iterable<readonly unknown[]
       const source = rows[Symbol.iterator]();
       let inserted = 0;
       while (inserted < count) {
-        const n = await insertMany(tx, 'calls', CALL_COLUMNS, tallied(source, Math.min(SEGMENT, count - inserted), tally));
+        const n = await insertMany(tx, 'calls', columns, tallied(source, Math.min(SEGMENT, count - inserted), tally, at));
         if (n === 0) break;
         inserted += n;
         await tally.write(tx);

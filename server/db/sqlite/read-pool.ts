@@ -5,8 +5,13 @@
  * so does SqliteStore.clientRows for a client's query that reads a large table from its start (db/large-scans.ts).
  */
 import type { Worker } from 'node:worker_threads';
-import { siblingModule, startModuleWorker } from '../optout/start-worker.ts';
-import type { SqlFragment } from './sql-fragment.ts';
+import { siblingModule, startModuleWorker } from '../start-worker.ts';
+
+/** A statement and its parameters (the shape of odata's SqlFragment; the data layer imports nothing above it). */
+interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
 
 /** One read statement; `raw`: rows as arrays of values (better-sqlite3's raw mode), else as objects. */
 export interface ReadRequest {

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Statement } from 'better-sqlite3';
-import { openDatabase } from '../db/open.ts';
+import { openDatabase } from '../open.ts';
 import type { ReadReply, ReadRequest } from './read-pool.ts';
 
 const db = openDatabase((workerData as { dbFile: string }).dbFile, { readonly: true, migrate: false });
