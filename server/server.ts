@@ -6,9 +6,9 @@ import { ApiKeyStore } from './auth/api-keys.ts';
 import { prepareCati } from './cati/index.ts';
 import { databaseEngine, databaseFile, type ServerConfig } from './config.ts';
 import { openStore, sqliteFile } from './db/open-store.ts';
-import { redactUrl } from './db/pg-sql.ts';
+import { redactUrl } from './db/database-url.ts';
 import type { AppContext } from './context.ts';
-import { PgStore } from './db/pg-store.ts';
+import type { PgStore } from './db/pg-store.ts';
 import { pgEventSink } from './events/pg-notify.ts';
 import type { Store } from './db/store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
@@ -59,7 +59,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
   const events = new EventHub(config.events);
   // PostgreSQL: several processes share the database, so changes travel through it (LISTEN/NOTIFY) to every hub.
-  const bridge = store instanceof PgStore ? await pgEventSink(store, events) : undefined;
+  const bridge = store.engine === 'postgres' ? await pgEventSink(store as PgStore, events) : undefined;
   attachEventSink(store, bridge ?? events);
   let url = '';
   const ctx: AppContext = { store, dbFile, config, keys, events, baseUrl: () => url };

@@ -8,7 +8,7 @@
  * `INSERT ... SELECT ... ON CONFLICT DO NOTHING`.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { assertPlainIdentifiers } from './pg-copy.ts';
+import { assertPlainIdentifiers } from './identifiers.ts';
 import type { PgQueryable } from './pg-store.ts';
 import type { Queryable } from './store.ts';
 

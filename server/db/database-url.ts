@@ -18,3 +18,15 @@ export function lockedDatabase(url: string | undefined): { database: string; pas
 export function sameDatabase(a: string | undefined, b: string | undefined): boolean {
   return lockedDatabase(a).database === lockedDatabase(b).database;
 }
+
+/** The connection URL without its password (for logs, /health and messages). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    u.searchParams.delete('password');
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//');
+  }
+}

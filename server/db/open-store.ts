@@ -5,7 +5,6 @@
  */
 import { resolve } from 'node:path';
 import { databaseEngine, databaseFile } from '../config.ts';
-import { PgStore } from './pg-store.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
 
@@ -31,6 +30,6 @@ export async function openStore(url: string | undefined, dataDir: string): Promi
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url!)?.[1];
     throw new UnsupportedDatabaseUrlError(`Unsupported --database ${scheme ? `scheme '${scheme}:'` : 'value'}; use sqlite:PATH or postgres://user@host:port/database`);
   }
-  if (engine === 'postgres') return PgStore.open(url!);
+  if (engine === 'postgres') return (await import('./pg-store.ts')).PgStore.open(url!); // pg loaded only for PostgreSQL
   return SqliteStore.open(sqliteFile(url, dataDir));
 }

@@ -3,18 +3,14 @@
  * a few hundred to a chunk, with backpressure, on the connection given (the caller's transaction's or one of
  * its own).
  */
+import { assertPlainIdentifiers } from './identifiers.ts';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 const ROWS_PER_CHUNK = 500;
 
-/** Throws unless every name is a plain lower-case SQL identifier (table and column names come from code, never input). */
-export function assertPlainIdentifiers(names: readonly string[]): void {
-  for (const name of names) if (!IDENTIFIER.test(name)) throw new Error(`Not a plain SQL identifier: ${name}`);
-}
 
 /** One value in COPY text format: `\N` for null, backslash escapes for \ tab newline CR, bytea as \\x hex. */
 export function copyText(value: unknown): string {
@@ -51,3 +47,5 @@ export async function copyRowsOn(
   await pipeline(Readable.from(lines(rows, columns.length)), stream);
   return stream.rowCount;
 }
+
+export { assertPlainIdentifiers } from './identifiers.ts';

@@ -98,17 +98,6 @@ export function asUnavailable(err: unknown, where: string): unknown {
   return new DatabaseUnavailableError(`The database at ${where} is unavailable (${reason}); try again shortly`, { cause: err });
 }
 
-/** The connection URL without its password (for logs, /health and messages). */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    u.searchParams.delete('password');
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//');
-  }
-}
 
 /** `host:port` of a connection URL (defaults as libpq: localhost:5432, PGHOST/PGPORT). */
 export function hostPort(url: string): string {
@@ -120,3 +109,5 @@ export function hostPort(url: string): string {
     return 'the configured address';
   }
 }
+
+export { redactUrl } from './database-url.ts';

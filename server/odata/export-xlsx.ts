@@ -13,10 +13,14 @@
  * without waiting for it; the writer measures what waits there (and in the response) and pauses the rows
  * until it falls under PENDING_BYTES, so memory stays flat whatever the row count.
  */
-import ExcelJS from 'exceljs';
+import { createRequire } from 'node:module';
+import type ExcelJS from 'exceljs';
 import type { Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExportColumn, ExportWriter } from './export-stream.ts';
+
+/** exceljs, loaded on the first XLSX answer (the server starts without it). */
+const loadExcel = (): typeof ExcelJS => createRequire(import.meta.url)('exceljs') as typeof ExcelJS;
 
 const DATE_FORMAT = 'yyyy-mm-dd hh:mm:ss.000';
 const PENDING_BYTES = 4 * 1024 * 1024;
@@ -45,7 +49,7 @@ interface SheetBuffer {
 
 /** An XLSX writer streaming a one-sheet workbook into the response. */
 export function xlsxWriter(res: Response, sheetName: string): ExportWriter {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: true, useSharedStrings: false, zip: { zlib: { level: ZIP_LEVEL } } });
+  const workbook = new (loadExcel().stream.xlsx.WorkbookWriter)({ stream: res, useStyles: true, useSharedStrings: false, zip: { zlib: { level: ZIP_LEVEL } } });
   const sheet = workbook.addWorksheet(sheetName.slice(0, 31), { views: [{ state: 'frozen', ySplit: 1 }] });
   let columns: ExportColumn[] = [];
   let styles: Partial<ExcelJS.Style>[] = [];

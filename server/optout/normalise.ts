@@ -1,5 +1,8 @@
 import { domainToASCII } from 'node:url';
-import validator from 'validator';
+import { createRequire } from 'node:module';
+
+/** validator's isFQDN alone (the package's index loads its hundred validators). */
+const isFQDN = (createRequire(import.meta.url)('validator/lib/isFQDN.js') as { default: typeof import('validator/lib/isFQDN.js').default }).default;
 
 /**
  * Validation and normalisation of opt-out entries (CONTRACT §5): a practical RFC 5321 subset.
@@ -60,7 +63,7 @@ export function checkDomain(raw: string): Checked {
     if (label.startsWith('-') || label.endsWith('-')) return fail('a domain label cannot start or end with a hyphen');
   }
   if (/^\d+$/.test(labels[labels.length - 1]!)) return fail('the top-level domain cannot be numeric');
-  if (!validator.isFQDN(ascii, FQDN_OPTIONS)) return fail('the domain is not a valid host name (letters, digits, hyphens; alphabetic top-level domain)');
+  if (!isFQDN(ascii, FQDN_OPTIONS)) return fail('the domain is not a valid host name (letters, digits, hyphens; alphabetic top-level domain)');
   return { ok: true, value: ascii };
 }
 

@@ -3,12 +3,16 @@
  * formula guard) or, with `$format=xlsx`, an XLSX streamed by exceljs's workbook writer — every cell text.
  * Both are streamed from the file with back-pressure; nothing holds the whole result.
  */
-import ExcelJS from 'exceljs';
+import { createRequire } from 'node:module';
+import type ExcelJS from 'exceljs';
 import type { Response } from 'express';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { drained } from '../http/drained.ts';
 import { csvCell } from '../lib/csv-cell.ts';
 import { resultRows } from './scrub-files.ts';
+
+/** exceljs, loaded on the first XLSX answer (the server starts without it). */
+const loadExcel = (): typeof ExcelJS => createRequire(import.meta.url)('exceljs') as typeof ExcelJS;
 
 const ROWS_PER_TURN = 2000;
 
@@ -35,7 +39,7 @@ export async function sendXlsx(res: Response, path: string, fileName: string): P
     'Content-Type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     'Content-Disposition': `attachment; filename="${fileName}.xlsx"`,
   });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: false, useSharedStrings: false, zip: { zlib: { level: 1 } } });
+  const workbook = new (loadExcel().stream.xlsx.WorkbookWriter)({ stream: res, useStyles: false, useSharedStrings: false, zip: { zlib: { level: 1 } } });
   const sheet = workbook.addWorksheet(fileName.slice(0, 31));
   let n = 0;
   for await (const cells of resultRows(path)) {
