@@ -1,4 +1,5 @@
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readHead } from '../lib/read-head.ts';
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
@@ -240,14 +241,3 @@ function collectParsed(port: MessagePort, done: (parsed: ParsedValues) => void):
   });
 }
 
-/** The first 64 KiB of a file (what format detection looks at). */
-async function readHead(path: string): Promise<Uint8Array> {
-  const file = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(65536);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
-}

@@ -3,7 +3,8 @@
  * result downloads and DELETE. The two route files add their permissions and their matcher.
  */
 import type { Request, Response } from 'express';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readHead } from '../lib/read-head.ts';
 import { badRequest, conflict } from '../errors.ts';
 import { detectFormat } from '../optout/file-format.ts';
 import { singleQuery } from '../http/request-input.ts';
@@ -12,17 +13,6 @@ import { resultPath, type ResultName } from './scrub-files.ts';
 import type { ScrubJob } from './scrub-job.ts';
 import type { ScrubFormat } from './scrub-protocol.ts';
 
-/** The first 64 KiB of a file. */
-async function readHead(path: string): Promise<Uint8Array> {
-  const file = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(65536);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
-}
 
 /** The format of an upload by its extension and content (CONTRACT §5, plus `.tsv`): a mismatch → 400. */
 export async function scrubFormat(fileName: string, path: string): Promise<ScrubFormat> {

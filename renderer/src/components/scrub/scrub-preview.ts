@@ -4,33 +4,12 @@
  * column the scrub will use.
  */
 
+import { splitCsvLine } from '../../stores/blacklist-import.ts';
+
 export type ScrubTarget = 'cati' | 'optout';
 
 const WORDS: Record<ScrubTarget, RegExp> = { cati: /phone|tel|number/i, optout: /mail/i };
 const DATA: Record<ScrubTarget, RegExp> = { cati: /\d/, optout: /@/ };
-
-/** Splits one line into cells (RFC 4180 quotes on one line; enough for a preview). */
-function cellsOf(line: string, delimiter: string): string[] {
-  const cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"' && cell === '') quoted = true;
-    else if (c === delimiter) {
-      cells.push(cell);
-      cell = '';
-    } else cell += c;
-  }
-  cells.push(cell);
-  return cells;
-}
 
 /** Workbooks up to this size get a preview (read whole by SheetJS in the page; larger ones are left to the server). */
 const MAX_PREVIEW_XLSX_BYTES = 10 * 1024 * 1024;
@@ -58,7 +37,7 @@ export async function previewRows(file: File, max = 8): Promise<string[][]> {
   if (!text.endsWith('\n') && file.size > 65536) lines.pop(); // the last line may be cut
   const first = lines[0] ?? '';
   const delimiter = /\.tsv$/i.test(file.name) ? '\t' : ([',', ';', '\t'] as const).reduce((best, d) => (first.split(d).length > first.split(best).length ? d : best), ',' as string);
-  return lines.slice(0, max).map((l) => cellsOf(l, delimiter));
+  return lines.slice(0, max).map((l) => splitCsvLine(l, delimiter));
 }
 
 /** The column (0-based) and header the server will choose for these rows, given the user's picks. */
