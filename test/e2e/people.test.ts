@@ -90,6 +90,9 @@ describe("a viewer's screens", () => {
     await viewer.evaluate(() => (window.location.hash = '#/settings'));
     await viewer.getByRole('heading', { name: 'Settings' }).waitFor();
     expect(await viewer.getByRole('heading', { name: 'People' }).count()).toBe(0);
+    await viewer.evaluate(() => (window.location.hash = '#/groups'));
+    await viewer.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
+    expect(await viewer.getByRole('heading', { name: 'New group' }).count()).toBe(0);
     await viewer.context().close();
 
     const supervisor = await signedIn('sam', '#/floor');
