@@ -8,9 +8,12 @@ import { defusedZip } from './zip-guard.ts';
  * only ever inside the parse worker, which holds no database handle, with its memory and time limits:
  * bytes in, plain strings out. The zip is checked and re-packed uncompressed first (zip-guard.ts).
  */
-/** Values of an .xlsx file's first sheet's relevant column (same header/blank/guard rules as text files). */
-export function readXlsxValues(bytes: Uint8Array, maxRows: number): Iterable<string> {
-  const safe = defusedZip(bytes); // throws its own 400/413 before the library sees a byte
+/**
+ * The first worksheet of an untrusted .xlsx, at most `maxRows` rows (413 beyond): the zip is checked and re-packed
+ * first (its own 400/413 before the library sees a byte); a file SheetJS cannot read or without a sheet → 400.
+ */
+export function readFirstSheet(bytes: Uint8Array, maxRows: number): XLSX.WorkSheet {
+  const safe = defusedZip(bytes);
   let sheet: XLSX.WorkSheet | undefined;
   try {
     const book = XLSX.read(safe, {
@@ -30,10 +33,15 @@ export function readXlsxValues(bytes: Uint8Array, maxRows: number): Iterable<str
   if (!sheet) throw new ImportFileError(400, 'The .xlsx file has no worksheet');
   const full = sheet['!fullref'] ?? sheet['!ref'];
   if (full && XLSX.utils.decode_range(full).e.r + 1 > maxRows + 1) throw tooManyRows(maxRows);
+  return sheet;
+}
+
+/** Values of an .xlsx file's first sheet's relevant column (same header/blank/guard rules as text files). */
+export function readXlsxValues(bytes: Uint8Array, maxRows: number): Iterable<string> {
+  const sheet = readFirstSheet(bytes, maxRows);
   const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, raw: false, blankrows: false, defval: '' });
   return columnValues(
     rows.map((r) => r.map((c) => (c == null ? '' : String(c)))),
     maxRows,
   );
 }
-

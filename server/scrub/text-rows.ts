@@ -5,7 +5,7 @@
  * a line break is kept literally (one odd cell never swallows the lines after it).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { ImportFileError } from '../optout/import-parse.ts';
+import { detectDelimiter, ImportFileError } from '../optout/import-parse.ts';
 
 const CHUNK_BYTES = 1 << 20;
 /** A single row may not be longer than this (a quote never closed would otherwise swallow the file). */
@@ -40,18 +40,6 @@ export function* textChunks(filePath: string): Generator<string> {
   } finally {
     closeSync(fd);
   }
-}
-
-/** The delimiter of a text: the most frequent of `,` `;` tab in its first non-blank line (default `,`). */
-export function detectDelimiter(text: string): string {
-  const firstLine = /[^\r\n]*\S[^\r\n]*/.exec(text)?.[0] ?? '';
-  let best = ',';
-  let bestCount = 0;
-  for (const d of [',', ';', '\t']) {
-    const count = firstLine.split(d).length - 1;
-    if (count > bestCount) [best, bestCount] = [d, count];
-  }
-  return best;
 }
 
 const QUOTE = 34;

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import XLSX from 'xlsx';
-import { ImportFileError, tooManyRows } from '../optout/import-parse.ts';
-import { defusedZip } from '../optout/zip-guard.ts';
+import { readFirstSheet } from '../optout/import-xlsx.ts';
 
 const BATCH = 5000;
 
@@ -12,17 +11,7 @@ const BATCH = 5000;
  * produced one batch at a time.
  */
 export function readXlsxRows(filePath: string, maxRows: number): () => Generator<string[][]> {
-  const safe = defusedZip(new Uint8Array(readFileSync(filePath)));
-  let sheet: XLSX.WorkSheet | undefined;
-  try {
-    const book = XLSX.read(safe, { type: 'array', dense: true, sheets: 0, sheetRows: maxRows + 2, cellFormula: false, cellHTML: false, cellStyles: false, cellDates: false });
-    sheet = book.Sheets[book.SheetNames[0] ?? ''];
-  } catch (err) {
-    throw new ImportFileError(400, `The .xlsx file cannot be read as an Excel workbook: ${(err as Error).message}`);
-  }
-  if (!sheet) throw new ImportFileError(400, 'The .xlsx file has no worksheet');
-  const full = sheet['!fullref'] ?? sheet['!ref'];
-  if (full && XLSX.utils.decode_range(full).e.r + 1 > maxRows + 1) throw tooManyRows(maxRows);
+  const sheet = readFirstSheet(new Uint8Array(readFileSync(filePath)), maxRows);
   const data = (sheet['!data'] ?? []) as (XLSX.CellObject[] | undefined)[];
   return () => rowsOf(data);
 }
