@@ -7,13 +7,13 @@
  * change and how many would merge.
  */
 import { Router } from 'express';
-import { getExampleNumber, type CountryCode } from 'libphonenumber-js';
-import examples from 'libphonenumber-js/examples.mobile.json';
+import type { CountryCode } from 'libphonenumber-js';
 import { requirePermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { applyPhoneRegion, previewPhoneRegion } from './blacklist-region.ts';
+import { phoneExamples, phoneLib } from './phone-lib.ts';
 import { checkPhoneRegion, normaliseTelephoneNumber } from './phone-region.ts';
 import { phoneRegion } from './phone-region-setting.ts';
 
@@ -28,7 +28,7 @@ function regionOf(value: unknown): CountryCode | null {
 
 /** How typed numbers would be stored under a region (null: digits only): the region's example mobile number in its usual spellings. */
 export function phoneRegionExamples(region: CountryCode | null, exampleRegion: CountryCode = region ?? 'NL'): { Input: string; Stored: string }[] {
-  const example = getExampleNumber(exampleRegion, examples);
+  const example = phoneLib().getExampleNumber(exampleRegion, phoneExamples());
   if (!example) return [];
   const inputs = [example.formatNational(), example.formatInternational(), `00${example.countryCallingCode} ${example.nationalNumber}`];
   return inputs.map((input) => {

@@ -15,9 +15,8 @@
  *   prefix is read as national (an Equal number that is not possible so is then read as international);
  *   otherwise as international (as if after a `+`); when no reading is possible it stays as it is.
  */
-import {
-  AsYouType, getCountryCallingCode, isSupportedCountry, Metadata, parsePhoneNumberFromString, type CountryCode,
-} from 'libphonenumber-js';
+import type { CountryCode } from 'libphonenumber-js';
+import { phoneLib } from './phone-lib.ts';
 
 /** Longest accepted number (digits after normalisation). */
 export const MAX_NUMBER_DIGITS = 32;
@@ -28,12 +27,12 @@ export type Normalised = { ok: true; value: string } | { ok: false; message: str
 /** The region as libphonenumber-js knows it (upper-case ISO 3166 alpha-2), or null when it has no numbering plan. */
 export function checkPhoneRegion(value: string): CountryCode | null {
   const region = value.trim().toUpperCase();
-  return /^[A-Z]{2}$/.test(region) && isSupportedCountry(region) ? (region as CountryCode) : null;
+  return /^[A-Z]{2}$/.test(region) && phoneLib().isSupportedCountry(region) ? (region as CountryCode) : null;
 }
 
 /** The region's trunk (national) prefix, e.g. `0` in NL, `1` in US; undefined when it has none. */
 export function trunkPrefix(region: CountryCode): string | undefined {
-  const metadata = new Metadata();
+  const metadata = new (phoneLib().Metadata)();
   metadata.selectNumberingPlan(region);
   // The typings leave NumberingPlan's methods out; nationalPrefix() is its documented accessor.
   const plan = metadata.numberingPlan as unknown as { nationalPrefix(): string | undefined } | undefined;
@@ -60,7 +59,7 @@ const fits = (digits: string | undefined): digits is string => !!digits && /^\d+
 
 /** Country code + national significant number of a possible number, else undefined. */
 function possibleNumber(text: string, region: CountryCode): string | undefined {
-  const parsed = parsePhoneNumberFromString(text, region);
+  const parsed = phoneLib().parsePhoneNumberFromString(text, region);
   if (!parsed || !parsed.isPossible()) return undefined;
   const digits = `${parsed.countryCallingCode}${parsed.nationalNumber}`;
   return fits(digits) ? digits : undefined;
@@ -68,10 +67,10 @@ function possibleNumber(text: string, region: CountryCode): string | undefined {
 
 /** A StartWith prefix in international form (`+`/IDD) keeps its digits; in national form it drops the trunk prefix and gains the country code. */
 function prefixNumber(text: string, region: CountryCode): string | undefined {
-  const typed = new AsYouType(region);
+  const typed = new (phoneLib().AsYouType)(region);
   typed.input(text);
   const national = typed.getNationalNumber();
-  const digits = typed.isInternational() ? (typed.getCallingCode() ? `${typed.getCallingCode()}${national}` : undefined) : `${getCountryCallingCode(region)}${national}`;
+  const digits = typed.isInternational() ? (typed.getCallingCode() ? `${typed.getCallingCode()}${national}` : undefined) : `${phoneLib().getCountryCallingCode(region)}${national}`;
   return fits(digits) ? digits : undefined;
 }
 

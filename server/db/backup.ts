@@ -4,12 +4,11 @@
  * refuses a file that is not a CATI Supervisor database and a data dir a running server uses, keeps the replaced
  * database as `cati.sqlite.before-restore-YYYYMMDDTHHMMSSZ`, and replaces nothing when it refuses.
  */
-import Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { databaseEngine, databaseFile } from '../config.ts';
 import { runningServer } from './run-lock.ts';
-import { sqliteNativeBinding } from './native-binding.ts';
+import { newSqliteDatabase } from './native-binding.ts';
 import { listMigrations, type Db } from './open.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import type { Queryable, Store } from './store.ts';
@@ -72,7 +71,7 @@ export function verifyDatabaseFile(file: string): DatabaseFileInfo {
   if (!looksLikeSqlite(file)) throw new BackupError(`${file} is not a CATI Supervisor database (not an SQLite file)`);
   let db: Db;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: sqliteNativeBinding() });
+    db = newSqliteDatabase(file, { readonly: true, fileMustExist: true });
   } catch (err) {
     throw new BackupError(`${file} cannot be opened as a database (${(err as Error).message})`);
   }
@@ -148,7 +147,7 @@ export async function restoreDatabase(dataDir: string, fromFile: string, audit: 
   const incoming = `${target}.restoring`;
   rmSync(incoming, { force: true });
   // Through the backup API rather than a file copy: it also takes what is still in the source's WAL.
-  const source = new Database(fromFile, { readonly: true, fileMustExist: true, nativeBinding: sqliteNativeBinding() });
+  const source = newSqliteDatabase(fromFile, { readonly: true, fileMustExist: true });
   try {
     await source.backup(incoming);
   } catch (err) {
@@ -160,7 +159,7 @@ export async function restoreDatabase(dataDir: string, fromFile: string, audit: 
   let kept: string | null = null;
   if (existsSync(target)) {
     // Fold the WAL into the file, so the kept copy is complete on its own.
-    const current = new Database(target, { nativeBinding: sqliteNativeBinding() });
+    const current = newSqliteDatabase(target);
     current.pragma('wal_checkpoint(TRUNCATE)');
     current.close();
     kept = `${target}.before-restore-${fileTimestamp(now)}`;

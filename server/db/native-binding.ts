@@ -1,4 +1,6 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -64,4 +66,25 @@ export function sqliteNativeBinding(versions: NodeJS.ProcessVersions = process.v
   if (published && env.CATI_SQLITE_BINDING_ABI === versions.modules) return published;
   if (versions.electron) return electronBindingPath(appRoot());
   return nodeBinding(versions);
+}
+
+/**
+ * The better-sqlite3 major this runtime runs. A runtime with Node-API 10 (Node ≥ 22.14, so Node 24 and Electron 45,
+ * whose Node is 24) runs better-sqlite3 13 (installed as `better-sqlite3-napi`): a Node-API addon, prebuilt in the
+ * package for every platform, one binary for Node and Electron alike. better-sqlite3 12 (a V8 addon) aborts on
+ * Node 24 when a statement is collected after its worker thread's environment is gone. Node 20 has only Node-API 9,
+ * which 13 cannot load, so it keeps better-sqlite3 12 and its ABI-specific build (`sqliteNativeBinding`).
+ */
+export function sqliteDriverName(versions: NodeJS.ProcessVersions = process.versions): 'better-sqlite3' | 'better-sqlite3-napi' {
+  return Number(versions.napi ?? 0) >= 10 ? 'better-sqlite3-napi' : 'better-sqlite3';
+}
+
+const requireDriver = createRequire(import.meta.url);
+let driver: typeof BetterSqlite3 | undefined;
+
+/** Opens a SQLite database file with this runtime's better-sqlite3 (13 on Node-API 10, else 12 with its build). */
+export function newSqliteDatabase(file: string, options: BetterSqlite3.Options = {}): BetterSqlite3.Database {
+  const name = sqliteDriverName();
+  driver ??= requireDriver(name) as typeof BetterSqlite3;
+  return new driver(file, name === 'better-sqlite3' ? { ...options, nativeBinding: sqliteNativeBinding() } : options);
 }

@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sqliteNativeBinding } from './native-binding.ts';
+import { newSqliteDatabase } from './native-binding.ts';
 
 export type Db = Database.Database;
 
@@ -19,7 +19,7 @@ export interface OpenOptions {
 /** Opens the SQLite database and sets its pragmas once: WAL, foreign keys, busy timeout. */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, { readonly: options.readonly ?? false, nativeBinding: sqliteNativeBinding() });
+  const db = newSqliteDatabase(file, { readonly: options.readonly ?? false });
   if (!options.readonly) db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 15000)}`);

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { newSqliteDatabase } from '../../server/db/native-binding.ts';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -56,7 +56,7 @@ describeSqliteOnly('npm run backup / npm run restore (CONTRACT §11)', () => {
       expect(statuses.every((s) => s === 201)).toBe(true); // no write was refused or delayed into a failure
       expect(existsSync(`${backup()}.partial`)).toBe(false);
 
-      const copy = new Database(backup(), { readonly: true });
+      const copy = newSqliteDatabase(backup(), { readonly: true });
       expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
       const copied = copy.prepare('SELECT telephone_number FROM blacklist').pluck().all();
       copy.close();
@@ -86,12 +86,12 @@ describeSqliteOnly('npm run backup / npm run restore (CONTRACT §11)', () => {
     const text = join(dir, 'notes.txt');
     writeFileSync(text, 'not a database at all, but long enough to have a header');
     const foreign = join(dir, 'foreign.sqlite');
-    const other = new Database(foreign);
+    const other = newSqliteDatabase(foreign);
     other.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1)');
     other.close();
     const newer = join(dir, 'newer.sqlite');
     writeFileSync(newer, readFileSync(backup()));
-    const n = new Database(newer);
+    const n = newSqliteDatabase(newer);
     n.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (999, ?, ?)').run('999-future.sql', Date.now());
     n.close();
 
@@ -130,7 +130,7 @@ describeSqliteOnly('npm run backup / npm run restore (CONTRACT §11)', () => {
     expect(kept[0]).toMatch(/^cati\.sqlite\.before-restore-\d{8}T\d{6}Z$/);
     expect(r.stdout).toContain(`the replaced database is kept as ${join(dataDir, kept[0]!)}`);
 
-    const keptDb = new Database(join(dataDir, kept[0]!), { readonly: true });
+    const keptDb = newSqliteDatabase(join(dataDir, kept[0]!), { readonly: true });
     expect(keptDb.prepare("SELECT count(*) FROM blacklist WHERE telephone_number = '0405555'").pluck().get()).toBe(1);
     keptDb.close();
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { newSqliteDatabase } from '../../server/db/native-binding.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { floorParams } from '../../server/cati/floor-sets.ts';
 import { serverTimeZone, todayIn } from '../../server/cati/time-zones.ts';
@@ -78,7 +78,7 @@ describe('call_counts and call_totals (migration 015): the summaries behind the 
 
   it('migration 015 upgrades a database with calls: both summaries equal the calls, and the triggers keep them so', () => {
     const file = join(dir, 'upgrade.sqlite');
-    const old = new Database(file);
+    const old = newSqliteDatabase(file);
     old.exec('CREATE TABLE schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     for (const m of listMigrations().filter((m) => m.id < 15)) {
       old.exec(m.sql);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { newSqliteDatabase } from '../../server/db/native-binding.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listMigrations, migrate, openDatabase } from '../../server/db/open.ts';
 
@@ -29,7 +29,7 @@ describe('database', () => {
 
   it('upgrades a database of the last release whose demo wrote call times with a fraction of a millisecond', () => {
     const file = tempFile();
-    const old = new Database(file);
+    const old = newSqliteDatabase(file);
     old.exec('CREATE TABLE schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     for (const m of listMigrations().filter((m) => m.id <= 12)) {
       old.exec(m.sql);

@@ -3,7 +3,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { newSqliteDatabase } from '../../server/db/native-binding.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fake } from '../helpers/fake-electron.ts';
 import { fillVolume, mountSmallVolume, smallVolumeUnavailable, unmountSmallVolume } from '../helpers/small-volume.ts';
@@ -93,7 +93,7 @@ describe('Settings → Backups', () => {
     await start();
     await api('POST', '/cati/blacklist', { TelephoneNumber: '0201112233', Comment: 'keep me' });
     writeFileSync(join(dir, 'notes.sqlite'), 'just some text, not a database at all');
-    const foreign = new Database(join(dir, 'foreign.sqlite'));
+    const foreign = newSqliteDatabase(join(dir, 'foreign.sqlite'));
     foreign.exec('CREATE TABLE t (x)');
     foreign.close();
 
@@ -124,8 +124,8 @@ describe('Settings → Backups', () => {
     expect(fake.state.app.exitCodes).toEqual([0]);
     const kept = readdirSync(dir).filter((n) => /^cati\.sqlite\.before-restore-\d{8}T\d{6}Z$/.test(n));
     expect(kept).toHaveLength(1);
-    const restored = new Database(join(dir, 'cati.sqlite'), { readonly: true });
-    const keptDb = new Database(join(dir, kept[0]!), { readonly: true });
+    const restored = newSqliteDatabase(join(dir, 'cati.sqlite'), { readonly: true });
+    const keptDb = newSqliteDatabase(join(dir, kept[0]!), { readonly: true });
     try {
       expect(restored.prepare('SELECT comment FROM blacklist').pluck().all()).toEqual(['in the backup']);
       expect(keptDb.prepare('SELECT comment FROM blacklist ORDER BY id').pluck().all()).toEqual(['in the backup', 'after the backup']);

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import { newSqliteDatabase } from '../../server/db/native-binding.ts';
+import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFilter } from '../../server/odata/compile-sql.ts';
 import { queryCollection } from '../../server/odata/collection-query.ts';
@@ -22,7 +23,7 @@ const ROWS: [number, string | null, number | null, number | null, number, number
 let db: Database.Database;
 let store: SqliteStore;
 beforeAll(() => {
-  db = new Database(':memory:');
+  db = newSqliteDatabase(':memory:');
   store = new SqliteStore(db, ':memory:');
   db.exec('CREATE TABLE calls (id INTEGER PRIMARY KEY, name TEXT, duration INTEGER, price REAL, time INTEGER NOT NULL, paid INTEGER, kind TEXT NOT NULL)');
   const ins = db.prepare('INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?)');
