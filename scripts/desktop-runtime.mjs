@@ -1,8 +1,9 @@
-// What the desktop app needs beside `npm install`, found and fetched for `npm start` and `npm run doctor`:
-// the Electron binary (Electron 45 downloads it lazily, so a fresh install may not have it) and the Electron-ABI
-// build of better-sqlite3, kept in .native/electron/ beside the Node build that `npm test` uses (which is never
-// rebuilt or replaced). Paths can be redirected for tests and unusual set-ups: CATI_ELECTRON_DIR (the electron
-// package), CATI_NATIVE_DIR (where the Electron build lives), CATI_FETCH_ELECTRON_SQLITE (the fetch script).
+// What the desktop app needs beside `npm install`, found and fetched for `npm start` and `npm run doctor`: a display
+// and the Electron binary (Electron 45 downloads it lazily, so a fresh install may not have it). Nothing native is
+// built or fetched for Electron: it runs better-sqlite3 13 (the `better-sqlite3-napi` package), a Node-API addon
+// whose package carries a prebuilt binary per platform (server/db/native-binding.ts). Paths can be redirected for
+// tests and unusual set-ups: CATI_ELECTRON_DIR (the electron package), CATI_NATIVE_DIR (the launcher log's folder,
+// .native/ by default).
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
-export const BINDING_FILE = 'better_sqlite3.node';
+const BINDING_FILE = 'better_sqlite3.node';
 
 /** The electron npm package's directory, or null when it is not installed. */
 export function electronPackageDir(env = process.env) {
@@ -25,26 +26,16 @@ export function electronPackageDir(env = process.env) {
 }
 
 /**
- * The installed Electron: version, the Node ABI its binary loads addons for, and the binary's path when it is
- * there. Deliberately not `require('electron')`: electron 45's index.js starts a download when the binary is missing.
+ * The installed Electron: its version and the binary's path when it is there. Deliberately not `require('electron')`:
+ * electron 45's index.js starts a download when the binary is missing.
  */
 export function electronInfo(dir, env = process.env) {
   const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  const abiFile = join(dir, 'abi_version');
-  const abi = existsSync(abiFile) ? readFileSync(abiFile, 'utf8').trim() : abiFromNodeAbi(version);
   const pathFile = join(dir, 'path.txt');
   const name = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : null;
   const override = env.ELECTRON_OVERRIDE_DIST_PATH;
   const binary = override ? join(override, name ?? 'electron') : name ? join(dir, 'dist', name) : null;
-  return { dir, version, abi, binary: binary && existsSync(binary) ? binary : null };
-}
-
-function abiFromNodeAbi(version) {
-  try {
-    return String(require('node-abi').getAbi(version, 'electron'));
-  } catch {
-    return null;
-  }
+  return { dir, version, binary: binary && existsSync(binary) ? binary : null };
 }
 
 /**
@@ -62,7 +53,7 @@ export function bindingAbi(file) {
   return match ? match[1] : null;
 }
 
-/** Where the Node build of better-sqlite3 is (installed by npm; tests load it). */
+/** Where better-sqlite3 12's build for Node is (made by npm install; Node 20 and the tests load it). */
 export function nodeBindingFile() {
   try {
     return join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', BINDING_FILE);
@@ -71,9 +62,31 @@ export function nodeBindingFile() {
   }
 }
 
-/** Where the Electron build of better-sqlite3 is kept. */
-export function electronBindingFile(env = process.env) {
-  return join(env.CATI_NATIVE_DIR ?? join(root, '.native', 'electron'), BINDING_FILE);
+/** Whether this Linux runs on musl libc (better-sqlite3 13 then loads its linuxmusl-<arch> prebuild). */
+function isMusl(platform) {
+  return platform === 'linux' && !process.report.getReport().header.glibcVersionRuntime;
+}
+
+/**
+ * The better-sqlite3 13 binary that Electron (and Node with Node-API 10) loads on this platform: `better-sqlite3-napi`'s
+ * own prebuilds/<platform>-<arch>.node, whether or not it exists; null when the package is not installed.
+ */
+export function napiPrebuildFile(platform = process.platform, arch = process.arch, musl = isMusl(platform)) {
+  try {
+    const dir = dirname(require.resolve('better-sqlite3-napi/package.json'));
+    return join(dir, 'prebuilds', `${musl ? 'linuxmusl' : platform}-${arch}.node`);
+  } catch {
+    return null;
+  }
+}
+
+/** The version of an installed package (by its name in node_modules), or null. */
+export function packageVersion(name) {
+  try {
+    return JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')).version;
+  } catch {
+    return null;
+  }
 }
 
 /** The last non-empty line of a child's output that is not a stack frame, for a one-line reason. */
@@ -82,9 +95,9 @@ function lastLine(text) {
   return lines.at(-1) ?? '';
 }
 
-/** Where the launcher keeps the full output of its downloads and builds (the terminal gets one line). */
+/** Where the launcher keeps the full output of the Electron download (the terminal gets one line). */
 export function launcherLog(env = process.env) {
-  return join(dirname(electronBindingFile(env)), 'launcher.log');
+  return join(env.CATI_NATIVE_DIR ?? join(root, '.native'), 'launcher.log');
 }
 
 /**
@@ -109,17 +122,10 @@ export function installElectron(dir, env = process.env, timeoutMs = 10 * 60_000)
   return runNode(join(dir, 'install.js'), [], env, timeoutMs, dir);
 }
 
-/** Fetches the Electron build of better-sqlite3 into `out` (scripts/fetch-electron-sqlite.mjs, or CATI_FETCH_ELECTRON_SQLITE). */
-export function fetchElectronBinding(electron, out, env = process.env, timeoutMs = 10 * 60_000) {
-  const script = env.CATI_FETCH_ELECTRON_SQLITE ?? join(root, 'scripts', 'fetch-electron-sqlite.mjs');
-  return runNode(script, ['--electron', electron.version, '--abi', String(electron.abi), '--out', out], env, timeoutMs);
-}
-
 /**
- * Makes sure the desktop app can run: a display to open a window on (Linux), the Electron binary (downloaded when missing, unless
- * ELECTRON_SKIP_BINARY_DOWNLOAD is set) and an Electron-ABI better-sqlite3 (fetched when missing or of the wrong
- * ABI). Answers { ok: true, electron, binding } or { ok: false, missing } where `missing` says in a few words
- * which part could not be had and why. `log` receives progress lines (downloads and builds).
+ * Makes sure the desktop app can run: a display to open a window on (Linux) and the Electron binary (downloaded
+ * when missing, unless ELECTRON_SKIP_BINARY_DOWNLOAD is set). Answers { ok: true, electron } or { ok: false, missing }
+ * where `missing` says in a few words which part could not be had and why. `log` receives progress lines.
  */
 export function prepareDesktop(env = process.env, log = () => {}, platform = process.platform) {
   if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) {
@@ -139,24 +145,5 @@ export function prepareDesktop(env = process.env, log = () => {}, platform = pro
       return { ok: false, missing: `the Electron ${electron.version} binary could not be downloaded (${installed.reason || 'no binary after install'})` };
     }
   }
-  if (!electron.abi) return { ok: false, missing: `the Node ABI of Electron ${electron.version} is unknown (no abi_version file)` };
-
-  const binding = electronBindingFile(env);
-  const found = bindingAbi(binding);
-  if (found !== electron.abi) {
-    log(
-      found === null
-        ? `fetching better-sqlite3 for Electron ${electron.version} (ABI ${electron.abi}) into ${binding}…`
-        : `${binding} is built for ABI ${found}, Electron ${electron.version} needs ${electron.abi}: fetching the right build…`,
-    );
-    const fetched = fetchElectronBinding(electron, binding, env);
-    const now = bindingAbi(binding);
-    if (!fetched.ok || now === null) {
-      return { ok: false, missing: `the Electron build of better-sqlite3 could not be had (${fetched.reason || 'no file after fetching'})` };
-    }
-    if (now !== electron.abi) {
-      return { ok: false, missing: `the Electron build of better-sqlite3 at ${binding} is for ABI ${now}, Electron ${electron.version} needs ${electron.abi}` };
-    }
-  }
-  return { ok: true, electron, binding };
+  return { ok: true, electron };
 }

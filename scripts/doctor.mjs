@@ -1,12 +1,13 @@
 // `npm run doctor [-- --data-dir D] [--port P]`: what the app needs and what is there — Node, the Electron binary,
-// both builds of better-sqlite3 with their ABI, the data dirs (headless and desktop) and whether a server runs on
+// which better-sqlite3 each runtime loads (Node 20: 12 with its build's ABI; Node-API 10 runtimes and Electron: 13's
+// prebuilt Node-API binary for this platform), the data dirs (headless and desktop) and whether a server runs on
 // them, and whether the port is free. Read-only: it downloads and changes nothing.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bindingAbi, electronBindingFile, electronInfo, electronPackageDir, launcherLog, nodeBindingFile, root } from './desktop-runtime.mjs';
+import { bindingAbi, electronInfo, electronPackageDir, launcherLog, napiPrebuildFile, nodeBindingFile, packageVersion, root } from './desktop-runtime.mjs';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, port: { type: 'string' } } });
 const port = Number(values.port ?? 4100);
@@ -14,7 +15,7 @@ const rows = [];
 const row = (what, state) => rows.push([what, state]);
 const MB = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-row('Node', `${process.version} (ABI ${process.versions.modules})`);
+row('Node', `${process.version} (ABI ${process.versions.modules}, Node-API ${process.versions.napi})`);
 if (platform() === 'linux') {
   const display = process.env.WAYLAND_DISPLAY ? `Wayland ${process.env.WAYLAND_DISPLAY}` : process.env.DISPLAY ? `X11 ${process.env.DISPLAY}` : null;
   row('Display', display ?? 'none (neither DISPLAY nor WAYLAND_DISPLAY is set): npm start runs the headless server');
@@ -25,24 +26,33 @@ const electron = dir ? electronInfo(dir) : null;
 if (!electron) row('Electron', 'package not installed (npm install)');
 else {
   const skip = process.env.ELECTRON_SKIP_BINARY_DOWNLOAD ? '; ELECTRON_SKIP_BINARY_DOWNLOAD is set, so npm start will not download it' : '; npm start downloads it';
-  row('Electron', `${electron.version} (ABI ${electron.abi ?? 'unknown'}): ${electron.binary ? `binary at ${electron.binary}` : `binary missing${skip}`}`);
+  row('Electron', `${electron.version}: ${electron.binary ? `binary at ${electron.binary}` : `binary missing${skip}`}`);
 }
 
-function describeBinding(file, wantAbi, runtime) {
-  if (!file || !existsSync(file)) return `missing${runtime === 'Electron' ? ' (npm start or npm run native:electron fetches it)' : ' (npm rebuild better-sqlite3)'}`;
+/** better-sqlite3 12 (Node-API 9 runtimes, so Node 20): its build for Node, with the ABI it was built for. */
+function describeNodeBuild() {
+  const file = nodeBindingFile();
+  const version = packageVersion('better-sqlite3');
+  if (!version) return 'not installed (npm install)';
+  if (!file || !existsSync(file)) return `${version}: build missing (npm rebuild better-sqlite3)`;
   const abi = bindingAbi(file);
-  const verdict = abi === wantAbi ? `matches ${runtime}` : `does NOT match ${runtime} (ABI ${wantAbi ?? 'unknown'})`;
-  return `${file}: ABI ${abi ?? 'unknown'}, ${verdict}`;
-}
-row('better-sqlite3 for Node', describeBinding(nodeBindingFile(), process.versions.modules, 'this Node'));
-row('better-sqlite3 for Electron', describeBinding(electronBindingFile(), electron?.abi ?? null, 'Electron'));
-const bindingInfo = join(electronBindingFile(), '..', 'binding.json');
-if (existsSync(bindingInfo)) {
-  const info = JSON.parse(readFileSync(bindingInfo, 'utf8'));
-  row('  fetched', `better-sqlite3 ${info.betterSqlite3} for Electron ${info.electron} ${info.platform}-${info.arch}: ${info.source}`);
+  const verdict = abi === process.versions.modules ? 'matches this Node' : `does NOT match this Node (ABI ${process.versions.modules})`;
+  return `${version}, ${file}: ABI ${abi ?? 'unknown'}, ${verdict}`;
 }
 
-if (existsSync(launcherLog())) row('  launcher log', `${launcherLog()} (output of the last downloads and builds)`);
+/** better-sqlite3 13 (Node-API 10 runtimes: Node ≥ 22.14, 24, Electron 45): its prebuilt binary for this platform. */
+function describeNapiBuild() {
+  const version = packageVersion('better-sqlite3-napi');
+  const file = napiPrebuildFile();
+  if (!version || !file) return 'not installed (npm install)';
+  const target = file.split(/[\\/]/).at(-1);
+  return existsSync(file) ? `${version}, Node-API, prebuilt ${file}` : `${version}: no prebuilt binary for this platform (${target} missing)`;
+}
+// The same rule as server/db/native-binding.ts's sqliteDriverName (Electron 45 has Node-API 10).
+row('better-sqlite3 for Node', Number(process.versions.napi) >= 10 ? describeNapiBuild() : describeNodeBuild());
+row('better-sqlite3 for Electron', describeNapiBuild());
+
+if (existsSync(launcherLog())) row('  launcher log', `${launcherLog()} (output of the last Electron download)`);
 
 /** Electron's userData for this app (productName) on this platform. */
 function desktopDataDir() {

@@ -1,8 +1,9 @@
-// `npm start`: builds what is missing or stale, makes sure the desktop app can run (the Electron binary, downloaded
-// on first start; better-sqlite3 built for Electron's ABI, kept in .native/electron/ beside the Node build that
-// `npm test` uses) and launches Electron. When one of those cannot be had (offline, no prebuilt binary), it says in
-// one line which part is missing and runs the headless server with the same arguments (same data, same UI in a
-// browser). Downloads and builds log to .native/electron/launcher.log. `npm start -- --headless` (or CATI_HEADLESS=1) goes straight to the headless server.
+// `npm start`: builds what is missing or stale, makes sure the desktop app can run (a display, and the Electron
+// binary, downloaded on first start) and launches Electron on the project. Nothing native is built for Electron: the
+// server inside it loads better-sqlite3 13's prebuilt Node-API binary (server/db/native-binding.ts). When Electron
+// cannot be had (no display, offline, ELECTRON_SKIP_BINARY_DOWNLOAD), it says in one line which part is missing and
+// runs the headless server with the same arguments (same data, same UI in a browser). The download's full output goes
+// to .native/launcher.log. `npm start -- --headless` (or CATI_HEADLESS=1) goes straight to the headless server.
 // CATI_SKIP_BUILD=1 skips the renderer and main builds (tests of the launcher's decisions).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -61,7 +62,7 @@ function run(command, commandArgs, env = process.env) {
 }
 
 /**
- * Progress of a download or build, shown only on a terminal and replaced by what follows, so that the outcome
+ * Progress of a download, shown only on a terminal and replaced by what follows, so that the outcome
  * (the app, or the one line saying which part is missing) is all that stays.
  */
 function progress(line) {
@@ -79,7 +80,7 @@ const ready = headlessAsked ? { ok: false, missing: null } : prepareDesktop(proc
 clearProgress();
 if (ready.ok) {
   if (!skipBuild) buildMainIfStale();
-  const env = { ...process.env, CATI_SQLITE_BINDING: ready.binding, CATI_SQLITE_BINDING_ABI: ready.electron.abi };
+  const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE; // would make the binary a plain Node
   run(ready.electron.binary, [root, ...args], env);
 } else {

@@ -8,26 +8,27 @@ import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 // The real launcher (scripts/start.mjs) and doctor, run as child processes against fakes: a fake electron package
-// (install script that "downloads" or fails, a fake binary that records how it was started), fake better-sqlite3
-// builds (files carrying the node_register_module_v<ABI> symbol the launcher reads) and a fake fetch script.
+// (install script that "downloads" or fails, a fake binary that records how it was started). Nothing native is
+// fetched or built for Electron any more (it loads better-sqlite3 13's prebuilt Node-API binary), which these tests
+// also check: the Node build of better-sqlite3 12 stays byte-identical and no .native/ binding appears.
 const ROOT = join(import.meta.dirname, '..', '..');
-const NODE_BINDING = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
-const ELECTRON_ABI = '150';
+const require = createRequire(import.meta.url);
+const NODE_BINDING = join(dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+const NAPI_PREBUILD = join(dirname(require.resolve('better-sqlite3-napi/package.json')), 'prebuilds', `${process.platform}-${process.arch}.node`);
 
 let dir: string;
 let electronDir: string;
 let nativeDir: string;
 let record: string;
 
-const fakeBinding = (abi: string) => Buffer.concat([Buffer.from('\x7fELF fake addon\0'), Buffer.from(`node_register_module_v${abi}\0`)]);
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
-/** A fake Electron binary: records its argv and the binding env, exits 0. */
+/** A fake Electron binary: records its argv and the environment the launcher gave it, exits 0. */
 function writeFakeBinary(file: string) {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(
     file,
-    `#!${process.execPath}\nrequire('fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), binding: process.env.CATI_SQLITE_BINDING, abi: process.env.CATI_SQLITE_BINDING_ABI, runAsNode: process.env.ELECTRON_RUN_AS_NODE ?? null }));\n`,
+    `#!${process.execPath}\nrequire('fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), sqliteEnv: Object.keys(process.env).filter((k) => k.startsWith('CATI_SQLITE')), runAsNode: process.env.ELECTRON_RUN_AS_NODE ?? null }));\n`,
   );
   chmodSync(file, 0o755);
 }
@@ -36,7 +37,6 @@ function writeFakeBinary(file: string) {
 function fakeElectronPackage({ binary, install }: { binary: boolean; install: 'download' | 'fail' }) {
   mkdirSync(electronDir, { recursive: true });
   writeFileSync(join(electronDir, 'package.json'), JSON.stringify({ name: 'electron', version: '45.4.1' }));
-  writeFileSync(join(electronDir, 'abi_version'), ELECTRON_ABI);
   const marker = join(dir, 'install-ran');
   const installJs =
     install === 'download'
@@ -50,18 +50,6 @@ function fakeElectronPackage({ binary, install }: { binary: boolean; install: 'd
     writeFakeBinary(join(electronDir, 'dist', 'electron'));
     writeFileSync(join(electronDir, 'path.txt'), 'electron');
   }
-}
-
-/** The fake fetch script: writes a build of `abi`, or fails as offline. */
-function fakeFetch(result: { abi: string } | 'fail'): string {
-  const script = join(dir, 'fake-fetch.mjs');
-  writeFileSync(
-    script,
-    result === 'fail'
-      ? `import fs from 'node:fs'; fs.writeFileSync(${JSON.stringify(join(dir, 'fetch-ran'))}, ''); console.error('could not fetch better-sqlite3 for Electron 45.4.1: no prebuilt binary (getaddrinfo ENOTFOUND github.com)'); process.exit(1);`
-      : `import fs from 'node:fs'; const out = process.argv[process.argv.indexOf('--out') + 1]; fs.writeFileSync(${JSON.stringify(join(dir, 'fetch-ran'))}, process.argv.slice(2).join(' ')); fs.mkdirSync(${JSON.stringify(nativeDir)}, { recursive: true }); fs.writeFileSync(out, Buffer.from(${JSON.stringify(fakeBinding(result.abi).toString('latin1'))}, 'latin1'));`,
-  );
-  return script;
 }
 
 function env(extra: Record<string, string> = {}) {
@@ -102,41 +90,30 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('npm start (scripts/start.mjs) decides with fakes', () => {
-  it('launches Electron on the project with the Electron build of better-sqlite3 when both are present', async () => {
+  it('launches Electron on the project when its binary is present, building and fetching nothing native', async () => {
     fakeElectronPackage({ binary: true, install: 'fail' });
-    mkdirSync(nativeDir, { recursive: true });
-    writeFileSync(join(nativeDir, 'better_sqlite3.node'), fakeBinding(ELECTRON_ABI));
     const nodeBefore = sha(NODE_BINDING);
 
     const r = await start({ ELECTRON_RUN_AS_NODE: '1' });
 
     expect(r.outcome).toBe('electron');
-    expect(r.launched).toEqual({ argv: [ROOT, '--port', '0', '--data-dir', join(dir, 'data')], binding: join(nativeDir, 'better_sqlite3.node'), abi: ELECTRON_ABI, runAsNode: null });
+    expect(r.launched).toEqual({ argv: [ROOT, '--port', '0', '--data-dir', join(dir, 'data')], sqliteEnv: [], runAsNode: null });
     expect(existsSync(join(dir, 'install-ran'))).toBe(false);
-    expect(existsSync(join(dir, 'fetch-ran'))).toBe(false);
+    expect(existsSync(nativeDir)).toBe(false); // no Electron build of better-sqlite3, no download, so no log either
     expect(sha(NODE_BINDING)).toBe(nodeBefore); // npm test's build is untouched
   });
 
-  it('downloads a missing Electron binary through the package install script, and fetches a missing binding', async () => {
+  it('downloads a missing Electron binary through the package install script, then launches it', async () => {
     fakeElectronPackage({ binary: false, install: 'download' });
     const nodeBefore = sha(NODE_BINDING);
-    const r = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: ELECTRON_ABI }) });
+    const r = await start();
     expect(existsSync(join(dir, 'install-ran'))).toBe(true);
     expect(r.outcome).toBe('electron');
     expect(r.lines).toEqual([]); // progress only on a terminal; the app is the outcome
+    expect(r.launched.argv[0]).toBe(ROOT);
     expect(sha(NODE_BINDING)).toBe(nodeBefore);
-    expect(readFileSync(join(dir, 'fetch-ran'), 'utf8')).toBe(`--electron 45.4.1 --abi ${ELECTRON_ABI} --out ${join(nativeDir, 'better_sqlite3.node')}`);
-    expect(r.launched.binding).toBe(join(nativeDir, 'better_sqlite3.node'));
-  });
-
-  it('replaces a binding of the wrong ABI (a Node build copied there) before launching', async () => {
-    fakeElectronPackage({ binary: true, install: 'fail' });
-    mkdirSync(nativeDir, { recursive: true });
-    writeFileSync(join(nativeDir, 'better_sqlite3.node'), readFileSync(NODE_BINDING)); // the real Node build: ABI 115
-    const r = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: ELECTRON_ABI }) });
-    expect(r.outcome).toBe('electron');
-    expect(existsSync(join(dir, 'fetch-ran'))).toBe(true);
-    expect(readFileSync(join(nativeDir, 'better_sqlite3.node'))).toEqual(fakeBinding(ELECTRON_ABI));
+    expect(readFileSync(join(nativeDir, 'launcher.log'), 'utf8')).toMatch(/install\.js/); // the download's output, logged
+    expect(existsSync(join(nativeDir, 'better_sqlite3.node'))).toBe(false);
   });
 
   it('falls back to the headless server, naming the part, when the Electron download fails', async () => {
@@ -163,39 +140,6 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
     expect(existsSync(join(dir, 'install-ran'))).toBe(false);
   });
 
-  it('falls back when the Electron build of better-sqlite3 cannot be fetched, or comes with the wrong ABI', async () => {
-    fakeElectronPackage({ binary: true, install: 'fail' });
-    const offline = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch('fail') });
-    expect(offline.outcome).toBe('headless');
-    expect(offline.notice).toMatch(/^Desktop app not available: the Electron build of better-sqlite3 could not be had \(could not fetch .*ENOTFOUND github\.com\)\)\./);
-    expect(offline.lines.slice(0, offline.lines.findIndex((l) => l.startsWith('listening on ')))).toEqual([offline.notice]);
-    expect(offline.stderr).toBe('');
-
-    const wrong = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: '115' }) });
-    expect(wrong.outcome).toBe('headless');
-    expect(wrong.notice).toMatch(/better-sqlite3 at .* is for ABI 115, Electron 45\.4\.1 needs 150/);
-    expect(wrong.launched).toBeNull();
-  });
-
-  it('leaves npm test working after npm start: the Node build is untouched and Node ignores the Electron build it inherits', async () => {
-    fakeElectronPackage({ binary: true, install: 'fail' });
-    const nodeBefore = sha(NODE_BINDING);
-    const r = await start({ CATI_FETCH_ELECTRON_SQLITE: fakeFetch({ abi: ELECTRON_ABI }) });
-    expect(r.outcome).toBe('electron');
-    expect(sha(NODE_BINDING)).toBe(nodeBefore);
-    // A Node process started from the app's environment (a test run from its terminal, the import worker's Node…)
-    // opens the database with the Node build although CATI_SQLITE_BINDING points at the Electron one.
-    const opened = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', '-e', `import('./server/db/open.ts').then((m) => { const db = m.openDatabase(${JSON.stringify(join(dir, 'n.sqlite'))}); console.log(db.pragma('journal_mode', { simple: true })); db.close(); })`],
-      { cwd: ROOT, env: { ...env(), CATI_SQLITE_BINDING: r.launched.binding, CATI_SQLITE_BINDING_ABI: r.launched.abi }, encoding: 'utf8' },
-    );
-    expect(opened.stderr).toBe('');
-    expect(opened.stdout.trim()).toBe('wal');
-    // And the reverse: the Electron build stays where npm start put it whatever Node does.
-    expect(readFileSync(join(nativeDir, 'better_sqlite3.node'))).toEqual(fakeBinding(ELECTRON_ABI));
-  });
-
   it.runIf(process.platform === 'linux')('falls back without downloading anything on a Linux machine without a display', async () => {
     fakeElectronPackage({ binary: false, install: 'download' });
     const r = await start({ DISPLAY: '' });
@@ -215,16 +159,23 @@ describe('npm start (scripts/start.mjs) decides with fakes', () => {
 });
 
 describe('npm run doctor', () => {
-  it('prints the Electron binary, both bindings with their ABI, the data dirs and the port', () => {
+  it('prints the Electron binary, which better-sqlite3 Node and Electron load, the data dirs and the port', () => {
     fakeElectronPackage({ binary: false, install: 'fail' });
-    mkdirSync(nativeDir, { recursive: true });
-    writeFileSync(join(nativeDir, 'better_sqlite3.node'), fakeBinding('115'));
     const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'doctor.mjs'), '--data-dir', join(dir, 'data'), '--port', '0'], { cwd: ROOT, env: env(), encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Electron\s+45\.4\.1 \(ABI 150\): binary missing; npm start downloads it$/m);
+    expect(r.stdout).toMatch(/^Electron\s+45\.4\.1: binary missing; npm start downloads it$/m);
     if (process.platform === 'linux') expect(r.stdout).toMatch(/^Display\s+X11 :0$/m);
-    expect(r.stdout).toMatch(new RegExp(`^better-sqlite3 for Node\\s+.*better_sqlite3\\.node: ABI ${process.versions.modules}, matches this Node$`, 'm'));
-    expect(r.stdout).toMatch(/^better-sqlite3 for Electron\s+.*native\/better_sqlite3\.node: ABI 115, does NOT match Electron \(ABI 150\)$/m);
+    const v12 = JSON.parse(readFileSync(require.resolve('better-sqlite3/package.json'), 'utf8')).version;
+    const v13 = JSON.parse(readFileSync(require.resolve('better-sqlite3-napi/package.json'), 'utf8')).version;
+    const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // Node 20 (Node-API 9) loads 12 with the build npm made for its ABI; Node-API 10 runtimes load 13.
+    const forNode =
+      Number(process.versions.napi) >= 10
+        ? `${esc(v13)}, Node-API, prebuilt ${esc(NAPI_PREBUILD)}`
+        : `${esc(v12)}, ${esc(NODE_BINDING)}: ABI ${process.versions.modules}, matches this Node`;
+    expect(r.stdout).toMatch(new RegExp(`^better-sqlite3 for Node\\s+${forNode}$`, 'm'));
+    expect(existsSync(NAPI_PREBUILD)).toBe(true);
+    expect(r.stdout).toMatch(new RegExp(`^better-sqlite3 for Electron\\s+${esc(v13)}, Node-API, prebuilt ${esc(NAPI_PREBUILD)}$`, 'm'));
     expect(r.stdout).toMatch(/^Data dir \(headless\)\s+.*data: no database yet; no server running on it$/m);
     expect(r.stdout).toMatch(/^Data dir \(desktop\)\s+/m);
     expect(r.stdout).toMatch(/^Port 0 on 127\.0\.0\.1\s+free \(headless server\)$/m);
