@@ -12,7 +12,10 @@ import type { Worker } from 'node:worker_threads';
 /** An idle worker is stopped after this long without an import (the next import starts a new one). */
 export const IDLE_MS = 30_000;
 
-/** Workers of one role: `start` makes a new one, `stop` ends one (the writer's graceful stop, the parser's terminate). */
+/**
+ * Workers of one role: `start` makes a new one, `stop` ends one (the writer's graceful stop, the parser's
+ * terminate); at most `max` are kept idle, each for `idleMs`.
+ */
 export class WorkerPool {
   private readonly idle: Worker[] = [];
   private readonly live = new Set<Worker>();
@@ -23,6 +26,7 @@ export class WorkerPool {
     private readonly start: () => Worker,
     private readonly stop: (w: Worker) => void,
     private readonly max: number,
+    private readonly idleMs = IDLE_MS,
   ) {}
 
   /** An idle worker, or a new one (its start is queued: jobs posted before it is ready wait in its port). */
@@ -50,7 +54,7 @@ export class WorkerPool {
     this.idle.push(w);
     this.idleTimers.set(
       w,
-      setTimeout(() => this.end(w), IDLE_MS).unref(),
+      setTimeout(() => this.end(w), this.idleMs).unref(),
     );
   }
 
