@@ -18,6 +18,7 @@ import { EventHub } from './events/event-hub.ts';
 import { attachEventSink } from './events/publisher.ts';
 import { loadTlsPair, type TlsPair } from './tls.ts';
 import { closeReadPool } from './db/sqlite/read-pool.ts';
+import { closeImportWorkers } from './optout/import-workers.ts';
 
 export interface RunningServer {
   /** `http://HOST:PORT` as listening (the port resolved when 0 was asked). */
@@ -110,6 +111,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         server.close(() => {
           clearTimeout(grace);
           void (bridge?.close() ?? Promise.resolve())
+            .then(() => closeImportWorkers(dbFile)) // the opt-out import's kept workers (and the writer's connection)
             .then(() => store.close())
             .then(() => removeRunLock(config.dataDir, url))
             .then(() => closeReadPool(dbFile)) // $apply's read connection (server/db/sqlite/read-pool.ts) goes too

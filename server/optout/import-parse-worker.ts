@@ -1,51 +1,61 @@
 /**
- * Entry of the parse worker (started by import-service.ts with memory and time limits). It holds NO database
- * handle: it reads the untrusted file, parses and validates it, and sends the valid values over its port to
- * the write worker. Whatever a crafted workbook does to this thread's objects (prototypes included) dies
- * with it and never reaches a thread that writes.
+ * Entry of a parse worker (started by import-workers.ts with memory limits; the service stops it at its time
+ * limit). It holds NO database handle: for each job the main thread posts, it reads the untrusted file, parses
+ * and validates it, and sends the valid values over the job's port to the write worker. A text file's job
+ * leaves nothing behind (plain strings, locals only), so the worker is kept for the next import; after a
+ * workbook the service ends the thread, so whatever a crafted workbook does to this thread's objects
+ * (prototypes included) dies with it and never reaches another import nor a thread that writes.
  */
 import { readFileSync } from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { entryChecker, ImportFileError, readTextValues } from './import-parse.ts';
 import { MAX_INVALID_ITEMS, type InvalidItem, type ParseJob, type ParsedMessage, type WorkerReply } from './import-protocol.ts';
 
 const BATCH = 5000;
-const job = workerData as ParseJob;
-const send = (message: ParsedMessage) => job.port.postMessage(message);
+const reply = (message: WorkerReply) => parentPort!.postMessage(message);
 
-async function readValues(): Promise<Iterable<string>> {
+async function readValues(job: ParseJob): Promise<Iterable<string>> {
   const bytes = new Uint8Array(readFileSync(job.filePath));
   if (job.format === 'text') return readTextValues(bytes, job.maxRows);
   const { readXlsxValues } = await import('./import-xlsx.ts');
   return readXlsxValues(bytes, job.maxRows);
 }
 
-try {
-  const check = entryChecker(job.kind);
-  const invalidItems: InvalidItem[] = [];
-  let batch: string[] = [];
-  let valid = 0;
-  let invalid = 0;
-  let row = 0;
-  for (const raw of await readValues()) {
-    row++;
-    const r = check(raw);
-    if (!r.ok) {
-      invalid++;
-      if (invalidItems.length < MAX_INVALID_ITEMS) invalidItems.push({ row, value: raw, reason: r.reason });
-      continue;
+/** Reads one file; a bad file → `failed` (400/413); anything else unexpected ends the thread (the service answers 500). */
+async function parse(job: ParseJob): Promise<void> {
+  const send = (message: ParsedMessage) => job.port.postMessage(message);
+  try {
+    const check = entryChecker(job.kind);
+    const invalidItems: InvalidItem[] = [];
+    let batch: string[] = [];
+    let valid = 0;
+    let invalid = 0;
+    let row = 0;
+    for (const raw of await readValues(job)) {
+      row++;
+      const r = check(raw);
+      if (!r.ok) {
+        invalid++;
+        if (invalidItems.length < MAX_INVALID_ITEMS) invalidItems.push({ row, value: raw, reason: r.reason });
+        continue;
+      }
+      valid++;
+      batch.push(r.value);
+      if (batch.length === BATCH) {
+        send({ values: batch });
+        batch = [];
+      }
     }
-    valid++;
-    batch.push(r.value);
-    if (batch.length === BATCH) {
-      send({ values: batch });
-      batch = [];
-    }
+    if (batch.length > 0) send({ values: batch });
+    send({ end: { valid, invalid, invalidItems } });
+    job.port.close();
+    reply({ type: 'finished' });
+  } catch (err) {
+    if (!(err instanceof ImportFileError)) throw err;
+    job.port.close();
+    reply({ type: 'failed', status: err.status, message: err.message });
   }
-  if (batch.length > 0) send({ values: batch });
-  send({ end: { valid, invalid, invalidItems } });
-  job.port.close();
-} catch (err) {
-  if (!(err instanceof ImportFileError)) throw err;
-  parentPort!.postMessage({ type: 'failed', status: err.status, message: err.message } satisfies WorkerReply);
 }
+
+// One job at a time: the service posts the next only after this one's `finished`.
+parentPort!.on('message', (job: ParseJob) => void parse(job));

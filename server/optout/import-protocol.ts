@@ -4,8 +4,9 @@ import type { EntryKind } from './entries.ts';
 import type { FileFormat } from './file-format.ts';
 
 /**
- * What the main thread hands the parse worker (import-parse-worker.ts, no database handle): the upload's
- * temp file (not its bytes) and the port to the write worker, where the valid values go.
+ * One job the main thread posts to a parse worker (import-parse-worker.ts, no database handle; kept between
+ * imports, import-workers.ts): the upload's temp file (not its bytes) and the port to the write worker, where
+ * the valid values go.
  */
 export interface ParseJob {
   filePath: string;
@@ -15,9 +16,13 @@ export interface ParseJob {
   port: MessagePort;
 }
 
-/** What the main thread hands the write worker (import-worker.ts): the database and the port from the parser. */
-export interface WriteJob {
+/** What a write worker (import-worker.ts) is started with: the database it opens once and keeps between imports. */
+export interface WriterStart {
   dbFile: string;
+}
+
+/** One job the main thread posts to a write worker: the list and the port from the parser. */
+export interface WriteJob {
   listId: number;
   kind: EntryKind;
   /** SQLite busy_timeout of the worker's connection: how long the write may wait for the database. */
@@ -54,10 +59,11 @@ export interface ImportOutcome extends ImportResult {
 
 /**
  * Messages from the workers to the main thread: `parsed` (the writer staged everything the parser sent; it
- * then waits for the main thread's `'write'` go-ahead), the result, or a failure the main thread turns into a
- * status (the parser sends only failures).
+ * then waits for the main thread's `'write'` go-ahead), the result, `finished` (the parser sent all it read
+ * and is free for the next import), or a failure the main thread turns into a status.
  */
 export type WorkerReply =
   | { type: 'parsed' }
+  | { type: 'finished' }
   | { type: 'done'; result: ImportOutcome }
   | { type: 'failed'; status?: 400 | 413; code?: string; message: string };

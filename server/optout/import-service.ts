@@ -8,9 +8,10 @@ import { ApiError, badRequest, fromDatabaseError, notFound } from '../errors.ts'
 import type { EntryKind } from './entries.ts';
 import { detectFormat } from './file-format.ts';
 import type { FileFormat } from './file-format.ts';
-import type { ImportOutcome, ParsedMessage, ParseJob, WorkerReply, WriteJob } from './import-protocol.ts';
+import type { ImportOutcome, ParsedMessage, ParseJob, WorkerReply, WriteJob, WriterStart } from './import-protocol.ts';
 import { writeEntriesThroughStore, type ParsedValues } from './import-store-write.ts';
 import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
+import { registerImportWorkers, unregisterImportWorkers, WorkerPool } from './import-workers.ts';
 
 /** Limits of one import (CONTRACT §5, §7). */
 export interface ImportLimits {
@@ -117,9 +118,17 @@ function stopWriter(writer: Worker, graceMs: number): void {
 /** How an import writes: SQLite's write worker (its own connection, the fast path) or one Store transaction. */
 export type ImportWritePath = 'sqlite-worker' | 'store';
 
-/** Runs import jobs in disposable workers, a few at a time. */
+/** Adds `fn` as `event` listener of `w` and returns what removes it (a kept worker must not keep a job's listeners). */
+function listen(w: Worker, event: 'message' | 'error' | 'exit', fn: (arg: never) => void): () => void {
+  w.on(event, fn as (arg: unknown) => void);
+  return () => void w.off(event, fn as (arg: unknown) => void);
+}
+
+/** Runs import jobs in kept worker threads (import-workers.ts), a few at a time. */
 export class ImportService {
   private readonly gate: Gate;
+  private readonly parsers: WorkerPool;
+  private readonly writers: WorkerPool;
   /** `writePath`: by default the write worker where the store lets a worker write (SQLite), else the Store. */
   constructor(
     private readonly ctx: Pick<AppContext, 'store' | 'dbFile'>,
@@ -127,6 +136,21 @@ export class ImportService {
     readonly writePath: ImportWritePath = ctx.store.workerWriteFile !== null ? 'sqlite-worker' : 'store',
   ) {
     this.gate = new Gate(limits);
+    this.parsers = new WorkerPool(
+      () => startModuleWorker(PARSE_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: limits.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 } }),
+      (w) => void w.terminate(),
+      limits.maxConcurrent,
+    );
+    this.writers = new WorkerPool(
+      () =>
+        startModuleWorker(WRITE_ENTRY, {
+          workerData: { dbFile: ctx.dbFile } satisfies WriterStart,
+          resourceLimits: { maxOldGenerationSizeMb: WRITER_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+        }),
+      (w) => stopWriter(w, 2 * limits.writeTimeoutMs),
+      limits.maxConcurrent,
+    );
+    registerImportWorkers(ctx.dbFile, this);
   }
 
   /**
@@ -135,7 +159,8 @@ export class ImportService {
    * time limit → 413 (the file is too large to process: a clear client-side cause, not a retryable server
    * state); the write audits the import as `actor` in its transaction; the list deleted meanwhile → 404;
    * busy database → the SQLite mapping, unreachable → 503; anything else → 500. Nothing is stored unless the
-   * whole import is.
+   * whole import is. An import that cannot start within `maxWaitMs` → 503, one beyond the line → 429 (both
+   * with Retry-After).
    */
   async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string, actor: Actor): Promise<ImportOutcome> {
     const format = detectFormat(fileName, await readHead(filePath), (await stat(filePath)).size);
@@ -147,85 +172,107 @@ export class ImportService {
     }
   }
 
+  /** Stops this service's workers (the server is closing; also called by closeImportWorkers). */
+  async close(): Promise<void> {
+    unregisterImportWorkers(this.ctx.dbFile, this);
+    await Promise.all([this.parsers.close(), this.writers.close()]);
+  }
+
+  /** Worker threads alive (idle or busy): parse and write workers, for tests. */
+  get workerCount(): { parse: number; write: number } {
+    return { parse: this.parsers.size, write: this.writers.size };
+  }
+
   /**
-   * Two disposable workers joined by a MessageChannel: the parser (no database handle, memory and time
-   * limits) sends valid values to the writer (a database connection, never the file). The read timer runs
-   * until the writer has staged everything; the writer then writes within its busy timeout. On the Store
-   * path the main thread takes the writer's place: it collects the values, then writes them in one
-   * transaction (import-store-write.ts).
+   * Two workers joined by a MessageChannel: the parser (no database handle, memory and time limits) sends
+   * valid values to the writer (a database connection, never the file). The read timer runs until the writer
+   * has staged everything; the writer then writes within its busy timeout. On the Store path the main thread
+   * takes the writer's place: it collects the values, then writes them in one transaction
+   * (import-store-write.ts). Both workers come from the pools and go back after a clean import; after any
+   * failure or timeout they end (as each import's own workers did before), and a parser that read a workbook
+   * always ends.
    */
   private runWorkers(filePath: string, format: FileFormat, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
     const limits = this.limits;
     return new Promise((resolve, reject) => {
       const { port1, port2 } = new MessageChannel();
-      const writer =
-        this.writePath === 'sqlite-worker'
-          ? startModuleWorker(WRITE_ENTRY, {
-              workerData: { dbFile: this.ctx.dbFile, listId, kind, busyTimeoutMs: limits.writeTimeoutMs, port: port2, actor } satisfies WriteJob,
-              transferList: [port2],
-              resourceLimits: { maxOldGenerationSizeMb: WRITER_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-            })
-          : undefined;
-      const parser = startModuleWorker(PARSE_ENTRY, {
-        workerData: { filePath, format, kind, maxRows: limits.maxRows, port: port1 } satisfies ParseJob,
-        transferList: [port1],
-        resourceLimits: { maxOldGenerationSizeMb: limits.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
-      });
+      const writer = this.writePath === 'sqlite-worker' ? this.writers.take() : undefined;
+      const parser = this.parsers.take();
+      const offs: (() => void)[] = [];
+      let parserFinished = false;
       let settled = false;
       let timer: NodeJS.Timeout;
-      const settle = (fn: () => void) => {
+      const settle = (ok: boolean, fn: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        void parser.terminate();
-        if (writer) stopWriter(writer, 2 * limits.writeTimeoutMs);
-        else port2.close();
+        for (const off of offs) off();
+        if (ok && format === 'text') this.giveBackParser(parser, parserFinished);
+        else this.parsers.end(parser);
+        if (writer) {
+          if (ok) this.writers.give(writer);
+          else this.writers.end(writer);
+        } else port2.close();
         fn();
       };
+      const fail = (err: unknown) => settle(false, () => reject(err));
       const seconds = limits.parseTimeoutMs / 1000;
-      timer = setTimeout(
-        () => settle(() => reject(new ApiError('PayloadTooLarge', `The file could not be read within ${seconds} s; split it into smaller files`))),
-        limits.parseTimeoutMs,
-      );
+      timer = setTimeout(() => fail(new ApiError('PayloadTooLarge', `The file could not be read within ${seconds} s; split it into smaller files`)), limits.parseTimeoutMs);
       const onError = (heapMb: number) => (err: Error & { code?: string }) => {
-        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          settle(() => reject(new ApiError('PayloadTooLarge', `Reading the file needs more than ${heapMb} MB of memory; split it into smaller files`)));
-        } else settle(() => reject(err));
+        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') fail(new ApiError('PayloadTooLarge', `Reading the file needs more than ${heapMb} MB of memory; split it into smaller files`));
+        else fail(err);
       };
-      parser.on('message', (m: WorkerReply) => {
-        if (m.type === 'failed') settle(() => reject(failure(m, listId)));
-      });
-      parser.on('error', onError(limits.heapMb));
-      parser.on('exit', (code) => {
-        if (code !== 0) settle(() => reject(new Error(`The import's parse worker exited (code ${code}) without a result`)));
-      });
+      offs.push(
+        listen(parser, 'message', (m: WorkerReply) => {
+          if (m.type === 'failed') fail(failure(m, listId));
+          else if (m.type === 'finished') parserFinished = true;
+        }),
+        listen(parser, 'error', onError(limits.heapMb)),
+        listen(parser, 'exit', (code: number) => fail(new Error(`The import's parse worker exited (code ${code}) without a result`))),
+      );
       if (!writer) {
         collectParsed(port2, (parsed) => {
           if (settled) return; // stopped by the read timer: nothing is written
           clearTimeout(timer);
           writeEntriesThroughStore(this.ctx.store, listId, kind, parsed, actor, Date.now() + 2 * limits.writeTimeoutMs).then(
-            (result) => settle(() => resolve(result)),
-            (err: unknown) => settle(() => reject(storeFailure(err, listId))),
+            (result) => settle(true, () => resolve(result)),
+            (err: unknown) => fail(storeFailure(err, listId)),
           );
         });
-        return;
+      } else {
+        offs.push(
+          listen(writer, 'message', (m: WorkerReply) => {
+            if (m.type === 'parsed') {
+              // The writer writes only once told to, so a worker stopped by the read timer can never have written.
+              if (settled) return;
+              clearTimeout(timer);
+              timer = setTimeout(() => fail(new ApiError('InternalError', 'Writing the import took too long; check the list before trying again')), 2 * limits.writeTimeoutMs);
+              writer.postMessage('write');
+            } else if (m.type === 'done') settle(true, () => resolve(m.result));
+            else if (m.type === 'failed') fail(failure(m, listId));
+          }),
+          listen(writer, 'error', onError(WRITER_HEAP_MB)),
+          listen(writer, 'exit', (code: number) => fail(new Error(`The import's write worker exited (code ${code}) without a result`))),
+        );
+        writer.postMessage({ listId, kind, busyTimeoutMs: limits.writeTimeoutMs, port: port2, actor } satisfies WriteJob, [port2]);
       }
-      writer.on('message', (m: WorkerReply) => {
-        if (m.type === 'parsed') {
-          // The writer writes only once told to, so a worker stopped by the read timer can never have written.
-          if (settled) return;
-          clearTimeout(timer);
-          timer = setTimeout(
-            () => settle(() => reject(new ApiError('InternalError', 'Writing the import took too long; check the list before trying again'))),
-            2 * limits.writeTimeoutMs,
-          );
-          writer.postMessage('write');
-        } else if (m.type === 'done') settle(() => resolve(m.result));
-        else settle(() => reject(failure(m, listId)));
-      });
-      writer.on('error', onError(WRITER_HEAP_MB));
-      writer.on('exit', (code) => settle(() => reject(new Error(`The import's write worker exited (code ${code}) without a result`))));
+      parser.postMessage({ filePath, format, kind, maxRows: limits.maxRows, port: port1 } satisfies ParseJob, [port1]);
     });
+  }
+
+  /** A parser goes back once it said `finished` (its last message may come after the writer's result). */
+  private giveBackParser(parser: Worker, finished: boolean): void {
+    if (finished) return this.parsers.give(parser);
+    const offs: (() => void)[] = [];
+    const done = (keep: boolean) => {
+      for (const off of offs) off();
+      if (keep) this.parsers.give(parser);
+      else this.parsers.end(parser);
+    };
+    offs.push(
+      listen(parser, 'message', (m: WorkerReply) => done(m.type === 'finished')),
+      listen(parser, 'exit', () => done(false)),
+    );
   }
 }
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import XLSX from 'xlsx';
 import { CLI_ACTOR } from '../../server/audit/audit-log.ts';
 import { openDatabase } from '../../server/db/open.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
@@ -128,6 +129,80 @@ describe('imports under load (issue 25): refused promptly with Retry-After, neve
       holder.close();
     }
   }, 60_000);
+});
+
+describe('kept workers (issue 25): an import starts no thread when a clean one is idle', () => {
+  const csv = (name: string, rows: string[]) => {
+    const f = join(dir, name);
+    writeFileSync(f, rows.join('\n'));
+    return f;
+  };
+  const workbook = () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['Email'], ['wb1@x.example'], ['wb2@x.example']]), 'Sheet1');
+    const f = join(dir, 'book.xlsx');
+    writeFileSync(f, XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+    return f;
+  };
+
+  it('imports one after another reuse one parse worker and one write worker, with the same answers', async () => {
+    const { id } = await ensureList(store, 1, 'p30');
+    const s = service({});
+    try {
+      for (let k = 0; k < 3; k++) {
+        const f = csv(`kept${k}.csv`, ['Email', `k${k}@x.example`, 'shared@x.example', 'nope']);
+        const r = await s.importFile(id, 'emails', 'kept.csv', f, CLI_ACTOR);
+        expect(r).toMatchObject({ newRows: k === 0 ? 2 : 1, duplicatedRows: k === 0 ? 0 : 1, invalidRows: 1 });
+        expect(s.workerCount).toEqual({ parse: 1, write: 1 });
+      }
+      expect(await count(id)).toBe(4);
+      expect(await audits(id)).toHaveLength(3);
+    } finally {
+      await s.close();
+    }
+    expect(s.workerCount).toEqual({ parse: 0, write: 0 });
+  });
+
+  it('a bad file ends both workers; the next import starts fresh ones and stores everything', async () => {
+    const { id } = await ensureList(store, 1, 'p31');
+    const s = service({});
+    try {
+      await s.importFile(id, 'emails', 'a.csv', csv('ok1.csv', ['a1@x.example']), CLI_ACTOR);
+      const bad = join(dir, 'bad.csv');
+      writeFileSync(bad, Buffer.from([0x61, 0xff, 0xfe, 0x0a, 0x62]));
+      expect((await failure(s.importFile(id, 'emails', 'bad.csv', bad, CLI_ACTOR))).status).toBe(400);
+      await sleep(200);
+      expect(s.workerCount).toEqual({ parse: 0, write: 0 });
+      expect(await s.importFile(id, 'emails', 'a.csv', csv('ok2.csv', ['a2@x.example', 'a1@x.example']), CLI_ACTOR)).toMatchObject({ newRows: 1, duplicatedRows: 1 });
+      expect(s.workerCount).toEqual({ parse: 1, write: 1 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('the parse worker that read a workbook is never kept (a crafted workbook dies with its thread)', async () => {
+    const { id } = await ensureList(store, 1, 'p32');
+    const s = service({});
+    try {
+      expect(await s.importFile(id, 'emails', 'book.xlsx', workbook(), CLI_ACTOR)).toMatchObject({ newRows: 2 });
+      await sleep(200);
+      expect(s.workerCount).toEqual({ parse: 0, write: 1 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('through the Store only a parse worker is kept; after close an import is refused', async () => {
+    const { id } = await ensureList(store, 1, 'p33');
+    const s = service({}, 'store');
+    await s.importFile(id, 'emails', 'a.csv', csv('st1.csv', ['st1@x.example']), CLI_ACTOR);
+    await s.importFile(id, 'emails', 'a.csv', csv('st2.csv', ['st2@x.example']), CLI_ACTOR);
+    expect(s.workerCount).toEqual({ parse: 1, write: 0 });
+    await s.close();
+    expect(s.workerCount).toEqual({ parse: 0, write: 0 });
+    await expect(s.importFile(id, 'emails', 'a.csv', csv('st3.csv', ['st3@x.example']), CLI_ACTOR)).rejects.toThrow(/closed/);
+    expect(await count(id)).toBe(2);
+  });
 });
 
 describe('insertMany ignoring conflicts (the import writer on the Store)', () => {
