@@ -10,6 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { copyRowsOn } from './pg-copy.ts';
+import { forgetStatement, isStalePlan, statementName } from './pg-statements.ts';
 import { migratePg } from './pg-migrate.ts';
 import { asUnavailable, hostPort, isConnectionError, isRetryable, numberPlaceholders, pgTypes, redactUrl } from './pg-sql.ts';
 import { postgresDialect } from './dialect.ts';
@@ -24,8 +25,6 @@ interface Tx {
   /** False once the transaction ended (work started inside it that outlives it goes to the pool). */
   open: boolean;
 }
-
-type Runner = pg.Pool | pg.PoolClient;
 
 /** A Queryable with COPY: the store and its transactions on PostgreSQL. */
 /** PostgreSQL's lock_not_available (lock_timeout passed). */
@@ -101,7 +100,8 @@ export class PgStore implements Store, PgQueryable {
 
   /** A new unpooled client with the store's settings (the LISTEN connection of the event bridge), named in pg_stat_activity. */
   newClient(applicationName = 'cati'): pg.Client {
-    return new pg.Client({ connectionString: this.url, types: pgTypes, application_name: applicationName });
+    // TCP keepalive: a listener whose peer vanished without a word (a network cut) finds out and reconnects.
+    return new pg.Client({ connectionString: this.url, types: pgTypes, application_name: applicationName, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
   }
 
   get inTransaction(): boolean {
@@ -113,13 +113,34 @@ export class PgStore implements Store, PgQueryable {
     return tx?.open ? tx : undefined;
   }
 
-  private async query(runner: Runner | undefined, sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
-    const on = runner ?? this.openTx()?.client ?? this.pool;
+  /**
+   * Runs one statement on `runner`, the open transaction's connection, or a pooled one. A statement with
+   * parameters runs as a named prepared statement of its connection (pg-statements.ts).
+   */
+  private async query(runner: pg.PoolClient | undefined, sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
+    const client = runner ?? this.openTx()?.client;
     const text = params && params.length ? numberPlaceholders(sql) : sql;
+    const values = params ? [...params] : [];
+    if (client) {
+      try {
+        return await this.statement(client, text, values, rowMode, true);
+      } catch (err) {
+        throw asUnavailable(err, this.where);
+      }
+    }
+    return this.withClient((c) => this.statement(c, text, values, rowMode, false));
+  }
+
+  /** `text` on `client`, named when it has parameters; prepared again once if PostgreSQL says its plan went stale. */
+  private async statement(client: pg.ClientBase, text: string, values: unknown[], rowMode: 'array' | undefined, inTx: boolean): Promise<pg.QueryResult> {
+    const name = values.length ? statementName(client, text, inTx) : undefined;
     try {
-      return await on.query({ text, values: params ? [...params] : [], ...(rowMode ? { rowMode } : {}) });
+      return await client.query({ name, text, values, ...(rowMode ? { rowMode } : {}) });
     } catch (err) {
-      throw asUnavailable(err, this.where);
+      if (name === undefined || !isStalePlan(err)) throw err;
+      forgetStatement(client, text, inTx);
+      if (inTx) throw err; // the transaction is aborted; its next attempt prepares the statement afresh
+      return client.query({ text, values, ...(rowMode ? { rowMode } : {}) });
     }
   }
 
