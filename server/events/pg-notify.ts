@@ -7,6 +7,11 @@
  * on the rows it missed; rows are deleted a few minutes after they were written.
  *
  * Event ids (`id:` lines) stay per process: a client that moves to another server resumes with a `reset`.
+ *
+ * The same connection LISTENs on `cati_keys`, which a trigger on `api_keys` (migration 021) NOTIFYs whenever a
+ * statement revokes keys: `keyVersion` moves on each such announcement and on every reconnection (the listener
+ * may have missed some while away), and is undefined while the listener is down, so the key cache asks the
+ * database again until it listens.
  */
 import type pg from 'pg';
 import type { PgStore } from '../db/pg-store.ts';
@@ -19,6 +24,8 @@ type Batch = { type: EventType; data: Record<string, unknown> }[];
 export type LocalHub = Pick<EventHub, 'publish'>;
 
 const CHANNEL = 'cati_events';
+/** NOTIFYed by the trigger of migration 021 when API keys are revoked. */
+const KEYS_CHANNEL = 'cati_keys';
 /** The listener's application_name in pg_stat_activity. */
 export const LISTENER_NAME = 'cati-events';
 /** The database's clock in epoch ms (one clock for every process). */
@@ -41,6 +48,8 @@ export interface PgEventBridge extends EventSink {
   readonly listening: boolean;
   /** LISTEN connections made so far (1 + reconnections). */
   readonly connections: number;
+  /** Moves whenever keys may have been revoked in any process; undefined while the listener is down (KeyChangeSignal). */
+  readonly keyVersion: number | undefined;
   /** Stops listening and cleaning up. */
   close(): Promise<void>;
 }
@@ -55,6 +64,8 @@ export async function pgEventSink(store: PgStore, hub: LocalHub, options: PgEven
 class Bridge implements PgEventBridge {
   private client: pg.Client | null = null;
   connections = 0;
+  /** Key announcements heard plus connections made (see keyVersion). */
+  private keyChanges = 0;
   private closed = false;
   private backoffMs = 250;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -84,6 +95,10 @@ class Bridge implements PgEventBridge {
 
   get listening(): boolean {
     return this.client !== null;
+  }
+
+  get keyVersion(): number | undefined {
+    return this.client === null ? undefined : this.keyChanges;
   }
 
   async publish(events: Batch): Promise<void> {
@@ -157,10 +172,11 @@ class Bridge implements PgEventBridge {
     client.on('end', () => this.lost(client));
     client.on('notification', (msg) => {
       if (msg.channel === CHANNEL && msg.payload) this.enqueue([Number(msg.payload)]);
+      else if (msg.channel === KEYS_CHANNEL) this.keyChanges++;
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${KEYS_CHANNEL}`);
       // First connection: rows written before this process listened are not its to deliver.
       if (this.startTime === 0) this.lastTime = this.startTime = (await client.query<{ now: number }>(`SELECT ${NOW_MS} AS now`)).rows[0]!.now;
     } catch (err) {
@@ -172,6 +188,7 @@ class Bridge implements PgEventBridge {
       return;
     }
     const reconnected = this.connections > 0;
+    this.keyChanges++; // revocations announced while no listener heard them: every cached key is read again
     this.client = client;
     this.connections++;
     this.backoffMs = 250;
