@@ -62,6 +62,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // PostgreSQL: several processes share the database, so changes travel through it (LISTEN/NOTIFY) to every hub.
   const bridge = store.engine === 'postgres' ? await pgEventSink(store as PgStore, events) : undefined;
   attachEventSink(store, bridge ?? events);
+  if (bridge) keys.useKeyChangeSignal(bridge); // revocations heard over the bridge's LISTEN, not read per request
   let url = '';
   const ctx: AppContext = { store, dbFile, config, keys, events, baseUrl: () => url };
   const app = createRequestListener(ctx);

@@ -90,14 +90,12 @@ interface CachedKey {
 }
 
 /**
- * What changes whenever a key may have been revoked by someone else, read on every request before the cache
- * is trusted: the store's change version where it has one (it moves on any commit by another connection, such
- * as the `keys revoke` CLI on the same data dir, and costs no table read); otherwise (other server processes
- * revoke) the number of revoked keys, which only grows (a revoked key never comes back, keys are never
- * deleted) — one small read.
+ * Tells the key cache that keys may have been revoked by another process without a query: on PostgreSQL the
+ * event bridge's listener, which hears the NOTIFY of migration 021's trigger on every revocation.
  */
-async function revocationVersion(q: Queryable): Promise<number | undefined> {
-  return (await q.changeVersion()) ?? q.value<number>('SELECT count(revoked_at) FROM api_keys');
+export interface KeyChangeSignal {
+  /** Moves on every announced revocation and every reconnection of the listener; undefined while it cannot hear. */
+  readonly keyVersion: number | undefined;
 }
 
 /**
@@ -107,7 +105,8 @@ async function revocationVersion(q: Queryable): Promise<number | undefined> {
  */
 export class ApiKeyStore {
   private readonly cache = new Map<string, CachedKey>();
-  private cachedVersion: number | undefined = -1;
+  private cachedVersion = '';
+  private signal: KeyChangeSignal | undefined;
   /** Moves on every clearing, so a lookup that overlapped a revocation does not put its stale answer in the cache. */
   private generation = 0;
   /** Keys held in memory for this run only (CATI_API_KEY, the UI session key), by digest. */
@@ -120,6 +119,26 @@ export class ApiKeyStore {
   constructor(private readonly store: Store) {
     this.ui = new UiSessionStore(store);
     this.users = new UserStore(store, this.ui);
+  }
+
+  /** Listens to `signal` instead of asking the database on every request whether a key was revoked elsewhere. */
+  useKeyChangeSignal(signal: KeyChangeSignal): void {
+    this.signal = signal;
+  }
+
+  /**
+   * What changes whenever a key may have been revoked by someone else, read on every request before the cache is
+   * trusted: the signal's version while it hears (PostgreSQL's announcements, no query); else the store's change
+   * version (SQLite's data_version: it moves on any commit by another connection, such as the `keys revoke` CLI on
+   * the same data dir, and reads no table); else the number of revoked keys, which only grows (a revoked key never
+   * comes back, keys are never deleted) — one small read. Tagged by source, so a change of source clears the cache.
+   */
+  private async revocationVersion(): Promise<string> {
+    const heard = this.signal?.keyVersion;
+    if (heard !== undefined) return `heard ${heard}`;
+    const data = await this.store.changeVersion();
+    if (data !== null) return `data ${data}`;
+    return `revoked ${await this.store.value<number>('SELECT count(revoked_at) FROM api_keys')}`;
   }
 
   /** Accepts `key` (with every permission unless limited) for this run only; it is never written to the database. */
@@ -196,7 +215,7 @@ export class ApiKeyStore {
 
   /** The cached entry of a digest while it is fresh and no key has been revoked elsewhere since it was read. */
   private async cached(digest: string): Promise<CachedKey | undefined> {
-    const version = await revocationVersion(this.store);
+    const version = await this.revocationVersion();
     if (version !== this.cachedVersion) {
       this.clearCache();
       this.cachedVersion = version;

@@ -1,3 +1,4 @@
+import { insertReturningIds } from '../db/bulk.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
 import { publishChanges, wireRecord, type Change } from '../events/publisher.ts';
@@ -199,40 +200,9 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
   return ids;
 }
 
-/** Rows per INSERT of a batch: 500 calls are 4,500 parameters, well inside both engines' limits. */
-const ROWS_PER_INSERT = 500;
-
-/**
- * Inserts the rows a few hundred per statement and answers their new ids in row order: one statement assigns its
- * rows ascending ids in the order of its VALUES (a sequence on PostgreSQL, the rowid on SQLite), so the ids RETURNING
- * answers, sorted, line up with the rows. Statements hold ROWS_PER_INSERT rows or a power of two (the rest), so a
- * few statement texts serve every batch size.
- */
-async function insertAll(tx: Queryable, spec: RecordSpec, rows: Params[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (let i = 0; i < rows.length; ) {
-    const left = rows.length - i;
-    const size = left >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 2 ** Math.floor(Math.log2(left));
-    const chunk = rows.slice(i, (i += size));
-    const sql = insertSql(spec, size);
-    const made = (await tx.column<number>(sql, chunk.flat())).sort((a, b) => a - b);
-    if (made.length !== chunk.length) throw new Error(`ingest: ${made.length} ids for ${chunk.length} rows`);
-    ids.push(...made);
-  }
-  return ids;
-}
-
-const insertTexts = new Map<string, string>();
-
-/** The INSERT … RETURNING id of `size` rows of a spec's table (built once per table and size). */
-function insertSql(spec: RecordSpec, size: number): string {
-  const key = `${spec.table}:${size}`;
-  let sql = insertTexts.get(key);
-  if (sql === undefined) {
-    const tuple = `(${spec.columns.map(() => '?').join(', ')})`;
-    insertTexts.set(key, (sql = `INSERT INTO ${spec.table} (${spec.columns.join(', ')}) VALUES ${Array(size).fill(tuple).join(', ')} RETURNING id`));
-  }
-  return sql;
+/** Inserts a batch's rows into the spec's table; resolves to their new ids in row order (db/bulk.ts). */
+function insertAll(tx: Queryable, spec: RecordSpec, rows: Params[]): Promise<number[]> {
+  return insertReturningIds(tx, spec.table, spec.columns, rows);
 }
 
 /** Which of `keys` (nulls left out) exist as ids of `table`: one query for the whole batch. */

@@ -3,6 +3,9 @@
  * leaves nothing behind): COPY FROM STDIN on PostgreSQL (pg-copy-streams); multi-row INSERTs of a fixed size
  * (one prepared statement reused) on SQLite, yielding to the event loop between statements.
  *
+ * `insertReturningIds` (history ingest) answers the new ids in row order: on PostgreSQL they are drawn from the
+ * table's sequence in one statement and the rows COPYed with them.
+ *
  * `ignoreConflicts` skips rows that collide with stored ones or with each other. COPY cannot skip, so on
  * PostgreSQL the rows are copied into a staging table dropped at commit and merged with one
  * `INSERT ... SELECT ... ON CONFLICT DO NOTHING`.
@@ -82,4 +85,47 @@ export async function insertMany(
   }
   if (inBatch) await flush();
   return total;
+}
+
+/** Rows per INSERT of insertReturningIds on SQLite: 500 calls are 4,500 parameters. */
+const ROWS_PER_RETURNING_INSERT = 500;
+
+const returningTexts = new Map<string, string>();
+
+/**
+ * Inserts `rows` (values in `columns` order) into `table`, whose integer key `id` the database assigns, inside the
+ * caller's transaction; resolves to the new ids in row order, ascending. PostgreSQL: one statement draws the ids
+ * from the table's sequence, then one COPY writes the rows with them (no parsing of thousands of parameters, no
+ * RETURNING). SQLite: INSERT … RETURNING id of ROWS_PER_RETURNING_INSERT rows or a power of two (the rest), so a
+ * few statement texts serve every size; one statement assigns its rows ascending rowids in VALUES order, so its
+ * ids, sorted, line up with its rows.
+ */
+export async function insertReturningIds(q: Queryable, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number[]> {
+  assertPlainIdentifiers([table, ...columns]);
+  if (rows.length === 0) return [];
+  if (hasCopy(q)) {
+    const ids = (await q.column<number>('SELECT nextval(pg_get_serial_sequence(?, \'id\')) FROM generate_series(1, ?::int)', [table, rows.length])).sort((a, b) => a - b);
+    const withIds = function* () {
+      for (let i = 0; i < rows.length; i++) yield [ids[i], ...rows[i]!];
+    };
+    const copied = await q.copyRows(table, ['id', ...columns], withIds());
+    if (copied !== rows.length) throw new Error(`insertReturningIds: ${copied} rows copied of ${rows.length}`);
+    return ids;
+  }
+  const ids: number[] = [];
+  for (let i = 0; i < rows.length; ) {
+    const left = rows.length - i;
+    const size = left >= ROWS_PER_RETURNING_INSERT ? ROWS_PER_RETURNING_INSERT : 2 ** Math.floor(Math.log2(left));
+    const chunk = rows.slice(i, (i += size));
+    const key = `${table}(${columns.join(',')}):${size}`;
+    let sql = returningTexts.get(key);
+    if (sql === undefined) {
+      const tuple = `(${columns.map(() => '?').join(', ')})`;
+      returningTexts.set(key, (sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(size).fill(tuple).join(', ')} RETURNING id`));
+    }
+    const made = (await q.column<number>(sql, chunk.flat())).sort((a, b) => a - b);
+    if (made.length !== chunk.length) throw new Error(`insertReturningIds: ${made.length} ids for ${chunk.length} rows`);
+    ids.push(...made);
+  }
+  return ids;
 }

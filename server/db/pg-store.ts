@@ -4,16 +4,23 @@
  * writer at a time stay correct; a serialization failure or deadlock retries the whole callback), and every
  * statement from inside its callback's async context runs on that connection — a nested transaction becomes
  * a savepoint. A lost connection becomes DatabaseUnavailableError (503) and the pool reconnects on the next
- * query; pool errors never crash the process.
+ * query; pool errors never crash the process. A connection lost while COMMIT's answer was on its way is not
+ * taken for a failure until the database, asked again, says the transaction did not commit (txid_status): a
+ * committed write is answered and announced as one. Statements with parameters run as named prepared statements
+ * (pg-statements.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { copyRowsOn } from './pg-copy.ts';
+import { forgetStatement, isStalePlan, statementName } from './pg-statements.ts';
 import { migratePg } from './pg-migrate.ts';
 import { asUnavailable, hostPort, isConnectionError, isRetryable, numberPlaceholders, pgTypes, redactUrl } from './pg-sql.ts';
 import { postgresDialect } from './dialect.ts';
 import { DatabaseUnavailableError, type Params, type Queryable, type Row, type RunResult, type Store } from './store.ts';
+
+/** How long a transaction whose connection broke during COMMIT waits to learn whether it committed. */
+const COMMIT_CHECK_MS = 10_000;
 
 /** Attempts of a transaction that keeps failing on serialization conflicts or deadlocks. */
 const TX_ATTEMPTS = 8;
@@ -24,8 +31,6 @@ interface Tx {
   /** False once the transaction ended (work started inside it that outlives it goes to the pool). */
   open: boolean;
 }
-
-type Runner = pg.Pool | pg.PoolClient;
 
 /** A Queryable with COPY: the store and its transactions on PostgreSQL. */
 /** PostgreSQL's lock_not_available (lock_timeout passed). */
@@ -101,7 +106,8 @@ export class PgStore implements Store, PgQueryable {
 
   /** A new unpooled client with the store's settings (the LISTEN connection of the event bridge), named in pg_stat_activity. */
   newClient(applicationName = 'cati'): pg.Client {
-    return new pg.Client({ connectionString: this.url, types: pgTypes, application_name: applicationName });
+    // TCP keepalive: a listener whose peer vanished without a word (a network cut) finds out and reconnects.
+    return new pg.Client({ connectionString: this.url, types: pgTypes, application_name: applicationName, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
   }
 
   get inTransaction(): boolean {
@@ -113,13 +119,34 @@ export class PgStore implements Store, PgQueryable {
     return tx?.open ? tx : undefined;
   }
 
-  private async query(runner: Runner | undefined, sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
-    const on = runner ?? this.openTx()?.client ?? this.pool;
+  /**
+   * Runs one statement on `runner`, the open transaction's connection, or a pooled one. A statement with
+   * parameters runs as a named prepared statement of its connection (pg-statements.ts).
+   */
+  private async query(runner: pg.PoolClient | undefined, sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
+    const client = runner ?? this.openTx()?.client;
     const text = params && params.length ? numberPlaceholders(sql) : sql;
+    const values = params ? [...params] : [];
+    if (client) {
+      try {
+        return await this.statement(client, text, values, rowMode, true);
+      } catch (err) {
+        throw asUnavailable(err, this.where);
+      }
+    }
+    return this.withClient((c) => this.statement(c, text, values, rowMode, false));
+  }
+
+  /** `text` on `client`, named when it has parameters; prepared again once if PostgreSQL says its plan went stale. */
+  private async statement(client: pg.ClientBase, text: string, values: unknown[], rowMode: 'array' | undefined, inTx: boolean): Promise<pg.QueryResult> {
+    const name = values.length ? statementName(client, text, inTx) : undefined;
     try {
-      return await on.query({ text, values: params ? [...params] : [], ...(rowMode ? { rowMode } : {}) });
+      return await client.query({ name, text, values, ...(rowMode ? { rowMode } : {}) });
     } catch (err) {
-      throw asUnavailable(err, this.where);
+      if (name === undefined || !isStalePlan(err)) throw err;
+      forgetStatement(client, text, inTx);
+      if (inTx) throw err; // the transaction is aborted; its next attempt prepares the statement afresh
+      return client.query({ text, values, ...(rowMode ? { rowMode } : {}) });
     }
   }
 
@@ -246,13 +273,41 @@ export class PgStore implements Store, PgQueryable {
     await client.query(this.begin);
     try {
       const out = await this.txContext.run(tx, () => fn(this.view(client, () => tx.open)));
-      await client.query('COMMIT');
+      // The transaction's id, if it wrote: should the connection break while COMMIT's answer is on its way, the
+      // database still knows whether it committed (a committed write must be answered, and announced, as one).
+      const xid = (await client.query<{ xid: string | null }>('SELECT txid_current_if_assigned()::text AS xid')).rows[0]!.xid;
+      try {
+        await client.query('COMMIT');
+      } catch (err) {
+        if (xid === null || !isConnectionError(err) || !(await this.committed(xid))) throw err;
+        console.warn(`PostgreSQL connection lost as a transaction committed (${this.description}); it did commit`);
+      }
       return out;
     } catch (err) {
       if (!isConnectionError(err)) await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
       tx.open = false;
+    }
+  }
+
+  /**
+   * Whether transaction `xid` committed, asked on another connection after its own broke during COMMIT: retried
+   * while the database is away or the old backend still ends the transaction, for at most COMMIT_CHECK_MS; false
+   * when it aborted or the answer did not come in time (the caller then reports the database unavailable).
+   */
+  private async committed(xid: string): Promise<boolean> {
+    const deadline = Date.now() + COMMIT_CHECK_MS;
+    for (let pause = 100; ; pause = Math.min(pause * 2, 1000)) {
+      try {
+        const status = (await this.pool.query<{ s: string | null }>('SELECT txid_status($1::bigint) AS s', [xid])).rows[0]!.s;
+        if (status === 'committed') return true;
+        if (status !== 'in progress') return false;
+      } catch {
+        // the database is still away
+      }
+      if (this.closed || Date.now() + pause > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 

@@ -3,10 +3,16 @@
  * row of `event_outbox` (migration 016; NOTIFY payloads stop at 8000 bytes, a batch may not), announced in the
  * same statement with `NOTIFY cati_events, '<id>'`. Every process — this one too — LISTENs on a connection of
  * its own, reads each announced row and hands it to its hub, in commit order, so all streams carry the same
- * events in the same order. The listener reconnects with backoff when its connection drops and then catches up
+ * events in the same order. A batch this process announced itself is handed over from memory instead of read
+ * back (an ingest of 10,000 calls makes a batch of megabytes). The listener reconnects with backoff when its connection drops and then catches up
  * on the rows it missed; rows are deleted a few minutes after they were written.
  *
  * Event ids (`id:` lines) stay per process: a client that moves to another server resumes with a `reset`.
+ *
+ * The same connection LISTENs on `cati_keys`, which a trigger on `api_keys` (migration 021) NOTIFYs whenever a
+ * statement revokes keys: `keyVersion` moves on each such announcement and on every reconnection (the listener
+ * may have missed some while away), and is undefined while the listener is down, so the key cache asks the
+ * database again until it listens.
  */
 import type pg from 'pg';
 import type { PgStore } from '../db/pg-store.ts';
@@ -19,6 +25,8 @@ type Batch = { type: EventType; data: Record<string, unknown> }[];
 export type LocalHub = Pick<EventHub, 'publish'>;
 
 const CHANNEL = 'cati_events';
+/** NOTIFYed by the trigger of migration 021 when API keys are revoked. */
+const KEYS_CHANNEL = 'cati_keys';
 /** The listener's application_name in pg_stat_activity. */
 export const LISTENER_NAME = 'cati-events';
 /** The database's clock in epoch ms (one clock for every process). */
@@ -41,6 +49,8 @@ export interface PgEventBridge extends EventSink {
   readonly listening: boolean;
   /** LISTEN connections made so far (1 + reconnections). */
   readonly connections: number;
+  /** Moves whenever keys may have been revoked in any process; undefined while the listener is down (KeyChangeSignal). */
+  readonly keyVersion: number | undefined;
   /** Stops listening and cleaning up. */
   close(): Promise<void>;
 }
@@ -55,6 +65,8 @@ export async function pgEventSink(store: PgStore, hub: LocalHub, options: PgEven
 class Bridge implements PgEventBridge {
   private client: pg.Client | null = null;
   connections = 0;
+  /** Key announcements heard plus connections made (see keyVersion). */
+  private keyChanges = 0;
   private closed = false;
   private backoffMs = 250;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -62,6 +74,8 @@ class Bridge implements PgEventBridge {
   /** Ids delivered to the hub, with the database time of their row (to skip them when catching up). */
   private readonly delivered = new Map<number, number>();
   private readonly waiting = new Map<number, () => void>();
+  /** Batches this process announced and its listener has not delivered yet, by id, with their row's time. */
+  private readonly mine = new Map<number, { events: Batch; time: number }>();
   private queue: number[] = [];
   private draining: Promise<void> | null = null;
   /** Database time of the newest row delivered: where a catch-up starts. */
@@ -86,11 +100,17 @@ class Bridge implements PgEventBridge {
     return this.client !== null;
   }
 
+  get keyVersion(): number | undefined {
+    return this.client === null ? undefined : this.keyChanges;
+  }
+
   async publish(events: Batch): Promise<void> {
     if (this.closed || events.length === 0) return;
     let id: number;
     try {
-      id = (await this.announce(events))!;
+      const row = (await this.announce(events))!;
+      id = row.id;
+      if (!this.delivered.has(id)) this.mine.set(id, { events, time: row.time });
     } catch (err) {
       // The change is committed; only its announcement failed (the connection was cut, the database is away).
       // It is announced again in the background until the database takes it, so every server's streams get it
@@ -119,17 +139,17 @@ class Bridge implements PgEventBridge {
    * failure whose reply was lost may find its row written already (the statement may have committed before the
    * connection was cut), so it inserts only when no row of the catch-up window holds the same batch.
    */
-  private async announce(events: Batch, again = false): Promise<number | undefined> {
+  private async announce(events: Batch, again = false): Promise<{ id: number; time: number } | undefined> {
     const text = JSON.stringify(events);
     if (!again) {
-      return (await this.store.value<number>(
-        `WITH e AS (INSERT INTO event_outbox (time, events) VALUES (${NOW_MS}, ?) RETURNING id) SELECT id, pg_notify('${CHANNEL}', id::text) FROM e`,
+      return (await this.store.get<{ id: number; time: number }>(
+        `WITH e AS (INSERT INTO event_outbox (time, events) VALUES (${NOW_MS}, ?) RETURNING id, time) SELECT id, time, pg_notify('${CHANNEL}', id::text) FROM e`,
         [text],
       ))!;
     }
-    return this.store.value<number>(
-      `WITH e AS (INSERT INTO event_outbox (time, events) SELECT ${NOW_MS}, ? WHERE NOT EXISTS (SELECT 1 FROM event_outbox WHERE time >= ${NOW_MS} - ? AND events = ?) RETURNING id)
-       SELECT id, pg_notify('${CHANNEL}', id::text) FROM e`,
+    return this.store.get<{ id: number; time: number }>(
+      `WITH e AS (INSERT INTO event_outbox (time, events) SELECT ${NOW_MS}, ? WHERE NOT EXISTS (SELECT 1 FROM event_outbox WHERE time >= ${NOW_MS} - ? AND events = ?) RETURNING id, time)
+       SELECT id, time, pg_notify('${CHANNEL}', id::text) FROM e`,
       [text, this.keepMs, text],
     );
   }
@@ -157,10 +177,11 @@ class Bridge implements PgEventBridge {
     client.on('end', () => this.lost(client));
     client.on('notification', (msg) => {
       if (msg.channel === CHANNEL && msg.payload) this.enqueue([Number(msg.payload)]);
+      else if (msg.channel === KEYS_CHANNEL) this.keyChanges++;
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${KEYS_CHANNEL}`);
       // First connection: rows written before this process listened are not its to deliver.
       if (this.startTime === 0) this.lastTime = this.startTime = (await client.query<{ now: number }>(`SELECT ${NOW_MS} AS now`)).rows[0]!.now;
     } catch (err) {
@@ -172,6 +193,7 @@ class Bridge implements PgEventBridge {
       return;
     }
     const reconnected = this.connections > 0;
+    this.keyChanges++; // revocations announced while no listener heard them: every cached key is read again
     this.client = client;
     this.connections++;
     this.backoffMs = 250;
@@ -220,13 +242,14 @@ class Bridge implements PgEventBridge {
     this.draining ??= this.drain().finally(() => (this.draining = null));
   }
 
-  /** Reads the queued rows in batches and delivers them in the order they were announced. */
+  /** Reads the queued rows in batches (this process's own from memory) and delivers them in the order they were announced. */
   private async drain(): Promise<void> {
     while (this.queue.length && !this.closed) {
       const ids = this.queue.splice(0, 500).filter((id) => !this.delivered.has(id));
+      const others = ids.filter((id) => !this.mine.has(id));
       let rows: { id: number; time: number; events: string }[];
       try {
-        rows = await this.store.all('SELECT id, time, events FROM event_outbox WHERE id = ANY(?::bigint[])', [ids]);
+        rows = others.length ? await this.store.all('SELECT id, time, events FROM event_outbox WHERE id = ANY(?::bigint[])', [others]) : [];
       } catch {
         // The database is away for a moment: try these again shortly (close() ends the loop).
         this.queue.unshift(...ids);
@@ -235,11 +258,13 @@ class Bridge implements PgEventBridge {
       }
       const byId = new Map(rows.map((r) => [r.id, r]));
       for (const id of ids) {
-        const row = byId.get(id);
+        const own = this.mine.get(id);
+        const row = own ?? byId.get(id);
         if (!row || this.delivered.has(id)) continue;
+        this.mine.delete(id);
         this.delivered.set(id, row.time);
         this.lastTime = Math.max(this.lastTime, row.time);
-        this.hub.publish(JSON.parse(row.events) as Batch);
+        this.hub.publish(own ? own.events : (JSON.parse((row as { events: string }).events) as Batch));
         this.waiting.get(id)?.();
         this.waiting.delete(id);
       }
@@ -254,6 +279,7 @@ class Bridge implements PgEventBridge {
       // The database is away; the next round deletes them.
     }
     for (const [id, time] of this.delivered) if (time < this.lastTime - this.keepMs - 60_000) this.delivered.delete(id);
+    for (const [id, own] of this.mine) if (own.time < this.lastTime - this.keepMs - 60_000) this.mine.delete(id); // its row is gone
   }
 
   async close(): Promise<void> {

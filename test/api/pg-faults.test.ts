@@ -72,6 +72,32 @@ describe.skipIf(!onPostgres || !postgresBinDir())('PostgreSQL faults under load,
     }
   });
 
+  it('a write whose COMMIT answer is lost (the connection cut as it committed) is answered 201 and announced once on both servers', async () => {
+    const key = (await b.server.ctx.keys.create('watcher-commit', ['cati_administrate'])).key;
+    const streams = [await openEvents(a.url, key), await openEvents(b.url, key)];
+    const query = pg.Client.prototype.query;
+    let cut = 0;
+    // The next COMMIT reaches the database and commits, and then its connection "breaks" before the answer.
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+      if (args[0] !== 'COMMIT' || cut++ > 0) return result;
+      return (result as Promise<unknown>).then(() => Promise.reject(new Error('Connection terminated unexpectedly')));
+    } as typeof query;
+    try {
+      const created = await a.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '31777000002' } });
+      expect(cut).toBeGreaterThan(0);
+      expect(created.status).toBe(201);
+      const id = created.body.Id as number;
+      expect((await b.json('GET', `/cati/blacklist(${id})`)).status).toBe(200);
+      for (const stream of streams) await stream.waitFor((e) => e.event === 'blacklist' && dataOf(e).id === id, { timeoutMs: 15_000 });
+      await sleep(1000);
+      for (const stream of streams) expect(stream.events.filter((e) => e.event === 'blacklist' && dataOf(e).id === id)).toHaveLength(1);
+    } finally {
+      pg.Client.prototype.query = query;
+      for (const stream of streams) stream.close();
+    }
+  });
+
   it('no acknowledged write lost, no partial import, 503 + Retry-After while down, recovery and /events exactly once on both servers', async () => {
     const key = (await a.server.ctx.keys.create('watcher', ['cati_administrate'])).key;
     const streams: SseStream[] = [await openEvents(a.url, key), await openEvents(b.url, key)];

@@ -4,7 +4,9 @@
  * a database that goes away answers 503 with a message, never a crash or a half-written import, and comes back by
  * itself. Runs in the `postgres` project (skipped in the SQLite one).
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../server/db/store.ts';
 import { createDatabase, PgCluster, postgresBinDir } from '../helpers/pg-cluster.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { freshPgDatabase } from '../helpers/postgres.ts';
@@ -16,15 +18,46 @@ const onPostgres = testEngine() === 'postgres';
 describe.skipIf(!onPostgres)('two servers on one PostgreSQL database', () => {
   let a: TestServer;
   let b: TestServer;
+  let admin: pg.Client;
   beforeAll(async () => {
     const database = await freshPgDatabase();
     a = await startTestServer({ database });
     b = await startTestServer({ database });
+    admin = new pg.Client({ connectionString: database });
+    await admin.connect();
   });
   afterAll(async () => {
+    await admin?.end();
     await a?.close();
     await b?.close();
   });
+
+  /** The SQL texts `store` runs while `work` runs. */
+  async function statementsDuring(store: Store, work: () => Promise<void>): Promise<string[]> {
+    const seen: string[] = [];
+    const methods = ['all', 'get', 'value', 'column', 'rows', 'clientRows', 'run', 'exec'] as const;
+    const saved = methods.map((m) => [m, (store as unknown as Record<string, unknown>)[m]] as const);
+    for (const [m, original] of saved) {
+      (store as unknown as Record<string, unknown>)[m] = (sql: string, ...rest: unknown[]) => {
+        seen.push(sql);
+        return (original as (...args: unknown[]) => unknown).call(store, sql, ...rest);
+      };
+    }
+    try {
+      await work();
+    } finally {
+      for (const [m] of saved) delete (store as unknown as Record<string, unknown>)[m];
+    }
+    return seen;
+  }
+
+  /** A new key with cati_administrate, used once on each server (so both have it cached). */
+  async function cachedKey(): Promise<{ id: number; key: string }> {
+    const made = await a.json('POST', '/admin/keys', { body: { name: 'cached', permissions: ['cati_administrate'] } });
+    expect(made.status).toBe(201);
+    for (const server of [a, b]) expect((await server.json('GET', '/cati/blacklist?$top=1', { key: made.body.key })).status).toBe(200);
+    return { id: made.body.id as number, key: made.body.key as string };
+  }
 
   it('a write through one is read through the other at once, in both directions', async () => {
     const created = await a.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '31201112233', Comment: 'via A' } });
@@ -71,6 +104,40 @@ describe.skipIf(!onPostgres)('two servers on one PostgreSQL database', () => {
     expect((await b.json('GET', '/cati/blacklist?$top=1', { key: made.body.key })).status).toBe(200);
     expect((await a.json('DELETE', `/admin/keys/${made.body.id}`)).status).toBe(204);
     expect((await b.json('GET', '/cati/blacklist?$top=1', { key: made.body.key })).status).toBe(401);
+  });
+
+  it('a request with a cached key asks the database nothing about keys (revocations are announced)', async () => {
+    const { key } = await cachedKey();
+    const sql = await statementsDuring(b.server.ctx.store, async () => {
+      expect((await b.json('GET', '/cati/blacklist?$top=1', { key })).status).toBe(200);
+    });
+    expect(sql.length).toBeGreaterThan(0); // the request's own read went through the store
+    expect(sql.filter((s) => s.includes('api_keys'))).toEqual([]);
+  });
+
+  it('a key revoked outside both servers (the keys CLI, SQL by hand) is refused by both at once', async () => {
+    const { id, key } = await cachedKey();
+    await admin.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2', [Date.now(), id]);
+    // The NOTIFY reaches each server's listener within milliseconds; well inside the 5 s the cache would keep a key.
+    for (const server of [a, b]) await expect.poll(async () => (await server.json('GET', '/cati/blacklist?$top=1', { key })).status, { timeout: 2000, interval: 20 }).toBe(401);
+  });
+
+  it('a key revoked while the listeners are cut off is refused by both, then and after they reconnect', async () => {
+    const { id, key } = await cachedKey();
+    const listeners = `SELECT pid FROM pg_stat_activity WHERE application_name = 'cati-events' AND datname = current_database()`;
+    const before = (await admin.query(listeners)).rows.map((r) => r.pid as number);
+    expect(before).toHaveLength(2);
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM (${listeners}) l`);
+    await admin.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2', [Date.now(), id]); // announced to no one
+    for (const server of [a, b]) await expect.poll(async () => (await server.json('GET', '/cati/blacklist?$top=1', { key })).status, { timeout: 2000, interval: 20 }).toBe(401);
+    await expect.poll(async () => (await admin.query(listeners)).rows.filter((r) => !before.includes(r.pid as number)).length, { timeout: 10_000 }).toBe(2);
+    for (const server of [a, b]) expect((await server.json('GET', '/cati/blacklist?$top=1', { key })).status).toBe(401);
+    // And a key still valid keeps working on both after the reconnection, again with no key query per request.
+    const fresh = await cachedKey();
+    const sql = await statementsDuring(b.server.ctx.store, async () => {
+      expect((await b.json('GET', '/cati/blacklist?$top=1', { key: fresh.key })).status).toBe(200);
+    });
+    expect(sql.filter((s) => s.includes('api_keys'))).toEqual([]);
   });
 });
 

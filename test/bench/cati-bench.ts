@@ -14,14 +14,16 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseFile } from '../../server/config.ts';
+import { ApiKeyStore } from '../../server/auth/api-keys.ts';
 import { openStore } from '../../server/db/open-store.ts';
 import { seedCalls } from '../../server/demo/demo.ts';
 import { call, quantile, report, sample, startWorker, throughput } from './bench-tools.ts';
 import { postgresBare, sqliteBare, type Bare } from './cati-bare.ts';
 
 const CALLS = Number(process.env.CATI_BENCH_CALLS ?? 1_000_000);
+/** The server's in-memory key (CATI_API_KEY); the figures use a stored key, as a real client does. */
 const KEY = 'bench-key-0123456789abcdef';
-const AUTH = { authorization: `Bearer ${KEY}` };
+let AUTH: { authorization: string };
 const DAY = 86_400_000;
 const DATABASE = process.env.CATI_BENCH_DATABASE;
 
@@ -48,6 +50,9 @@ try {
     await seedCalls(store, CALLS, () => {});
     console.log(`seed: ${CALLS.toLocaleString('en-US')} calls in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
   }
+  // A stored key (revoked ones are checked on every request: on PostgreSQL by announcement, on SQLite by data_version).
+  const stored = await new ApiKeyStore(store).create(`bench ${process.pid}`, ['company_administrate']);
+  AUTH = { authorization: `Bearer ${stored.key}` };
   await store.close();
   const app = await startWorker({ mode: 'app', dataDir: dir, key: KEY, config: { database: DATABASE } });
   const bare: Bare = DATABASE ? await postgresBare(DATABASE) : sqliteBare(databaseFile(dir), () => statSync(databaseFile(dir)).size);
