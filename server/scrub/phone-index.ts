@@ -1,19 +1,18 @@
 /**
- * The blacklist in memory for one scrub: Equal numbers in one Map, StartWith prefixes in another, probed
- * for each prefix length the list holds, longest first — Controller.Check's rule (Equal wins, then the
- * longest prefix; a prefix is unique per Type) as lookups instead of one query per row.
+ * The blacklist in memory for one scrub (built in the parse worker from the entries the main thread reads):
+ * Equal numbers in one Map, StartWith prefixes in another, probed for each prefix length the list holds,
+ * longest first — Controller.Check's rule (Equal wins, then the longest prefix; a prefix is unique per Type)
+ * as lookups instead of one query per row.
  */
-import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { Store } from '../db/store.ts';
+import { sendQuery } from './list-entries.ts';
+import type { EntriesChunk } from './scrub-protocol.ts';
 
 export interface PhoneMatch {
   id: number;
   number: string;
   type: 'Equal' | 'StartWith';
 }
-
-/** Rows read per chunk while loading (each chunk is followed by a turn of the event loop). */
-const LOAD_CHUNK = 5_000;
 
 /** What a scrub matches numbers against. */
 export class PhoneIndex {
@@ -53,12 +52,7 @@ export class PhoneIndex {
   }
 }
 
-/** Loads the whole blacklist in chunks, yielding to the event loop between them. */
-export async function loadPhoneIndex(store: Store): Promise<PhoneIndex> {
-  const index = new PhoneIndex();
-  for await (const rows of store.chunks('SELECT id, telephone_number, type FROM blacklist', [], LOAD_CHUNK)) {
-    for (const [id, number, type] of rows) index.add(Number(id), number as string, type as string);
-    await yieldLoop();
-  }
-  return index.seal();
+/** Sends the whole blacklist to a scrub's worker (code 1: StartWith), in chunks, yielding between them. */
+export function sendBlacklist(store: Store, to: (chunk: EntriesChunk) => void): Promise<void> {
+  return sendQuery(store, 'SELECT id, telephone_number, type FROM blacklist', [], (row) => (row[2] === 'StartWith' ? 1 : 0), 0, to);
 }

@@ -11,7 +11,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { blacklistMatcher } from '../../server/cati/scrub-routes.ts';
+import { blacklistList } from '../../server/cati/scrub-routes.ts';
 import { defaultConfig } from '../../server/config.ts';
 import type { AppContext } from '../../server/context.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
@@ -66,7 +66,7 @@ try {
   const accepted: { processed?: number } = {};
   const started = performance.now();
   const job = await service.start('phone', principal, { keyId: null, name: 'bench' }, 'list.csv', async () => 'text', {
-    filePath: file, region: null, matcher: () => blacklistMatcher(ctx),
+    filePath: file, region: null, list: blacklistList(ctx),
   });
   const deadline = Date.now() + 600_000;
   while (job.state === 'running' && Date.now() < deadline) {
