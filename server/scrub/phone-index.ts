@@ -1,10 +1,11 @@
 /**
  * The blacklist in memory for one scrub (built in the parse worker from the entries the main thread reads):
- * Equal numbers in one Map, StartWith prefixes in another, probed for each prefix length the list holds,
+ * Equal numbers in one DigitTable, StartWith prefixes in another, probed for each prefix length the list holds,
  * longest first — Controller.Check's rule (Equal wins, then the longest prefix; a prefix is unique per Type)
  * as lookups instead of one query per row.
  */
 import type { Store } from '../db/store.ts';
+import { DigitTable } from './digit-table.ts';
 import { sendQuery } from './list-entries.ts';
 import type { EntriesChunk } from './scrub-protocol.ts';
 
@@ -16,8 +17,8 @@ export interface PhoneMatch {
 
 /** What a scrub matches numbers against. */
 export class PhoneIndex {
-  private readonly equal = new Map<string, number>();
-  private readonly prefixes = new Map<string, number>();
+  private readonly equal = new DigitTable();
+  private readonly prefixes = new DigitTable();
   private lengths: number[] = [];
 
   /** Adds one stored item (digits as stored, already normalised for the region). */
@@ -29,7 +30,7 @@ export class PhoneIndex {
   /** Call once after the last `add`. */
   seal(): this {
     const lengths = new Set<number>();
-    for (const p of this.prefixes.keys()) lengths.add(p.length);
+    for (const p of this.prefixes.digits()) lengths.add(p.length);
     this.lengths = [...lengths].sort((a, b) => b - a);
     return this;
   }

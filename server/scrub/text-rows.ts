@@ -4,6 +4,7 @@
  * that does not start a cell is an ordinary character; text after a closing quote other than the delimiter or
  * a line break is kept literally (one odd cell never swallows the lines after it).
  */
+import { isAscii } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { detectDelimiter, ImportFileError } from '../optout/import-parse.ts';
 
@@ -15,21 +16,34 @@ const MAX_ROW_CHARS = 16 * 1024 * 1024;
 function decoderFor(head: Uint8Array): { decoder: TextDecoder; skip: number } {
   if (head[0] === 0xff && head[1] === 0xfe) return { decoder: new TextDecoder('utf-16le'), skip: 2 };
   if (head[0] === 0xfe && head[1] === 0xff) return { decoder: new TextDecoder('utf-16be'), skip: 2 };
+  // A UTF-8 BOM is skipped here (not by the decoder) so that the ASCII text after it takes the fast path.
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { decoder: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }), skip: 3 };
   return { decoder: new TextDecoder('utf-8', { fatal: true }), skip: 0 };
 }
 
-/** The decoded text of a file, chunk by chunk (about 1 MiB each); invalid UTF-8 → 400. */
+/**
+ * The decoded text of a file, chunk by chunk (about 1 MiB each); invalid UTF-8 → 400. While every byte so
+ * far is ASCII (the decoder then holds nothing back), a chunk of ASCII bytes is read as Latin-1 — the same
+ * characters, several times faster than the streaming UTF-8 decoder.
+ */
 export function* textChunks(filePath: string): Generator<string> {
   const fd = openSync(filePath, 'r');
   try {
     const buffer = Buffer.alloc(CHUNK_BYTES);
     let first = true;
     let decoding: { decoder: TextDecoder; skip: number } | undefined;
+    let ascii = true;
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, null);
       if (first) decoding = decoderFor(buffer.subarray(0, n));
       const bytes = buffer.subarray(first ? decoding!.skip : 0, n);
       first = false;
+      ascii &&= decoding!.decoder.encoding === 'utf-8' && isAscii(bytes);
+      if (ascii) {
+        if (n === 0) return;
+        yield bytes.toString('latin1');
+        continue;
+      }
       try {
         yield decoding!.decoder.decode(bytes, { stream: n > 0 });
       } catch {
@@ -202,11 +216,24 @@ export function countTextRows(filePath: string, tab: boolean): number {
       if (rest.length > MAX_ROW_CHARS) throw new ImportFileError(400, 'A row of the file is longer than 16 MiB (a quote that is never closed?)');
       continue;
     }
-    const crOnly = text.includes('\r') && !text.includes('\n');
-    const lines = crOnly ? text.split('\r') : text.split('\n');
-    const complete = done ? lines.length : lines.length - 1;
-    for (let i = 0; i < complete; i++) if (contentful.test(lines[i]!)) count++;
-    rest = done ? '' : lines[lines.length - 1]!;
+    // Line by line without splitting: a line whose first character is visible ASCII other than the
+    // delimiter has content; any other is tested whole.
+    const separator = text.includes('\r') && !text.includes('\n') ? '\r' : '\n';
+    const d = delimiter.charCodeAt(0);
+    let from = 0;
+    for (;;) {
+      let end = text.indexOf(separator, from);
+      if (end < 0) {
+        if (!done) break;
+        end = text.length;
+      }
+      const c = text.charCodeAt(from);
+      if (c > 32 && c < 127 && c !== d) count++;
+      else if (end > from && contentful.test(text.slice(from, end))) count++;
+      from = end + 1;
+      if (from > text.length) break;
+    }
+    rest = done ? '' : text.slice(from);
   }
   return count;
 }

@@ -45,6 +45,16 @@ describe('scrub text rows (read in 1 MiB chunks)', () => {
   it('invalid UTF-8 → 400', () => {
     expect(() => rowsOf(Buffer.from([0x61, 0xff, 0x0a]))).toThrow(/not valid UTF-8/);
   });
+
+  it('ASCII chunks read fast give the same text: a BOM then ASCII, accents after the first MiB, a second BOM kept, bad bytes late → 400', () => {
+    const ascii = Array.from({ length: 120_000 }, (_, i) => `${i},n${i}`).join('\n'); // > 1 MiB
+    const rows = rowsOf(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${ascii}\nZoë,Ærø\n1,é`)]));
+    expect(rows).toHaveLength(120_002);
+    expect(rows[0]).toEqual(['0', 'n0']);
+    expect(rows.slice(-2)).toEqual([['Zoë', 'Ærø'], ['1', 'é']]);
+    expect(rowsOf('\uFEFF\uFEFFa\n')).toEqual([['\uFEFFa']]);
+    expect(() => rowsOf(Buffer.concat([Buffer.from(`${ascii}\n`), Buffer.from([0x61, 0xc3, 0x0a])]))).toThrow(/not valid UTF-8/);
+  });
 });
 
 describe('scrub column rules (CONTRACT §16)', () => {
