@@ -5,10 +5,11 @@
  * worker → main: `head` (the first non-blank rows, for the column rules), then — after main's `start` —
  * `count` (data rows), then `progress` while it scrubs, then `end` once both result files are written and
  * closed; or `failed` at any time.
- * main → worker: `start`, then the list to match against as packed `entries` chunks (read from the
- * database by the main thread) closed by `entriesEnd`. The worker counts the rows while the list arrives,
- * builds its index from it, and only then reads the rows again, matching and writing each batch itself:
- * no row ever crosses the thread boundary.
+ * main → worker: from the worker's start, the list to match against as packed `entries` chunks (read from
+ * the database by the main thread) closed by `entriesEnd`; `start` once the head is seen (among the chunks).
+ * The worker indexes the list as it arrives (while it also reads the head and counts the rows), and only
+ * once it is whole reads the rows again, matching and writing each batch itself: no row ever crosses the
+ * thread boundary.
  */
 
 /** What is scrubbed: telephone numbers (CATI blacklist) or e-mail addresses (opt-out lists). */

@@ -27,7 +27,7 @@ export interface ScrubRequest {
   region: string | null;
   maxRows: number;
   heapMb: number;
-  /** The list to match against (read after the 202, while the worker counts the rows). */
+  /** The list to match against (read while the worker starts and counts the rows). */
   list: ListSource;
   /** Called once the job is done or failed (the audit row, the upload's removal). */
   finished: (job: ScrubJob) => Promise<void>;
@@ -41,7 +41,10 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
   const worker = startModuleWorker(ENTRY, { workerData, resourceLimits: { maxOldGenerationSizeMb: req.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 } });
   worker.unref(); // a scrub never keeps a stopping server alive (its files go at the next start)
   const channel = new WorkerChannel(worker, req.heapMb);
-  let sending: Promise<void>;
+  // The list is read and sent from the start, while the worker starts, reads the head and counts the rows
+  // (its failure is the job's, after the 202; a bad file stops it: the channel refuses more).
+  const sending = req.list.send((chunk) => channel.send(chunk, [chunk.ids.buffer, chunk.codes.buffer])).then(() => channel.send({ type: 'entriesEnd' }));
+  sending.catch(() => undefined);
   try {
     const head = await channel.next();
     if (head.type === 'failed') throw clientError(head);
@@ -53,9 +56,6 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
       type: 'start', column: choice.column, header: choice.header, width,
       keptPath: resultPath(job.dir, 'kept'), removedPath: resultPath(job.dir, 'removed'), keptHead: heads.kept, removedHead: heads.removed,
     });
-    // The list is sent while the worker counts the rows (its failure is the job's, after the 202).
-    sending = req.list.send((chunk) => channel.send(chunk, [chunk.ids.buffer, chunk.codes.buffer])).then(() => channel.send({ type: 'entriesEnd' }));
-    sending.catch(() => undefined);
     const count = await channel.next();
     if (count.type === 'failed') throw clientError(count);
     if (count.type !== 'count') throw new Error(`scrub worker: unexpected ${count.type}`);

@@ -43,6 +43,7 @@ function* blacklistRows(): Generator<[string, string, null, number]> {
   for (let i = 0; i < LIST - PREFIXES; i++) yield [equalNumber(i), 'Equal', null, 0];
   for (let i = 0; i < PREFIXES; i++) yield [prefixOf(i), 'StartWith', null, 0];
 }
+const stage = (from: number, to: number | undefined) => (to === undefined ? '-' : `${((to - from) / 1000).toFixed(2)} s`);
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
 interface Run {
@@ -73,9 +74,12 @@ async function scrubOn(store: Store, label: string, list: string): Promise<Run> 
   }, 10);
   eld.enable();
   const job = await service.start('phone', principal, { keyId: null, name: 'bench' }, 'list.csv', async () => 'text', { filePath: file, region: null, list: blacklistList(ctx) });
+  const accepted = performance.now();
+  let firstRows: number | undefined;
   const deadline = Date.now() + 600_000;
   while (job.state === 'running' && Date.now() < deadline) {
     state.processed = job.processed;
+    if (job.processed > 0) firstRows ??= performance.now();
     await new Promise((r) => setTimeout(r, 20));
   }
   const seconds = (performance.now() - started) / 1000;
@@ -85,7 +89,7 @@ async function scrubOn(store: Store, label: string, list: string): Promise<Run> 
   clearInterval(drift);
   if (stalls.length) console.log(`  ${label}: event-loop stalls over 60 ms: ${stalls.join('; ')}`);
   if (job.state !== 'done') throw new Error(`${label}: scrub ended ${job.state}: ${job.error}`);
-  console.log(`  ${label}: ${ROWS.toLocaleString('en-US')} rows against ${LIST.toLocaleString('en-US')} entries (${PREFIXES.toLocaleString('en-US')} StartWith): kept ${job.kept}, removed ${job.removed}, invalid ${job.invalid} in ${seconds.toFixed(2)} s (CPU of all threads: ${((used.user + used.system) / 1e6).toFixed(2)} s); load average ${load()}`);
+  console.log(`  ${label}: ${ROWS.toLocaleString('en-US')} rows against ${LIST.toLocaleString('en-US')} entries (${PREFIXES.toLocaleString('en-US')} StartWith): kept ${job.kept}, removed ${job.removed}, invalid ${job.invalid} in ${seconds.toFixed(2)} s (accepted — worker started, rows counted — after ${stage(started, accepted)}, first rows matched — list loaded — after ${stage(started, firstRows)}; CPU of all threads: ${((used.user + used.system) / 1e6).toFixed(2)} s); load average ${load()}`);
   await service.remove(job);
   return { rowsPerSecond: ROWS / seconds, peakMb: peak / 1024 / 1024, eldMs: eld.max / 1e6 };
 }
