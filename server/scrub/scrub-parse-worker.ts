@@ -15,8 +15,8 @@ import { countRows, openRows } from './file-rows.ts';
 import { listMatcher } from './list-matcher.ts';
 import type { FromWorker, ScrubParseJob, ToWorker } from './scrub-protocol.ts';
 
-/** Text gathered before it is written (bytes of a result file per write, about). */
-const WRITE_CHARS = 1 << 20;
+/** Text gathered before it is written (characters per write: small, so that the gathered lines die young). */
+const WRITE_CHARS = 64 * 1024;
 const job = workerData as ScrubParseJob;
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);

@@ -9,6 +9,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { detectDelimiter, ImportFileError } from '../optout/import-parse.ts';
 
 const CHUNK_BYTES = 1 << 20;
+/** Rows per batch of a quote-free text. */
+const PLAIN_BATCH = 2_000;
 /** A single row may not be longer than this (a quote never closed would otherwise swallow the file). */
 const MAX_ROW_CHARS = 16 * 1024 * 1024;
 
@@ -140,20 +142,36 @@ function readRecords(text: string, pos: number, delimiter: number, eof: boolean,
   return pos;
 }
 
-/** Records of a text without any quote: lines and cells split natively (nothing to unquote). */
-function plainRecords(text: string, delimiter: string, eof: boolean, out: string[][]): number {
-  // Split on LF natively and drop each line's CR (a text with CRs and no LF at all is split on CR).
-  const crOnly = text.includes('\r') && !text.includes('\n');
-  const lines = crOnly ? text.split('\r') : text.split('\n');
-  // The last piece may continue in the next chunk.
-  const complete = eof ? lines.length : lines.length - 1;
-  for (let i = 0; i < complete; i++) {
-    let line = lines[i]!;
-    if (eof && i === lines.length - 1 && line === '') break;
-    if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
-    out.push(line.split(delimiter));
+/**
+ * Records of a text without any quote, from `from`, at most `max` of them: lines (LF, a CR before it dropped;
+ * a text with CRs and no LF at all is split on CR) cut into cells by the delimiter, both found with indexOf
+ * and sliced out of the text — no array of lines, no garbage beyond the cells. Returns where the unread
+ * rest starts (without `eof`, the last line may continue in the next chunk and is left unread).
+ */
+function plainRecords(text: string, delimiter: string, separator: string, from: number, eof: boolean, out: string[][], max: number): number {
+  const n = text.length;
+  const lf = separator === '\n';
+  let next = text.indexOf(delimiter, from); // the next delimiter at or after `from` (-1: none left)
+  while (out.length < max) {
+    let end = text.indexOf(separator, from);
+    if (end < 0) {
+      if (!eof || from >= n) return from;
+      end = n;
+    }
+    const lineEnd = lf && end > from && text.charCodeAt(end - 1) === CR ? end - 1 : end;
+    const cells: string[] = [];
+    let start = from;
+    while (next >= 0 && next < lineEnd) {
+      cells.push(text.slice(start, next));
+      start = next + 1;
+      next = text.indexOf(delimiter, start);
+    }
+    cells.push(text.slice(start, lineEnd));
+    out.push(cells);
+    from = end + 1;
+    if (next >= 0 && next < from) next = text.indexOf(delimiter, from);
   }
-  return eof ? text.length : text.length - lines[lines.length - 1]!.length;
+  return from;
 }
 
 const BLANK = /^\s*$/;
@@ -179,11 +197,24 @@ export function* textRowBatches(filePath: string, tab: boolean): Generator<strin
       rest = text;
       continue;
     }
-    const rows: string[][] = [];
-    const pos = text.includes('"') ? readRecords(text, 0, delimiter, done, rows) : plainRecords(text, String.fromCharCode(delimiter), done, rows);
+    let pos: number;
+    if (text.includes('"')) {
+      const rows: string[][] = [];
+      pos = readRecords(text, 0, delimiter, done, rows);
+      if (rows.length > 0) yield rows;
+    } else {
+      // Small batches: a batch's rows are garbage once the caller is done with it, before they age.
+      const separator = text.includes('\r') && !text.includes('\n') ? '\r' : '\n';
+      pos = 0;
+      for (;;) {
+        const rows: string[][] = [];
+        pos = plainRecords(text, String.fromCharCode(delimiter), separator, pos, done, rows, PLAIN_BATCH);
+        if (rows.length > 0) yield rows;
+        if (rows.length < PLAIN_BATCH) break;
+      }
+    }
     rest = text.slice(pos);
     if (rest.length > MAX_ROW_CHARS) throw new ImportFileError(400, 'A row of the file is longer than 16 MiB (a quote that is never closed?)');
-    if (rows.length > 0) yield rows;
   }
 }
 

@@ -38,6 +38,16 @@ describe('scrub text rows (read in 1 MiB chunks)', () => {
     expect(q.every((r, i) => r[1] === `name, ${i}` && r[2] === `line\n${i}`)).toBe(true);
   });
 
+  it('quote-free text: CRLF, CR alone, empty cells and lines, a last line without a break, one column of many lines', () => {
+    expect(rowsOf('a,b,\r\n,x\r\n\r\nlast,1')).toEqual([['a', 'b', ''], ['', 'x'], [''], ['last', '1']]);
+    expect(rowsOf('a,b\rc,d\r')).toEqual([['a', 'b'], ['c', 'd']]);
+    expect(rowsOf('a,,b\n\n,\n')).toEqual([['a', '', 'b'], [''], ['', '']]);
+    const single = Array.from({ length: 200_000 }, (_, i) => `0301${i}`).join('\n');
+    const rows = rowsOf(`${single}\n`);
+    expect(rows).toHaveLength(200_000);
+    expect(rows[123_456]).toEqual(['0301123456']);
+  });
+
   it('blank rows (white space and delimiters only) are not counted', () => {
     expect(rowsOf('a,b\n , \n\n1,2\r\n;\n')).toHaveLength(5);
   });
