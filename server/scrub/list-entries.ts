@@ -8,7 +8,7 @@ import type { Store } from '../db/store.ts';
 import type { EntriesChunk } from './scrub-protocol.ts';
 
 /** Rows read per chunk (each chunk is followed by a turn of the event loop). */
-export const LOAD_CHUNK = 5_000;
+export const LOAD_CHUNK = 2_000;
 
 /** What a scrub needs of its list: the columns a removed row gains, and the entries sent to the worker. */
 export interface ListSource {

@@ -13,7 +13,7 @@ import { ImportFileError, tooManyRows } from '../optout/import-parse.ts';
 import { checkEmail, type Checked } from '../optout/normalise.ts';
 import { countRows, openRows } from './file-rows.ts';
 import { listMatcher } from './list-matcher.ts';
-import type { FromWorker, ScrubParseJob, ToWorker } from './scrub-protocol.ts';
+import type { EntriesChunk, FromWorker, ScrubParseJob, ToWorker } from './scrub-protocol.ts';
 
 /** Text gathered before it is written (characters per write: small, so that the gathered lines die young). */
 const WRITE_CHARS = 64 * 1024;
@@ -24,16 +24,29 @@ const matcher = listMatcher(job.kind);
 
 type Start = Extract<ToWorker, { type: 'start' }>;
 let started: ((m: Start) => void) | undefined;
-let listed: (() => void) | undefined;
+// The list's chunks wait here until the rows are counted (so `start` and the count are never held up
+// behind indexing), then are indexed as they come.
+const pending: EntriesChunk[] = [];
 let listDone = false;
+let arrived: (() => void) | undefined;
 port.on('message', (m: ToWorker) => {
   if (m.type === 'start') started?.(m);
-  else if (m.type === 'entries') matcher.add(m);
   else {
-    listDone = true;
-    listed?.();
+    if (m.type === 'entries') pending.push(m);
+    else listDone = true;
+    arrived?.();
   }
 });
+
+/** Indexes the list's chunks as they arrive, until the last one. */
+async function indexList(): Promise<void> {
+  for (;;) {
+    for (let chunk = pending.shift(); chunk; chunk = pending.shift()) matcher.add(chunk);
+    if (listDone) break;
+    await new Promise<void>((resolve) => (arrived = resolve));
+  }
+  matcher.seal();
+}
 
 /** Digits only, 1..32 of them: what the §3 rule answers for such a cell is the cell itself. */
 const PLAIN_DIGITS = /^\d{1,32}$/;
@@ -92,9 +105,7 @@ async function run(): Promise<void> {
   const count = (await countRows(job.filePath, job.format, pass)) - (start.header ? 1 : 0);
   if (count > job.maxRows) throw tooManyRows(job.maxRows);
   send({ type: 'count', rows: Math.max(0, count) });
-  // The list has been arriving meanwhile (each chunk indexed as its message is handled).
-  if (!listDone) await new Promise<void>((resolve) => (listed = resolve));
-  matcher.seal();
+  await indexList();
 
   const key = keyOf();
   const { column, width } = start;

@@ -7,8 +7,8 @@
  * closed; or `failed` at any time.
  * main → worker: from the worker's start, the list to match against as packed `entries` chunks (read from
  * the database by the main thread) closed by `entriesEnd`; `start` once the head is seen (among the chunks).
- * The worker indexes the list as it arrives (while it also reads the head and counts the rows), and only
- * once it is whole reads the rows again, matching and writing each batch itself: no row ever crosses the
+ * The worker keeps the chunks until it has counted the rows, then indexes them as they come, and only
+ * once the list is whole reads the rows again, matching and writing each batch itself: no row ever crosses the
  * thread boundary.
  */
 
