@@ -4,7 +4,7 @@
  * entries (default 1,000,000: 1 % of them StartWith prefixes) through the real job engine (parse worker,
  * its in-memory index, kept/removed files) in process, on SQLite and then on PostgreSQL (a throw-away
  * cluster as the tests start it, helpers/pg-cluster.ts; or SCRUB_PG_URL; skipped with the reason when
- * there is no PostgreSQL; SCRUB_PG=off skips it). Reported per engine: rows/s end to end (upload on disk →
+ * there is no PostgreSQL; SCRUB_PG=off skips it; SCRUB_REGION=NL normalises the rows for a phone region). Reported per engine: rows/s end to end (upload on disk →
  * both files written; the CPU time of all the process's threads beside it, a figure a busy machine
  * inflates less than the wall time), the peak RSS of the process (worker included) and the longest event-loop delay;
  * against one bare baseline measured in the same run: better-sqlite3 loading the same (already normalised)
@@ -27,6 +27,8 @@ import { report } from './bench-tools.ts';
 const ROWS = Number(process.env.SCRUB_ROWS ?? 1_000_000);
 const LIST = Number(process.env.SCRUB_LIST ?? 1_000_000);
 const PREFIXES = Math.max(1, Math.floor(LIST / 100));
+/** SCRUB_REGION=NL: the rows normalised through libphonenumber-js for that region (default none: digits only). */
+const REGION = process.env.SCRUB_REGION || null;
 const dir = mkdtempSync(join(tmpdir(), 'scrub-bench-'));
 const equalNumber = (i: number) => `31${String(600_000_000 + i * 7)}`;
 const prefixOf = (i: number) => `4${String(10_000 + i)}`;
@@ -73,7 +75,7 @@ async function scrubOn(store: Store, label: string, list: string): Promise<Run> 
     last = now;
   }, 10);
   eld.enable();
-  const job = await service.start('phone', principal, { keyId: null, name: 'bench' }, 'list.csv', async () => 'text', { filePath: file, region: null, list: blacklistList(ctx) });
+  const job = await service.start('phone', principal, { keyId: null, name: 'bench' }, 'list.csv', async () => 'text', { filePath: file, region: REGION, list: blacklistList(ctx) });
   const accepted = performance.now();
   let firstRows: number | undefined;
   const deadline = Date.now() + 600_000;
