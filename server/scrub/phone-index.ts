@@ -6,7 +6,7 @@
  */
 import type { Store } from '../db/store.ts';
 import { DigitTable } from './digit-table.ts';
-import { sendQuery } from './list-entries.ts';
+import { sendPages } from './list-entries.ts';
 import type { EntriesChunk } from './scrub-protocol.ts';
 
 export interface PhoneMatch {
@@ -55,5 +55,5 @@ export class PhoneIndex {
 
 /** Sends the whole blacklist to a scrub's worker (code 1: StartWith), in chunks, yielding between them. */
 export function sendBlacklist(store: Store, to: (chunk: EntriesChunk) => void): Promise<void> {
-  return sendQuery(store, 'SELECT id, telephone_number, type FROM blacklist', [], (row) => (row[2] === 'StartWith' ? 1 : 0), 0, to);
+  return sendPages(store, 'SELECT id, telephone_number, type FROM blacklist WHERE id > ? ORDER BY id LIMIT ?', (row) => (row[2] === 'StartWith' ? 1 : 0), to);
 }
