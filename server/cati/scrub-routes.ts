@@ -11,11 +11,11 @@ import { unauthorized } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 import { uploadFile } from '../optout/import-routes.ts';
 import { tagPermission, type PermissionTagged } from '../route-table.ts';
-import { loadPhoneIndex } from '../scrub/phone-index.ts';
+import type { ListSource } from '../scrub/list-entries.ts';
+import { sendBlacklist } from '../scrub/phone-index.ts';
 import { scrubPhoneRegion } from '../scrub/region.ts';
 import { formField, scrubFormat, sendResult, uploadedFile } from '../scrub/scrub-http.ts';
 import { jobAnswer } from '../scrub/scrub-job.ts';
-import type { Matcher } from '../scrub/scrub-runner.ts';
 import { scrubService } from '../scrub/scrub-service.ts';
 
 /** Columns a removed row gains (after its own). */
@@ -30,17 +30,9 @@ const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFuncti
   next(req.authScheme === 'basic' ? unauthorized('Starting or deleting a scrub needs Authorization: Bearer <key>') : undefined);
 }, 'Bearer');
 
-/** The blacklist as a scrub's matcher (Controller.Check's rules, phone-index.ts). */
-export async function blacklistMatcher(ctx: AppContext): Promise<Matcher> {
-  const index = await loadPhoneIndex(ctx.store);
-  return {
-    extraColumns: CATI_REMOVED_COLUMNS,
-    invalid: ['invalid', '', '', ''],
-    match(key) {
-      const m = index.match(key);
-      return m && ['blacklist', m.id, m.number, m.type];
-    },
-  };
+/** The blacklist as a scrub's list (matched with Controller.Check's rules in the worker, phone-index.ts). */
+export function blacklistList(ctx: AppContext): ListSource {
+  return { extraColumns: CATI_REMOVED_COLUMNS, send: (to) => sendBlacklist(ctx.store, to) };
 }
 
 const PERMISSIONS_LABEL = 'cati_administrate | cati_integrate | cati_read';
@@ -72,7 +64,7 @@ function scrubRoutes(ctx: AppContext): Router {
 
   router.post('/scrubs', bearerOnly, allowed, upload, async (req, res) => {
     const file = uploadedFile(req);
-    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: await scrubPhoneRegion(ctx), matcher: () => blacklistMatcher(ctx) };
+    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: await scrubPhoneRegion(ctx), list: blacklistList(ctx) };
     const job = await service.start('phone', req.principal!, actorOf(req), file.originalname, () => scrubFormat(file.originalname, file.path), request);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/scrubs('${job.id}')`).json(jobAnswer(job));
   });

@@ -10,10 +10,10 @@ import { canAdministerOptOut, requirePermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
-import { loadEmailIndex } from '../scrub/email-index.ts';
+import { sendEmailLists } from '../scrub/email-index.ts';
+import type { ListSource } from '../scrub/list-entries.ts';
 import { formField, scrubFormat, sendResult, uploadedFile } from '../scrub/scrub-http.ts';
 import { jobAnswer } from '../scrub/scrub-job.ts';
-import type { Matcher } from '../scrub/scrub-runner.ts';
 import { scrubService } from '../scrub/scrub-service.ts';
 import { uploadFile } from './import-routes.ts';
 import { findListFor, PROJECT_ID } from './lists.ts';
@@ -21,19 +21,9 @@ import { findListFor, PROJECT_ID } from './lists.ts';
 /** Columns a removed row gains (after its own). */
 export const OPTOUT_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedList', 'Normalized'] as const;
 
-/** The lists as a scrub's matcher (the lists' Check rules, email-index.ts). */
-function listsMatcher(ctx: AppContext, listIds: number[]): () => Promise<Matcher> {
-  return async () => {
-    const index = await loadEmailIndex(ctx.store, listIds);
-    return {
-      extraColumns: OPTOUT_REMOVED_COLUMNS,
-      invalid: ['invalid', '', ''],
-      match(key) {
-        const m = index.match(key);
-        return m && [m.by, m.id, m.listId];
-      },
-    };
-  };
+/** The lists as a scrub's list (matched with the lists' Check rules in the worker, email-index.ts). */
+function optoutLists(ctx: AppContext, listIds: number[]): ListSource {
+  return { extraColumns: OPTOUT_REMOVED_COLUMNS, send: (to) => sendEmailLists(ctx.store, listIds, to) };
 }
 
 /** The router of `/optout/scrubs`. */
@@ -53,7 +43,7 @@ export function optoutScrubRouter(ctx: AppContext): Router {
     }
     const lists = [projectId === null ? undefined : await findListFor(ctx.store, ctx.config.companyId, projectId), await findListFor(ctx.store, ctx.config.companyId, null)];
     const listIds = lists.flatMap((l) => (l ? [l.id] : []));
-    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: null, matcher: listsMatcher(ctx, listIds) };
+    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: null, list: optoutLists(ctx, listIds) };
     const job = await service.start('email', req.principal!, actorOf(req), file.originalname, () => scrubFormat(file.originalname, file.path), request, listIds);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/optout/scrubs/${job.id}`).json(jobAnswer(job));
   });

@@ -1,18 +1,17 @@
 /**
- * The opt-out lists of one scrub in memory: addresses and domains of each list, matched as the lists'
- * Check does (the address first, then its domain and every parent domain, most specific first), the
- * project's list before the company's.
+ * The opt-out lists of one scrub in memory (built in the parse worker from the entries the main thread
+ * reads): addresses and domains of each list, matched as the lists' Check does (the address first, then its
+ * domain and every parent domain, most specific first), the project's list before the company's.
  */
-import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { Store } from '../db/store.ts';
+import { sendQuery } from './list-entries.ts';
+import type { EntriesChunk } from './scrub-protocol.ts';
 
 export interface EmailMatch {
   id: number;
   listId: number;
   by: 'email' | 'domain';
 }
-
-const LOAD_CHUNK = 5_000;
 
 /** What a scrub matches addresses against. */
 export class EmailIndex {
@@ -41,19 +40,10 @@ export class EmailIndex {
   }
 }
 
-/** Loads the lists (by id, in priority order) in chunks, yielding to the event loop between them. */
-export async function loadEmailIndex(store: Store, listIds: readonly number[]): Promise<EmailIndex> {
-  const index = new EmailIndex();
+/** Sends the lists (by id, in priority order) to a scrub's worker (code 1: domain), in chunks, yielding between them. */
+export async function sendEmailLists(store: Store, listIds: readonly number[], to: (chunk: EntriesChunk) => void): Promise<void> {
   for (const listId of listIds) {
-    for (const [kind, sql] of [
-      ['email', 'SELECT id, email_address FROM optout_emails WHERE list_id = ?'],
-      ['domain', 'SELECT id, domain FROM optout_domains WHERE list_id = ?'],
-    ] as const) {
-      for await (const rows of store.chunks(sql, [listId], LOAD_CHUNK)) {
-        for (const [id, value] of rows) index.add(kind, value as string, Number(id), listId);
-        await yieldLoop();
-      }
-    }
+    await sendQuery(store, 'SELECT id, email_address FROM optout_emails WHERE list_id = ?', [listId], () => 0, listId, to);
+    await sendQuery(store, 'SELECT id, domain FROM optout_domains WHERE list_id = ?', [listId], () => 1, listId, to);
   }
-  return index;
 }

@@ -7,6 +7,14 @@ import { unguardCell } from '../lib/csv-cell.ts';
 import type { ScrubFormat } from './scrub-protocol.ts';
 import { countTextRows, isBlankRow, textRowBatches } from './text-rows.ts';
 
+const APOSTROPHE = 39;
+
+/** A row whose first cell starts with a visible ASCII character is not blank (no regex needed). */
+const startsWithText = (cells: readonly string[]) => {
+  const c = cells.length > 0 ? cells[0]!.charCodeAt(0) : 0;
+  return c > 32 && c < 127;
+};
+
 /** Reads the file again from its start each time it is called (a text file from disk, a workbook from memory). */
 export type RowPass = () => Iterable<string[][]>;
 
@@ -28,7 +36,11 @@ export async function openRows(filePath: string, format: ScrubFormat, maxRows: n
   return function* () {
     for (const batch of raw()) {
       const rows: string[][] = [];
-      for (const cells of batch) if (!isBlankRow(cells)) rows.push(cells.map(unguardCell));
+      for (const cells of batch) {
+        if (!startsWithText(cells) && isBlankRow(cells)) continue;
+        for (let i = 0; i < cells.length; i++) if (cells[i]!.charCodeAt(0) === APOSTROPHE) cells[i] = unguardCell(cells[i]!);
+        rows.push(cells);
+      }
       if (rows.length > 0) yield rows;
     }
   };

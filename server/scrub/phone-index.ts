@@ -1,10 +1,13 @@
 /**
- * The blacklist in memory for one scrub: Equal numbers in one Map, StartWith prefixes in another, probed
- * for each prefix length the list holds, longest first — Controller.Check's rule (Equal wins, then the
- * longest prefix; a prefix is unique per Type) as lookups instead of one query per row.
+ * The blacklist in memory for one scrub (built in the parse worker from the entries the main thread reads):
+ * Equal numbers in one DigitTable, StartWith prefixes in another, probed for each prefix length the list holds,
+ * longest first — Controller.Check's rule (Equal wins, then the longest prefix; a prefix is unique per Type)
+ * as lookups instead of one query per row.
  */
-import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { Store } from '../db/store.ts';
+import { DigitTable } from './digit-table.ts';
+import { sendPages } from './list-entries.ts';
+import type { EntriesChunk } from './scrub-protocol.ts';
 
 export interface PhoneMatch {
   id: number;
@@ -12,13 +15,10 @@ export interface PhoneMatch {
   type: 'Equal' | 'StartWith';
 }
 
-/** Rows read per chunk while loading (each chunk is followed by a turn of the event loop). */
-const LOAD_CHUNK = 5_000;
-
 /** What a scrub matches numbers against. */
 export class PhoneIndex {
-  private readonly equal = new Map<string, number>();
-  private readonly prefixes = new Map<string, number>();
+  private readonly equal = new DigitTable();
+  private readonly prefixes = new DigitTable();
   private lengths: number[] = [];
 
   /** Adds one stored item (digits as stored, already normalised for the region). */
@@ -30,7 +30,7 @@ export class PhoneIndex {
   /** Call once after the last `add`. */
   seal(): this {
     const lengths = new Set<number>();
-    for (const p of this.prefixes.keys()) lengths.add(p.length);
+    for (const p of this.prefixes.digits()) lengths.add(p.length);
     this.lengths = [...lengths].sort((a, b) => b - a);
     return this;
   }
@@ -53,12 +53,7 @@ export class PhoneIndex {
   }
 }
 
-/** Loads the whole blacklist in chunks, yielding to the event loop between them. */
-export async function loadPhoneIndex(store: Store): Promise<PhoneIndex> {
-  const index = new PhoneIndex();
-  for await (const rows of store.chunks('SELECT id, telephone_number, type FROM blacklist', [], LOAD_CHUNK)) {
-    for (const [id, number, type] of rows) index.add(Number(id), number as string, type as string);
-    await yieldLoop();
-  }
-  return index.seal();
+/** Sends the whole blacklist to a scrub's worker (code 1: StartWith), in chunks, yielding between them. */
+export function sendBlacklist(store: Store, to: (chunk: EntriesChunk) => void): Promise<void> {
+  return sendPages(store, 'SELECT id, telephone_number, type FROM blacklist WHERE id > ? ORDER BY id LIMIT ?', (row) => (row[2] === 'StartWith' ? 1 : 0), to);
 }

@@ -1,11 +1,10 @@
 /**
  * Where scrub jobs keep their files: `<data-dir>/scrubs/<job id>/` (mode 0700), each result as JSON lines
- * (one array of cells per row, the header row first when there is one), written as the job runs and turned
- * into CSV or XLSX when downloaded. The whole directory is emptied when the server starts.
+ * (one array of cells per row, the header row first when there is one), written by the parse worker as the
+ * job runs and turned into CSV or XLSX when downloaded. The whole directory is emptied when the server starts.
  */
-import { chmodSync, createReadStream, createWriteStream, mkdirSync, rmSync, type WriteStream } from 'node:fs';
+import { chmodSync, createReadStream, mkdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -37,32 +36,6 @@ export async function removeJobDir(dir: string): Promise<void> {
 }
 
 export const resultPath = (dir: string, name: ResultName) => join(dir, `${name}.jsonl`);
-
-/** A result file being written: text appended with back-pressure. */
-export class ResultWriter {
-  private readonly stream: WriteStream;
-  constructor(path: string) {
-    this.stream = createWriteStream(path, { mode: 0o600 });
-    this.stream.on('error', () => undefined); // surfaced by write/close
-  }
-
-  /** Appends text; waits while the file's buffer is full. */
-  async write(text: string): Promise<void> {
-    if (text === '') return;
-    if (!this.stream.write(text)) await once(this.stream, 'drain');
-  }
-
-  /** Flushes and closes the file. */
-  async close(): Promise<void> {
-    this.stream.end();
-    await once(this.stream, 'finish');
-  }
-
-  /** Stops writing at once (the file is removed with its directory). */
-  destroy(): void {
-    this.stream.destroy();
-  }
-}
 
 /** The rows of a result file, one array of cells each, read as a stream. */
 export async function* resultRows(path: string): AsyncGenerator<string[]> {

@@ -1,6 +1,6 @@
 /**
  * The HTTP side shared by `/cati/scrubs` and `/optout/scrubs`: the upload's format, the job's answer, the
- * result downloads and DELETE. The two route files add their permissions and their matcher.
+ * result downloads and DELETE. The two route files add their permissions and their list.
  */
 import type { Request, Response } from 'express';
 import { stat } from 'node:fs/promises';

@@ -30,7 +30,7 @@ export interface ScrubJob {
   /** Opt-out scrubs: the lists matched, in priority order. */
   listIds: number[];
   /** Stops a running job (its worker and files); set while it runs. */
-  cancel?: () => void;
+  cancel?: () => Promise<void>;
 }
 
 /** `GET /cati/scrubs('{Id}')` and `GET /optout/scrubs/{Id}`: exactly the §16 fields. */

@@ -1,36 +1,62 @@
 /**
  * Entry of a scrub's parse worker (started by scrub-runner.ts with memory limits). It holds NO database
- * handle: it reads the untrusted file, and normalises each row's key with the lists' own functions
- * (the blacklist's `normaliseTelephoneNumber` as Controller.Check does, the opt-out import's `checkEmail`),
- * so the main thread only looks keys up. See scrub-protocol.ts for the conversation.
+ * handle: it reads the untrusted file, normalises each row's key with the lists' own functions (the
+ * blacklist's `normaliseTelephoneNumber` as Controller.Check does, the opt-out import's `checkEmail`),
+ * matches it against the list the main thread sends (list-matcher.ts) and appends the row to the kept or
+ * the removed file itself, so rows never cross the thread boundary: the main thread only reads the list
+ * from the database and hears the counts. See scrub-protocol.ts for the conversation.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkPhoneRegion, normaliseTelephoneNumber } from '../cati/phone-region.ts';
 import { ImportFileError, tooManyRows } from '../optout/import-parse.ts';
 import { checkEmail, type Checked } from '../optout/normalise.ts';
 import { countRows, openRows } from './file-rows.ts';
-import type { FromWorker, ScrubParseJob, ToWorker } from './scrub-protocol.ts';
+import { listMatcher } from './list-matcher.ts';
+import type { EntriesChunk, FromWorker, ScrubParseJob, ToWorker } from './scrub-protocol.ts';
 
-const BATCH = 5000;
+/** Text gathered before it is written (characters per write: small, so that the gathered lines die young). */
+const WRITE_CHARS = 64 * 1024;
 const job = workerData as ScrubParseJob;
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);
+const matcher = listMatcher(job.kind);
 
-let credits = 4;
-let wake: (() => void) | undefined;
-let started: ((m: Extract<ToWorker, { type: 'start' }>) => void) | undefined;
+type Start = Extract<ToWorker, { type: 'start' }>;
+let started: ((m: Start) => void) | undefined;
+// The list's chunks wait here until the rows are counted (so `start` and the count are never held up
+// behind indexing), then are indexed as they come.
+const pending: EntriesChunk[] = [];
+let listDone = false;
+let arrived: (() => void) | undefined;
 port.on('message', (m: ToWorker) => {
   if (m.type === 'start') started?.(m);
   else {
-    credits++;
-    wake?.();
+    if (m.type === 'entries') pending.push(m);
+    else listDone = true;
+    arrived?.();
   }
 });
+
+/** Indexes the list's chunks as they arrive, until the last one. */
+async function indexList(): Promise<void> {
+  for (;;) {
+    for (let chunk = pending.shift(); chunk; chunk = pending.shift()) matcher.add(chunk);
+    if (listDone) break;
+    await new Promise<void>((resolve) => (arrived = resolve));
+  }
+  matcher.seal();
+}
+
+/** Digits only, 1..32 of them: what the §3 rule answers for such a cell is the cell itself. */
+const PLAIN_DIGITS = /^\d{1,32}$/;
 
 function keyOf(): (cell: string) => string | null {
   if (job.kind === 'phone') {
     const region = job.region ? checkPhoneRegion(job.region) : null;
     return (cell) => {
+      // Without a region a cell of bare digits normalises to itself (digitsOnly strips nothing from it).
+      if (region === null && PLAIN_DIGITS.test(cell)) return cell;
       const r = normaliseTelephoneNumber(cell, 'Equal', region);
       return r.ok ? r.value : null;
     };
@@ -43,6 +69,28 @@ function keyOf(): (cell: string) => string | null {
   };
 }
 
+/** A result file written in large appends. */
+class ResultFile {
+  private readonly fd: number;
+  private text = '';
+  constructor(path: string, head: string) {
+    this.fd = openSync(path, 'w', 0o600);
+    this.text = head;
+  }
+  add(line: string): void {
+    this.text += line;
+    if (this.text.length >= WRITE_CHARS) this.flush();
+  }
+  flush(): void {
+    if (this.text !== '') writeSync(this.fd, this.text);
+    this.text = '';
+  }
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+}
+
 async function run(): Promise<void> {
   const pass = await openRows(job.filePath, job.format, job.maxRows);
   const head: string[][] = [];
@@ -50,37 +98,44 @@ async function run(): Promise<void> {
     head.push(...rows.slice(0, job.headRows - head.length));
     if (head.length >= job.headRows) break;
   }
-  const start = await new Promise<Extract<ToWorker, { type: 'start' }>>((resolve) => {
+  const start = await new Promise<Start>((resolve) => {
     started = resolve;
     send({ type: 'head', rows: head });
   });
   const count = (await countRows(job.filePath, job.format, pass)) - (start.header ? 1 : 0);
   if (count > job.maxRows) throw tooManyRows(job.maxRows);
   send({ type: 'count', rows: Math.max(0, count) });
+  await indexList();
 
   const key = keyOf();
+  const { column, width } = start;
+  const kept = new ResultFile(start.keptPath, start.keptHead);
+  const removed = new ResultFile(start.removedPath, start.removedHead);
+  const counts = { type: 'progress' as const, processed: 0, kept: 0, removed: 0, invalid: 0 };
   let skip = start.header;
-  let lines: string[] = [];
-  let keys: (string | null)[] = [];
-  const flush = async () => {
-    while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
-    credits--;
-    send({ type: 'batch', lines, keys });
-    lines = [];
-    keys = [];
-  };
   for (const rows of pass()) {
     for (const cells of rows) {
       if (skip) {
         skip = false;
         continue;
       }
-      lines.push(JSON.stringify(cells));
-      keys.push(key(cells[start.column] ?? ''));
-      if (lines.length === BATCH) await flush();
+      const k = key(cells[column] ?? '');
+      const extra = k === null ? matcher.invalid : matcher.match(k);
+      if (!extra) {
+        kept.add(JSON.stringify(cells) + '\n');
+        counts.kept++;
+        continue;
+      }
+      if (k === null) counts.invalid++;
+      else counts.removed++;
+      while (cells.length < width) cells.push('');
+      removed.add(JSON.stringify(cells.concat(extra, k ?? '')) + '\n');
     }
+    counts.processed = counts.kept + counts.removed + counts.invalid;
+    send(counts);
   }
-  if (lines.length > 0) await flush();
+  kept.close();
+  removed.close();
   send({ type: 'end' });
 }
 

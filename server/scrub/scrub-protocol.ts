@@ -3,7 +3,13 @@
  * (scrub-parse-worker.ts, no database handle).
  *
  * worker → main: `head` (the first non-blank rows, for the column rules), then — after main's `start` —
- * `count` (data rows), then `batch`es (one per `more` credit), then `end`; or `failed` at any time.
+ * `count` (data rows), then `progress` while it scrubs, then `end` once both result files are written and
+ * closed; or `failed` at any time.
+ * main → worker: from the worker's start, the list to match against as packed `entries` chunks (read from
+ * the database by the main thread) closed by `entriesEnd`; `start` once the head is seen (among the chunks).
+ * The worker keeps the chunks until it has counted the rows, then indexes them as they come, and only
+ * once the list is whole reads the rows again, matching and writing each batch itself: no row ever crosses the
+ * thread boundary.
  */
 
 /** What is scrubbed: telephone numbers (CATI blacklist) or e-mail addresses (opt-out lists). */
@@ -24,22 +30,49 @@ export interface ScrubParseJob {
   headRows: number;
 }
 
-/** main → worker: the chosen column (0-based) and whether the first non-blank row is a header; then credits. */
-export type ToWorker = { type: 'start'; column: number; header: boolean } | { type: 'more' };
-
 /**
- * One batch: each data row as a JSON array of its cells (`lines`), and its key — the normalised number or
- * address the worker computed with the list's own functions — or null when it is invalid.
+ * A chunk of the list: entry i is `ids[i]`, `JSON.parse(values)[i]`, of kind `codes[i]` (phone: 0 Equal,
+ * 1 StartWith; e-mail: 0 address, 1 domain), on list `listId` (e-mail; chunks arrive in the lists'
+ * priority order). Packed so that it is cloned as two buffers and one string, not as thousands of arrays.
  */
-export interface RowBatch {
-  type: 'batch';
-  lines: string[];
-  keys: (string | null)[];
+export interface EntriesChunk {
+  type: 'entries';
+  ids: Float64Array<ArrayBuffer>;
+  values: string;
+  codes: Uint8Array<ArrayBuffer>;
+  listId: number;
+}
+
+/** main → worker. */
+export type ToWorker =
+  | {
+      type: 'start';
+      /** The chosen column (0-based) and whether the first non-blank row is a header. */
+      column: number;
+      header: boolean;
+      /** The files to write (JSON lines) and their first lines (see scrub-runner.ts headerLines). */
+      keptPath: string;
+      removedPath: string;
+      keptHead: string;
+      removedHead: string;
+      /** Cells a removed row is padded to before its extra columns. */
+      width: number;
+    }
+  | EntriesChunk
+  | { type: 'entriesEnd' };
+
+/** Counts so far (each field the total, not an increment). */
+export interface Progress {
+  type: 'progress';
+  processed: number;
+  kept: number;
+  removed: number;
+  invalid: number;
 }
 
 export type FromWorker =
   | { type: 'head'; rows: string[][] }
   | { type: 'count'; rows: number }
-  | RowBatch
+  | Progress
   | { type: 'end' }
   | { type: 'failed'; status: 400 | 413; message: string };

@@ -91,7 +91,7 @@ export class ScrubService {
   /** Stops the job if it runs and removes it and its files. */
   async remove(job: ScrubJob): Promise<void> {
     this.jobs.delete(job.id);
-    job.cancel?.();
+    await job.cancel?.();
     await removeJobDir(job.dir);
     await rm(job.uploadPath, { force: true });
   }

@@ -4,10 +4,13 @@
  * that does not start a cell is an ordinary character; text after a closing quote other than the delimiter or
  * a line break is kept literally (one odd cell never swallows the lines after it).
  */
+import { isAscii } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { detectDelimiter, ImportFileError } from '../optout/import-parse.ts';
 
 const CHUNK_BYTES = 1 << 20;
+/** Rows per batch of a quote-free text. */
+const PLAIN_BATCH = 2_000;
 /** A single row may not be longer than this (a quote never closed would otherwise swallow the file). */
 const MAX_ROW_CHARS = 16 * 1024 * 1024;
 
@@ -15,21 +18,34 @@ const MAX_ROW_CHARS = 16 * 1024 * 1024;
 function decoderFor(head: Uint8Array): { decoder: TextDecoder; skip: number } {
   if (head[0] === 0xff && head[1] === 0xfe) return { decoder: new TextDecoder('utf-16le'), skip: 2 };
   if (head[0] === 0xfe && head[1] === 0xff) return { decoder: new TextDecoder('utf-16be'), skip: 2 };
+  // A UTF-8 BOM is skipped here (not by the decoder) so that the ASCII text after it takes the fast path.
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { decoder: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }), skip: 3 };
   return { decoder: new TextDecoder('utf-8', { fatal: true }), skip: 0 };
 }
 
-/** The decoded text of a file, chunk by chunk (about 1 MiB each); invalid UTF-8 → 400. */
+/**
+ * The decoded text of a file, chunk by chunk (about 1 MiB each); invalid UTF-8 → 400. While every byte so
+ * far is ASCII (the decoder then holds nothing back), a chunk of ASCII bytes is read as Latin-1 — the same
+ * characters, several times faster than the streaming UTF-8 decoder.
+ */
 export function* textChunks(filePath: string): Generator<string> {
   const fd = openSync(filePath, 'r');
   try {
     const buffer = Buffer.alloc(CHUNK_BYTES);
     let first = true;
     let decoding: { decoder: TextDecoder; skip: number } | undefined;
+    let ascii = true;
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, null);
       if (first) decoding = decoderFor(buffer.subarray(0, n));
       const bytes = buffer.subarray(first ? decoding!.skip : 0, n);
       first = false;
+      ascii &&= decoding!.decoder.encoding === 'utf-8' && isAscii(bytes);
+      if (ascii) {
+        if (n === 0) return;
+        yield bytes.toString('latin1');
+        continue;
+      }
       try {
         yield decoding!.decoder.decode(bytes, { stream: n > 0 });
       } catch {
@@ -126,20 +142,36 @@ function readRecords(text: string, pos: number, delimiter: number, eof: boolean,
   return pos;
 }
 
-/** Records of a text without any quote: lines and cells split natively (nothing to unquote). */
-function plainRecords(text: string, delimiter: string, eof: boolean, out: string[][]): number {
-  // Split on LF natively and drop each line's CR (a text with CRs and no LF at all is split on CR).
-  const crOnly = text.includes('\r') && !text.includes('\n');
-  const lines = crOnly ? text.split('\r') : text.split('\n');
-  // The last piece may continue in the next chunk.
-  const complete = eof ? lines.length : lines.length - 1;
-  for (let i = 0; i < complete; i++) {
-    let line = lines[i]!;
-    if (eof && i === lines.length - 1 && line === '') break;
-    if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
-    out.push(line.split(delimiter));
+/**
+ * Records of a text without any quote, from `from`, at most `max` of them: lines (LF, a CR before it dropped;
+ * a text with CRs and no LF at all is split on CR) cut into cells by the delimiter, both found with indexOf
+ * and sliced out of the text — no array of lines, no garbage beyond the cells. Returns where the unread
+ * rest starts (without `eof`, the last line may continue in the next chunk and is left unread).
+ */
+function plainRecords(text: string, delimiter: string, separator: string, from: number, eof: boolean, out: string[][], max: number): number {
+  const n = text.length;
+  const lf = separator === '\n';
+  let next = text.indexOf(delimiter, from); // the next delimiter at or after `from` (-1: none left)
+  while (out.length < max) {
+    let end = text.indexOf(separator, from);
+    if (end < 0) {
+      if (!eof || from >= n) return from;
+      end = n;
+    }
+    const lineEnd = lf && end > from && text.charCodeAt(end - 1) === CR ? end - 1 : end;
+    const cells: string[] = [];
+    let start = from;
+    while (next >= 0 && next < lineEnd) {
+      cells.push(text.slice(start, next));
+      start = next + 1;
+      next = text.indexOf(delimiter, start);
+    }
+    cells.push(text.slice(start, lineEnd));
+    out.push(cells);
+    from = end + 1;
+    if (next >= 0 && next < from) next = text.indexOf(delimiter, from);
   }
-  return eof ? text.length : text.length - lines[lines.length - 1]!.length;
+  return from;
 }
 
 const BLANK = /^\s*$/;
@@ -165,11 +197,24 @@ export function* textRowBatches(filePath: string, tab: boolean): Generator<strin
       rest = text;
       continue;
     }
-    const rows: string[][] = [];
-    const pos = text.includes('"') ? readRecords(text, 0, delimiter, done, rows) : plainRecords(text, String.fromCharCode(delimiter), done, rows);
+    let pos: number;
+    if (text.includes('"')) {
+      const rows: string[][] = [];
+      pos = readRecords(text, 0, delimiter, done, rows);
+      if (rows.length > 0) yield rows;
+    } else {
+      // Small batches: a batch's rows are garbage once the caller is done with it, before they age.
+      const separator = text.includes('\r') && !text.includes('\n') ? '\r' : '\n';
+      pos = 0;
+      for (;;) {
+        const rows: string[][] = [];
+        pos = plainRecords(text, String.fromCharCode(delimiter), separator, pos, done, rows, PLAIN_BATCH);
+        if (rows.length > 0) yield rows;
+        if (rows.length < PLAIN_BATCH) break;
+      }
+    }
     rest = text.slice(pos);
     if (rest.length > MAX_ROW_CHARS) throw new ImportFileError(400, 'A row of the file is longer than 16 MiB (a quote that is never closed?)');
-    if (rows.length > 0) yield rows;
   }
 }
 
@@ -202,11 +247,24 @@ export function countTextRows(filePath: string, tab: boolean): number {
       if (rest.length > MAX_ROW_CHARS) throw new ImportFileError(400, 'A row of the file is longer than 16 MiB (a quote that is never closed?)');
       continue;
     }
-    const crOnly = text.includes('\r') && !text.includes('\n');
-    const lines = crOnly ? text.split('\r') : text.split('\n');
-    const complete = done ? lines.length : lines.length - 1;
-    for (let i = 0; i < complete; i++) if (contentful.test(lines[i]!)) count++;
-    rest = done ? '' : lines[lines.length - 1]!;
+    // Line by line without splitting: a line whose first character is visible ASCII other than the
+    // delimiter has content; any other is tested whole.
+    const separator = text.includes('\r') && !text.includes('\n') ? '\r' : '\n';
+    const d = delimiter.charCodeAt(0);
+    let from = 0;
+    for (;;) {
+      let end = text.indexOf(separator, from);
+      if (end < 0) {
+        if (!done) break;
+        end = text.length;
+      }
+      const c = text.charCodeAt(from);
+      if (c > 32 && c < 127 && c !== d) count++;
+      else if (end > from && contentful.test(text.slice(from, end))) count++;
+      from = end + 1;
+      if (from > text.length) break;
+    }
+    rest = done ? '' : text.slice(from);
   }
   return count;
 }

@@ -43,13 +43,15 @@ export class WorkerChannel {
     return new Promise((resolve) => (this.waiting = resolve));
   }
 
-  send(m: ToWorker): void {
-    this.worker.postMessage(m);
+  /** Sends a message (`transfer`: buffers moved, not copied); throws once the worker has ended or failed. */
+  send(m: ToWorker, transfer: ArrayBuffer[] = []): void {
+    if (this.ended) throw new Error('The file reader has stopped');
+    this.worker.postMessage(m, transfer);
   }
 
-  /** Stops the worker (nothing more is delivered). */
-  stop(): void {
+  /** Stops the worker (nothing more is delivered); resolves once it has stopped writing. */
+  async stop(): Promise<void> {
     this.ended = true;
-    void this.worker.terminate();
+    await this.worker.terminate();
   }
 }

@@ -2,28 +2,34 @@
  * Scrub benchmark (`npm run bench -- scrub`, CONTRACT §16): a call list of SCRUB_ROWS rows (default
  * 1,000,000; 10 % Equal hits, 5 % StartWith hits, a few invalid) scrubbed against a blacklist of SCRUB_LIST
  * entries (default 1,000,000: 1 % of them StartWith prefixes) through the real job engine (parse worker,
- * in-memory index, kept/removed files) on SQLite, in process. Reported: rows/s end to end (upload on disk →
- * both files written), the peak RSS of the process (worker included) and the longest event-loop delay;
- * against a bare baseline in the same run: better-sqlite3 loading the same (already normalised) numbers
- * into a temp table and joining it with the blacklist (Equal, then each StartWith length).
+ * its in-memory index, kept/removed files) in process, on SQLite and then on PostgreSQL (a throw-away
+ * cluster as the tests start it, helpers/pg-cluster.ts; or SCRUB_PG_URL; skipped with the reason when
+ * there is no PostgreSQL; SCRUB_PG=off skips it; SCRUB_REGION=NL normalises the rows for a phone region). Reported per engine: rows/s end to end (upload on disk →
+ * both files written; the CPU time of all the process's threads beside it, a figure a busy machine
+ * inflates less than the wall time), the peak RSS of the process (worker included) and the longest event-loop delay;
+ * against one bare baseline measured in the same run: better-sqlite3 loading the same (already normalised)
+ * numbers into a temp table and joining it with the blacklist (Equal, then each StartWith length).
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { blacklistMatcher } from '../../server/cati/scrub-routes.ts';
+import { blacklistList } from '../../server/cati/scrub-routes.ts';
 import { defaultConfig } from '../../server/config.ts';
 import type { AppContext } from '../../server/context.ts';
+import { PgStore } from '../../server/db/pg-store.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
+import type { Store } from '../../server/db/store.ts';
 import { ScrubService } from '../../server/scrub/scrub-service.ts';
+import { createDatabase, PgCluster, postgresBinDir } from '../helpers/pg-cluster.ts';
 import { report } from './bench-tools.ts';
 
 const ROWS = Number(process.env.SCRUB_ROWS ?? 1_000_000);
 const LIST = Number(process.env.SCRUB_LIST ?? 1_000_000);
 const PREFIXES = Math.max(1, Math.floor(LIST / 100));
+/** SCRUB_REGION=NL: the rows normalised through libphonenumber-js for that region (default none: digits only). */
+const REGION = process.env.SCRUB_REGION || null;
 const dir = mkdtempSync(join(tmpdir(), 'scrub-bench-'));
-const store = SqliteStore.open(join(dir, 'cati.sqlite'));
-const db = store.db;
 const equalNumber = (i: number) => `31${String(600_000_000 + i * 7)}`;
 const prefixOf = (i: number) => `4${String(10_000 + i)}`;
 /** Row i's number: 10 % Equal hits, 5 % StartWith hits, 1 % empty (invalid), the rest misses. */
@@ -34,53 +40,71 @@ const phoneOf = (i: number) => {
   if (i % 100 === 3) return '';
   return `5${String(700_000_000 + i)}`;
 };
+/** The blacklist's rows: the Equal numbers, then the StartWith prefixes. */
+function* blacklistRows(): Generator<[string, string, null, number]> {
+  for (let i = 0; i < LIST - PREFIXES; i++) yield [equalNumber(i), 'Equal', null, 0];
+  for (let i = 0; i < PREFIXES; i++) yield [prefixOf(i), 'StartWith', null, 0];
+}
+const stage = (from: number, to: number | undefined) => (to === undefined ? '-' : `${((to - from) / 1000).toFixed(2)} s`);
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
-try {
-  const insert = db.prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, NULL, 0)');
-  db.transaction(() => {
-    for (let i = 0; i < LIST - PREFIXES; i++) insert.run(equalNumber(i), 'Equal');
-    for (let i = 0; i < PREFIXES; i++) insert.run(prefixOf(i), 'StartWith');
-  })();
-  const file = join(dir, 'list.csv');
-  writeFileSync(file, 'Id,Name,Phone\n');
-  for (let from = 0; from < ROWS; from += 10_000) {
-    let chunk = '';
-    for (let i = from; i < Math.min(ROWS, from + 10_000); i++) chunk += `${i},Person ${i},${phoneOf(i) || 'n/a'}\n`;
-    appendFileSync(file, chunk);
-  }
+interface Run {
+  rowsPerSecond: number;
+  peakMb: number;
+  eldMs: number;
+}
 
+/** Scrubs the call list against the blacklist of `store` and measures it. */
+async function scrubOn(store: Store, label: string, list: string): Promise<Run> {
+  const file = join(dir, `upload-${label}.csv`); // the job removes its upload
+  copyFileSync(list, file);
   const ctx = { store, dbFile: join(dir, 'cati.sqlite'), config: defaultConfig({ dataDir: dir }) } as unknown as AppContext;
   const service = new ScrubService(ctx);
   const principal = { keyId: null, name: 'bench', permissions: new Set(['company_administrate'] as const), projects: null };
   const eld = monitorEventLoopDelay({ resolution: 5 });
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 25);
-  eld.enable();
   const stalls: string[] = [];
-  let last = performance.now();
+  const state: { processed?: number } = {};
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  let last = started;
   const drift = setInterval(() => {
     const now = performance.now();
-    if (now - last > 60 && stalls.length < 10) stalls.push(`${Math.round(now - last)} ms at ${Math.round(now - started)} ms (processed ${accepted.processed ?? 'not accepted'})`);
+    if (now - last > 60 && stalls.length < 10) stalls.push(`${Math.round(now - last)} ms at ${Math.round(now - started)} ms (processed ${state.processed ?? 'not accepted'})`);
     last = now;
   }, 10);
-  const accepted: { processed?: number } = {};
-  const started = performance.now();
-  const job = await service.start('phone', principal, { keyId: null, name: 'bench' }, 'list.csv', async () => 'text', {
-    filePath: file, region: null, matcher: () => blacklistMatcher(ctx),
-  });
+  eld.enable();
+  const job = await service.start('phone', principal, { keyId: null, name: 'bench' }, 'list.csv', async () => 'text', { filePath: file, region: REGION, list: blacklistList(ctx) });
+  const accepted = performance.now();
+  let firstRows: number | undefined;
   const deadline = Date.now() + 600_000;
   while (job.state === 'running' && Date.now() < deadline) {
-    accepted.processed = job.processed;
+    state.processed = job.processed;
+    if (job.processed > 0) firstRows ??= performance.now();
     await new Promise((r) => setTimeout(r, 20));
   }
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   eld.disable();
   clearInterval(sampler);
   clearInterval(drift);
-  if (stalls.length) console.log(`  event-loop stalls over 60 ms: ${stalls.join('; ')}`);
-  if (job.state !== 'done') throw new Error(`scrub ended ${job.state}: ${job.error}`);
+  if (stalls.length) console.log(`  ${label}: event-loop stalls over 60 ms: ${stalls.join('; ')}`);
+  if (job.state !== 'done') throw new Error(`${label}: scrub ended ${job.state}: ${job.error}`);
+  console.log(`  ${label}: ${ROWS.toLocaleString('en-US')} rows against ${LIST.toLocaleString('en-US')} entries (${PREFIXES.toLocaleString('en-US')} StartWith): kept ${job.kept}, removed ${job.removed}, invalid ${job.invalid} in ${seconds.toFixed(2)} s (accepted — worker started, rows counted — after ${stage(started, accepted)}, first rows matched — list loaded — after ${stage(started, firstRows)}; CPU of all threads: ${((used.user + used.system) / 1e6).toFixed(2)} s); load average ${load()}`);
+  await service.remove(job);
+  return { rowsPerSecond: ROWS / seconds, peakMb: peak / 1024 / 1024, eldMs: eld.max / 1e6 };
+}
 
-  // Baseline: the same normalised numbers into a temp table, joined with the blacklist by bare better-sqlite3.
+function reportRun(label: string, run: Run, bare: number): void {
+  report(`Scrub throughput (end to end, ${label})`, run.rowsPerSecond, 'rows/s', bare, '≥ 200,000 rows/s', run.rowsPerSecond >= 200_000);
+  report(`Scrub peak RSS (${label}, process, worker included)`, run.peakMb, 'MB', null, '< 400 MB', run.peakMb < 400);
+  report(`Scrub longest event-loop delay (${label})`, run.eldMs, 'ms', null, '≤ 50 ms', run.eldMs <= 50);
+}
+
+/** The bare baseline: the same normalised numbers into a temp table, joined with the blacklist by bare better-sqlite3. */
+function bareJoin(store: SqliteStore): { rowsPerSecond: number; removed: number } {
+  const db = store.db;
   const t0 = performance.now();
   db.exec('CREATE TEMP TABLE scrub_rows (n INTEGER PRIMARY KEY, phone TEXT NOT NULL)');
   const add = db.prepare('INSERT INTO scrub_rows (n, phone) VALUES (?, ?)');
@@ -101,14 +125,60 @@ try {
       .pluck()
       .get() as number;
   }
-  const bareSeconds = (performance.now() - t0) / 1000;
+  return { rowsPerSecond: ROWS / ((performance.now() - t0) / 1000), removed };
+}
 
-  console.log(`  ${ROWS.toLocaleString('en-US')} rows against ${LIST.toLocaleString('en-US')} entries (${PREFIXES.toLocaleString('en-US')} StartWith): kept ${job.kept}, removed ${job.removed}, invalid ${job.invalid}; bare join removed ${removed}`);
-  report('Scrub throughput (end to end)', ROWS / seconds, 'rows/s', ROWS / bareSeconds, '≥ 200,000 rows/s', ROWS / seconds >= 200_000);
-  report('Scrub peak RSS (process, worker included)', peak / 1024 / 1024, 'MB', null, '< 400 MB', peak / 1024 / 1024 < 400);
-  report('Scrub longest event-loop delay', eld.max / 1e6, 'ms', null, '≤ 50 ms', eld.max / 1e6 <= 50);
-  await service.remove(job);
+/** A PostgreSQL store with the same blacklist, or why there is none. */
+async function postgresStore(): Promise<{ store: PgStore; done: () => Promise<void> } | string> {
+  if (process.env.SCRUB_PG === 'off') return 'SCRUB_PG=off';
+  let cluster: PgCluster | undefined;
+  let url = process.env.SCRUB_PG_URL;
+  if (!url) {
+    const bin = postgresBinDir();
+    if (!bin) return 'PostgreSQL binaries not found (apt-get install postgresql, or set SCRUB_PG_URL)';
+    cluster = await PgCluster.create(bin);
+    url = cluster.url();
+  }
+  const store = await PgStore.open(await createDatabase(url));
+  await store.copyRows('blacklist', ['telephone_number', 'type', 'comment', 'created'], blacklistRows());
+  return {
+    store,
+    done: async () => {
+      await store.close();
+      cluster?.remove();
+    },
+  };
+}
+
+const sqlite = SqliteStore.open(join(dir, 'cati.sqlite'));
+try {
+  const insert = sqlite.db.prepare('INSERT INTO blacklist (telephone_number, type, comment, created) VALUES (?, ?, ?, ?)');
+  sqlite.db.transaction(() => {
+    for (const row of blacklistRows()) insert.run(...row);
+  })();
+  const file = join(dir, 'list.csv');
+  writeFileSync(file, 'Id,Name,Phone\n');
+  for (let from = 0; from < ROWS; from += 10_000) {
+    let chunk = '';
+    for (let i = from; i < Math.min(ROWS, from + 10_000); i++) chunk += `${i},Person ${i},${phoneOf(i) || 'n/a'}\n`;
+    appendFileSync(file, chunk);
+  }
+
+  const onSqlite = await scrubOn(sqlite, 'SQLite', file);
+  const bare = bareJoin(sqlite);
+  console.log(`  bare better-sqlite3 join: removed ${bare.removed}; load average ${load()}`);
+  reportRun('SQLite', onSqlite, bare.rowsPerSecond);
+
+  const pg = await postgresStore();
+  if (typeof pg === 'string') console.log(`  PostgreSQL: SKIPPED (${pg})`);
+  else {
+    try {
+      reportRun('PostgreSQL', await scrubOn(pg.store, 'PostgreSQL', file), bare.rowsPerSecond);
+    } finally {
+      await pg.done();
+    }
+  }
 } finally {
-  await store.close();
+  await sqlite.close();
   rmSync(dir, { recursive: true, force: true });
 }

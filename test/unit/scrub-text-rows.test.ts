@@ -38,12 +38,32 @@ describe('scrub text rows (read in 1 MiB chunks)', () => {
     expect(q.every((r, i) => r[1] === `name, ${i}` && r[2] === `line\n${i}`)).toBe(true);
   });
 
+  it('quote-free text: CRLF, CR alone, empty cells and lines, a last line without a break, one column of many lines', () => {
+    expect(rowsOf('a,b,\r\n,x\r\n\r\nlast,1')).toEqual([['a', 'b', ''], ['', 'x'], [''], ['last', '1']]);
+    expect(rowsOf('a,b\rc,d\r')).toEqual([['a', 'b'], ['c', 'd']]);
+    expect(rowsOf('a,,b\n\n,\n')).toEqual([['a', '', 'b'], [''], ['', '']]);
+    const single = Array.from({ length: 200_000 }, (_, i) => `0301${i}`).join('\n');
+    const rows = rowsOf(`${single}\n`);
+    expect(rows).toHaveLength(200_000);
+    expect(rows[123_456]).toEqual(['0301123456']);
+  });
+
   it('blank rows (white space and delimiters only) are not counted', () => {
     expect(rowsOf('a,b\n , \n\n1,2\r\n;\n')).toHaveLength(5);
   });
 
   it('invalid UTF-8 → 400', () => {
     expect(() => rowsOf(Buffer.from([0x61, 0xff, 0x0a]))).toThrow(/not valid UTF-8/);
+  });
+
+  it('ASCII chunks read fast give the same text: a BOM then ASCII, accents after the first MiB, a second BOM kept, bad bytes late → 400', () => {
+    const ascii = Array.from({ length: 120_000 }, (_, i) => `${i},n${i}`).join('\n'); // > 1 MiB
+    const rows = rowsOf(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${ascii}\nZoë,Ærø\n1,é`)]));
+    expect(rows).toHaveLength(120_002);
+    expect(rows[0]).toEqual(['0', 'n0']);
+    expect(rows.slice(-2)).toEqual([['Zoë', 'Ærø'], ['1', 'é']]);
+    expect(rowsOf('\uFEFF\uFEFFa\n')).toEqual([['\uFEFFa']]);
+    expect(() => rowsOf(Buffer.concat([Buffer.from(`${ascii}\n`), Buffer.from([0x61, 0xc3, 0x0a])]))).toThrow(/not valid UTF-8/);
   });
 });
 
