@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { entryChecker, ImportFileError, readTextValues } from './import-parse.ts';
+import { entryChecker, ImportFileError, readTextFileValues } from './import-parse.ts';
 import { MAX_INVALID_ITEMS, type InvalidItem, type ParseJob, type ParsedMessage, type WorkerReply } from './import-protocol.ts';
 
 const BATCH = 5000;
@@ -14,10 +14,9 @@ const job = workerData as ParseJob;
 const send = (message: ParsedMessage) => job.port.postMessage(message);
 
 async function readValues(): Promise<Iterable<string>> {
-  const bytes = new Uint8Array(readFileSync(job.filePath));
-  if (job.format === 'text') return readTextValues(bytes, job.maxRows);
+  if (job.format === 'text') return readTextFileValues(job.filePath, job.maxRows);
   const { readXlsxValues } = await import('./import-xlsx.ts');
-  return readXlsxValues(bytes, job.maxRows);
+  return readXlsxValues(readFileSync(job.filePath), job.maxRows);
 }
 
 try {
