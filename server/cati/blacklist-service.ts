@@ -216,6 +216,7 @@ async function insertBatch(tx: Queryable, batch: ValidItem[], now: number): Prom
 
 /** Normalises import items, each distinct (item, region) once: a file repeats numbers, and libphonenumber-js is the costly part. */
 function importParser(region: CountryCode | null): (item: unknown) => ReturnType<typeof parseImportItem> {
+  if (region === null) return (item) => parseImportItem(item, null); // the digits rule alone costs less than a lookup
   const seen = new Map<string, ReturnType<typeof parseImportItem>>();
   return (item) => {
     if (typeof item !== 'string') return parseImportItem(item, region);
