@@ -13,13 +13,19 @@ interface Stream {
   key: string;
 }
 
+/** A kept event: its text, or (published while no stream was open) what the text is made of. */
+type Kept = string | { id: number; type: EventType; data: Record<string, unknown> };
+
+/** One event as the stream carries it. */
+const eventText = (id: number, type: EventType, data: Record<string, unknown>) => `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+
 /** Why a stream was not opened. */
 export type OpenRefusal = 'too-many-streams';
 
 export class EventHub implements EventSink {
   /** Ids grow across restarts too: the first is derived from the start time (ms × 1000). */
   private latest = Date.now() * 1000;
-  private readonly ring: string[] = [];
+  private readonly ring: Kept[] = [];
   private ringStart = 0; // index in `ring` of the oldest event
   private readonly streams = new Set<Stream>();
   private readonly perKey = new Map<string, number>();
@@ -41,24 +47,32 @@ export class EventHub implements EventSink {
     return this.streams.size;
   }
 
-  /** Numbers, keeps and sends a batch of committed changes (the publisher's sink). */
+  /**
+   * Numbers, keeps and sends a batch of committed changes (the publisher's sink). With no stream open, an
+   * event is kept unserialised and turned into text only if a reconnecting client asks for it (a bulk import
+   * publishes thousands that nobody may ever read).
+   */
   publish(events: { type: EventType; data: Record<string, unknown> }[]): void {
     if (this.closed || events.length === 0) return;
+    if (this.streams.size === 0) {
+      for (const e of events) this.remember({ id: ++this.latest, type: e.type, data: e.data });
+      return;
+    }
     let chunk = '';
     for (const e of events) {
-      const text = `id: ${++this.latest}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`;
+      const text = eventText(++this.latest, e.type, e.data);
       this.remember(text);
       chunk += text;
     }
     this.broadcast(chunk);
   }
 
-  private remember(text: string): void {
+  private remember(event: Kept): void {
     if (this.ring.length < this.limits.replayEvents) {
-      this.ring.push(text);
+      this.ring.push(event);
       return;
     }
-    this.ring[this.ringStart] = text;
+    this.ring[this.ringStart] = event;
     this.ringStart = (this.ringStart + 1) % this.ring.length;
   }
 
@@ -70,7 +84,11 @@ export class EventHub implements EventSink {
     if (id === this.latest) return '';
     if (id < oldest || id > this.latest) return undefined;
     let out = '';
-    for (let k = id - oldest + 1; k < this.ring.length; k++) out += this.ring[(this.ringStart + k) % this.ring.length];
+    for (let k = id - oldest + 1; k < this.ring.length; k++) {
+      const at = (this.ringStart + k) % this.ring.length;
+      const kept = this.ring[at]!;
+      out += typeof kept === 'string' ? kept : (this.ring[at] = eventText(kept.id, kept.type, kept.data));
+    }
     return out;
   }
 

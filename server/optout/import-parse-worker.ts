@@ -8,17 +8,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { entryChecker, ImportFileError, readTextValues } from './import-parse.ts';
+import { entryChecker, ImportFileError, readTextFileValues } from './import-parse.ts';
 import { MAX_INVALID_ITEMS, type InvalidItem, type ParseJob, type ParsedMessage, type WorkerReply } from './import-protocol.ts';
 
 const BATCH = 5000;
 const reply = (message: WorkerReply) => parentPort!.postMessage(message);
 
 async function readValues(job: ParseJob): Promise<Iterable<string>> {
-  const bytes = new Uint8Array(readFileSync(job.filePath));
-  if (job.format === 'text') return readTextValues(bytes, job.maxRows);
+  if (job.format === 'text') return readTextFileValues(job.filePath, job.maxRows);
   const { readXlsxValues } = await import('./import-xlsx.ts');
-  return readXlsxValues(bytes, job.maxRows);
+  return readXlsxValues(readFileSync(job.filePath), job.maxRows);
 }
 
 /** Reads one file; a bad file → `failed` (400/413); anything else unexpected ends the thread (the service answers 500). */

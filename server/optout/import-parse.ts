@@ -1,3 +1,4 @@
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { unguardCell } from '../lib/csv-cell.ts';
 import type { EntryKind } from './entries.ts';
 import { checkDomain, checkEmail, type Checked } from './normalise.ts';
@@ -32,7 +33,7 @@ export function decodeText(bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    throw new ImportFileError(400, 'The text file is not valid UTF-8 (save it as UTF-8, or UTF-16 with a byte-order mark)');
+    throw notUtf8();
   }
 }
 
@@ -170,6 +171,95 @@ export function readTextValues(bytes: Uint8Array, maxRows: number): Iterable<str
   const text = decodeText(bytes);
   const delimiter = detectDelimiter(text);
   return columnValues(text.includes('"') ? quotedRows(text, delimiter) : plainRows(text, delimiter), maxRows);
+}
+
+/** Bytes a text file is read in when it is read in slices. */
+const SLICE_BYTES = 1 << 20;
+
+/** The file's bytes in slices of `size` (the last one shorter), read on demand; the file is closed when iteration ends. */
+function* fileSlices(path: string, size: number): Generator<Uint8Array> {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(size);
+    for (let n = readSync(fd, buffer, 0, size, null); n > 0; n = readSync(fd, buffer, 0, size, null)) yield buffer.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const notUtf8 = () => new ImportFileError(400, 'The text file is not valid UTF-8 (save it as UTF-8, or UTF-16 with a byte-order mark)');
+
+/** Text of a UTF-8 file slice by slice (a byte-order mark dropped; invalid UTF-8 → 400). */
+function* utf8Text(path: string, size: number): Generator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  try {
+    for (const slice of fileSlices(path, size)) yield decoder.decode(slice, { stream: true });
+    yield decoder.decode();
+  } catch (err) {
+    if (err instanceof TypeError) throw notUtf8();
+    throw err;
+  }
+}
+
+/** Lines of text that arrives in pieces, split exactly as plainRows splits the whole text (CRLF, LF or CR). */
+function* linesOf(pieces: Iterable<string>): Generator<string> {
+  const eol = /\r\n|\n|\r/g;
+  let carry = '';
+  for (const piece of pieces) {
+    const text = carry + piece;
+    let start = 0;
+    eol.lastIndex = 0;
+    for (let m = eol.exec(text); m && !(m[0] === '\r' && m.index === text.length - 1); m = eol.exec(text)) {
+      yield text.slice(start, m.index); // a CR at the very end waits: the next piece may start with its LF
+      start = eol.lastIndex;
+    }
+    carry = text.slice(start);
+  }
+  yield* carry.split(eol);
+}
+
+/** Rows of lines without any quote, the delimiter taken from the first non-blank line (as detectDelimiter). */
+function* plainLineRows(lines: Iterable<string>): Generator<string[]> {
+  let delimiter: string | undefined;
+  for (const line of lines) {
+    if (delimiter === undefined) {
+      if (!/\S/.test(line)) {
+        yield [line];
+        continue;
+      }
+      delimiter = detectDelimiter(line);
+    }
+    yield line.includes(delimiter) ? line.split(delimiter) : [line];
+  }
+}
+
+/**
+ * Values of a .csv/.txt file on disk, as readTextValues reads them. A UTF-8 file without a quote character is
+ * read twice in 1 MiB slices (once to check it is UTF-8 and holds no quote, once for its values), so neither
+ * its bytes nor its text are ever whole in memory; a UTF-16 file, or one with quotes (an RFC 4180 cell may span
+ * lines), is read whole.
+ */
+export function readTextFileValues(path: string, maxRows: number, sliceBytes = SLICE_BYTES): Iterable<string> {
+  const head = fileSlices(path, 2);
+  const [b0, b1] = head.next().value ?? [];
+  head.return(undefined); // closes the file
+  const utf16 = (b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff);
+  let quoted = false;
+  const check = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  const decodes = (slice?: Uint8Array) => {
+    try {
+      check.decode(slice, { stream: slice !== undefined });
+    } catch {
+      throw notUtf8();
+    }
+  };
+  for (const slice of utf16 ? [] : fileSlices(path, sliceBytes)) {
+    if ((quoted ||= slice.includes(0x22))) break;
+    decodes(slice); // every byte checked before the first value goes out, as when the text is decoded whole
+  }
+  if (utf16 || quoted) return readTextValues(readFileSync(path), maxRows);
+  decodes();
+  return columnValues(plainLineRows(linesOf(utf8Text(path, sliceBytes))), maxRows);
 }
 
 /** The validator of one list kind, returning the stored form or a reason (e-mail domains cached per import). */

@@ -123,6 +123,13 @@ describe('events after commit', () => {
     expect(imported.body).toMatchObject({ Added: 2, Duplicates: 1, Invalid: 1 });
     await stream.until(() => stream.events.slice(before).filter((e) => e.event === 'blacklist').length >= 2);
     expect(stream.events.slice(before).map((e) => dataOf(e).TelephoneNumber)).toEqual(['111', '222']);
+    // Each imported number's record is the entity as GET answers it (etag, Created and Comment included).
+    for (const e of stream.events.slice(before)) {
+      const { action, id, ...record } = dataOf(e);
+      expect(action).toBe('created');
+      const { '@odata.context': _context, ...entity } = (await t.json('GET', `/cati/blacklist(${id as number})`, { key: adminKey })).body;
+      expect(record).toEqual(entity);
+    }
   });
 
   it('assignments created / deleted with SurveyId, ResourceId, IsGroup, CallCenterId', async () => {
@@ -176,6 +183,32 @@ describe('Last-Event-ID', () => {
     expect(first.event).toBe('blacklist');
     expect(BigInt(first.id!)).toBe(BigInt(latest) + 1n);
     current.close();
+  });
+});
+
+describe('events published while no stream is open', () => {
+  it('replay after Last-Event-ID with consecutive ids and the records as GET answers them', async () => {
+    const small = await startTestServer();
+    try {
+      const first = await openEvents(small.url, TEST_API_KEY);
+      await small.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '7700' } });
+      const seen = await first.waitFor((e) => e.event === 'blacklist');
+      first.close();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the server sees the stream closed
+      await small.json('POST', '/cati/blacklist/Controller.Import', { body: { BlackListItems: ['7701', '7702', '7701', '7703'] } });
+      const again = await openEvents(small.url, TEST_API_KEY, { 'last-event-id': seen.id! });
+      await again.until(() => again.events.length >= 3);
+      expect(again.events.map((e) => BigInt(e.id!) - BigInt(seen.id!))).toEqual([1n, 2n, 3n]);
+      for (const e of again.events) {
+        const { action, id, ...record } = dataOf(e);
+        expect(action).toBe('created');
+        const { '@odata.context': _context, ...entity } = (await small.json('GET', `/cati/blacklist(${id as number})`)).body;
+        expect(record).toEqual(entity);
+      }
+      again.close();
+    } finally {
+      await small.close();
+    }
   });
 });
 

@@ -2,7 +2,8 @@
  * A server for the benchmarks, run in a worker thread so the load generator has the other core:
  * `app` (the real server, with an event-loop-delay monitor), `empty` (bare Node http answering `{}`),
  * `select` (bare Node http running one prepared SELECT with `JSON.stringify`), `unsubscribe` (bare http
- * answering a fixed small HTML page). Messages: `{op: 'eld-reset'}`, `{op: 'eld-max'}` (answers the
+ * answering a fixed small HTML page), `blacklist-import` (bare http parsing an Import body and inserting its
+ * numbers, blacklist-bare.ts). Messages: `{op: 'eld-reset'}`, `{op: 'eld-max'}` (answers the
  * worst delay in ms since the reset), `{op: 'close'}`.
  */
 import { createServer } from 'node:http';
@@ -12,13 +13,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { pgTypes } from '../../server/db/pg-sql.ts';
+import { bareImportHandler } from './blacklist-bare.ts';
 import { pageSql } from './cati-bare.ts';
 import { databaseFile, defaultConfig, type ServerConfig } from '../../server/config.ts';
 import { startServer } from '../../server/server.ts';
 
 /** What the bench passes to a worker. */
 export interface BenchWorkerData {
-  mode: 'app' | 'empty' | 'select' | 'page';
+  mode: 'app' | 'empty' | 'select' | 'page' | 'blacklist-import';
   dataDir: string;
   key: string;
   /** `select` on PostgreSQL (else the data dir's SQLite file): the page SQL of cati-bare.ts, bound with the query string's `a` and `b`. */
@@ -38,6 +40,16 @@ if (data.mode === 'app') {
   const server = await startServer(defaultConfig({ port: 0, host: '127.0.0.1', dataDir: data.dataDir, apiKey: data.key, ...data.config }));
   url = server.url;
   close = () => server.close();
+} else if (data.mode === 'blacklist-import') {
+  const bare = await bareImportHandler(data.database ? { url: data.database } : { file: databaseFile(data.dataDir) });
+  const http = createServer(bare.handle);
+  await new Promise<void>((ok) => http.listen(0, '127.0.0.1', ok));
+  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  close = async () => {
+    http.closeAllConnections();
+    await new Promise((ok) => http.close(ok));
+    await bare.close();
+  };
 } else {
   const engine = data.database ? 'postgres' : 'sqlite';
   const db = data.mode === 'select' && !data.database ? new Database(databaseFile(data.dataDir), { readonly: true }) : null;

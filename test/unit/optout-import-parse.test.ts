@@ -2,7 +2,10 @@ import XLSX from 'xlsx';
 import { describe, expect, it } from 'vitest';
 import { csvCell, unguardCell } from '../../server/lib/csv-cell.ts';
 import { detectFormat } from '../../server/optout/file-format.ts';
-import { decodeText, detectDelimiter, entryChecker, ImportFileError, readTextValues as lazyText } from '../../server/optout/import-parse.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeText, detectDelimiter, entryChecker, ImportFileError, readTextFileValues, readTextValues as lazyText } from '../../server/optout/import-parse.ts';
 import { readXlsxValues as lazyXlsx } from '../../server/optout/import-xlsx.ts';
 
 const readTextValues = (bytes: Uint8Array, maxRows: number) => [...lazyText(bytes, maxRows)];
@@ -81,6 +84,47 @@ describe('readTextValues', () => {
     const lines = ['x@y.com', '"quoted"@y.com', 'a"b@y.com', '"open@y.com', 'tail"@y.com', '"a""b"@y.com', "'Foo, Bar'<f@b.com>"];
     expect(readTextValues(utf8(`${lines.join('\r\n')}\r\n\r\n`), 100)).toHaveLength(lines.length);
   });
+});
+
+describe('readTextFileValues (a UTF-8 file without quotes read in slices)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'import-parse-'));
+  const onDisk = (bytes: Uint8Array, slice: number, maxRows = 100) => {
+    const file = join(dir, 'f.csv');
+    writeFileSync(file, bytes);
+    try {
+      return [...readTextFileValues(file, maxRows, slice)];
+    } catch (err) {
+      return err instanceof ImportFileError ? `${err.status} ${err.message}` : err;
+    }
+  };
+  const whole = (bytes: Uint8Array, maxRows = 100) => {
+    try {
+      return readTextValues(bytes, maxRows);
+    } catch (err) {
+      return err instanceof ImportFileError ? `${err.status} ${err.message}` : err;
+    }
+  };
+  const files: [string, Uint8Array][] = [
+    ['CRLF, header, blank lines', utf8('Name;EMAIL\r\n\r\nA;a@b.com\r\n ; \r\nB;c@d.com\r\n')],
+    ['LF and CR mixed, no final break', utf8('a@b.com,x\nc@d.com,y\re@f.com\r\n\r\rg@h.com')],
+    ['blank lines with tabs before the first row', utf8(' \t \r\n\t\r\nx\ty@z.com\ty\r\nw@v.com\r\n')],
+    ['a byte-order mark and multi-byte addresses', utf8('\ufeffemail\r\nmüller@bücher.de\r\n日本@例え.jp\r\n')],
+    ['guarded cells', utf8("emailAddress\r\n'=a@b.com\r\n'-c@d.com\r\n")],
+    ['invalid UTF-8 at the end', new Uint8Array([...utf8('a@b.com\r\nc@d.com\r\n'), 0xff])],
+    ['a quote: read whole', utf8('emailAddress,note\r\n"a@b.com","x,\r\ny"\r\n')],
+    ['UTF-16: read whole', utf16le('email\r\na@b.com\r\n')],
+  ];
+  it.each(files)('%s: the same values as the whole text, whatever the slice size', (_name, bytes) => {
+    for (const slice of [1, 2, 3, 5, 7, 64, 1 << 20]) expect(onDisk(bytes, slice), `slice ${slice}`).toEqual(whole(bytes));
+  });
+  it('the row limit and the UTF-8 check as when read whole (invalid UTF-8 first)', () => {
+    const many = utf8('a@b.com\r\nc@d.com\r\ne@f.com\r\n');
+    expect(onDisk(many, 4, 2)).toEqual(whole(many, 2));
+    expect(onDisk(many, 4, 2)).toMatch(/^400 The file has more than 2 data rows/);
+    const both = new Uint8Array([...many, 0xc3]);
+    expect(onDisk(both, 4, 2)).toMatch(/^400 The text file is not valid UTF-8/);
+  });
+  it('cleans up', () => rmSync(dir, { recursive: true, force: true }));
 });
 
 describe('readXlsxValues', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPhoneRegion, normaliseTelephoneNumber, renormaliseStored, trunkPrefix, type NumberType } from '../../server/cati/phone-region.ts';
+import { checkPhoneRegion, digitsOnly, dropTrunkZero, MAX_NUMBER_DIGITS, normaliseTelephoneNumber, renormaliseStored, trunkPrefix, type NumberType } from '../../server/cati/phone-region.ts';
 
 // CONTRACT §10 "Precisely": phone numbers under a region (libphonenumber-js), and the rules that always apply.
 const norm = (input: string, region: string | null, type: NumberType = 'Equal') => {
@@ -25,6 +25,30 @@ describe('without a region: the §3 digits rule, and the (0) after +CC always dr
     expect(norm('+31 20 555 0198 ext 5', region)).toMatch(/^error:/);
     expect(norm('', region)).toMatch(/empty/);
     expect(norm('1'.repeat(33), region)).toMatch(/more than 32 digits/);
+  });
+});
+
+describe('digitsOnly answers as the §3 rule written with regular expressions', () => {
+  // The rule as CONTRACT §3/§10 state it; digitsOnly has a one-pass path for plain input that must agree.
+  const byRule = (input: string) => {
+    const stripped = dropTrunkZero(input).replace(/[\s\-.()]/g, '').replace(/^\+/, '');
+    if (stripped === '') return 'empty';
+    if (!/^\d+$/.test(stripped)) return 'characters';
+    return stripped.length > MAX_NUMBER_DIGITS ? 'long' : stripped;
+  };
+  const answer = (input: string) => {
+    const r = digitsOnly(input);
+    return r.ok ? r.value : r.message.includes('empty') ? 'empty' : r.message.includes('more than') ? 'long' : 'characters';
+  };
+  it('on 20,000 inputs drawn from digits, separators, +, (0), letters and other spaces', () => {
+    const parts = ['0', '1', '5', '9', ' ', '-', '.', '(', ')', '+', '(0)', 'a', '\t', '\u00a0', '/', '0123456789', '1234567890123456'];
+    let seed = 26;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let n = 0; n < 20_000; n++) {
+      let input = '';
+      for (let k = Math.floor(random() * 8); k >= 0; k--) input += parts[Math.floor(random() * parts.length)];
+      expect([input, answer(input)]).toEqual([input, byRule(input)]);
+    }
   });
 });
 
