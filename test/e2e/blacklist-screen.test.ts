@@ -48,7 +48,7 @@ describe('Blacklist screen in Chromium', () => {
 
   it('deletes a number after confirmation', async () => {
     await page.getByRole('button', { name: 'Delete 0800111222' }).click();
-    await page.getByRole('button', { name: 'Confirm delete' }).click();
+    await page.getByRole('button', { name: 'Delete 0800111222 from the blacklist' }).click();
     await expect.poll(() => numbersTable().textContent()).not.toContain('0800111222');
     const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '0800111222'");
     expect(body.value).toHaveLength(0);

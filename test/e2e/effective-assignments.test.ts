@@ -47,9 +47,9 @@ describe('Effective assignments', () => {
   it('an interviewer shows its surveys and how', async () => {
     await page.evaluate(() => (window.location.hash = '#/interviewers'));
     await page.getByRole('button', { name: 'Surveys of anna' }).click();
-    await expect.poll(() => rowsOf('Surveys of anna')).toEqual([['p6001', 'Group Team A', '0']]);
+    await expect.poll(() => rowsOf('Surveys of anna')).toEqual([['Transport p6001', 'Group Team A', '0']]);
     await page.getByRole('button', { name: 'Surveys of ben' }).click();
-    await expect.poll(() => rowsOf('Surveys of ben')).toEqual([['p6001', 'Explicit', '0']]);
+    await expect.poll(() => rowsOf('Surveys of ben')).toEqual([['Transport p6001', 'Explicit', '0']]);
     await page.getByRole('button', { name: 'Surveys of dora' }).click();
     await expect.poll(() => page.getByRole('table', { name: 'Surveys of dora' }).textContent()).toContain('Not assigned to any survey.');
     expect(await axeViolations(page)).toEqual([]);

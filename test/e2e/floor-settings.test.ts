@@ -70,7 +70,7 @@ describe('Settings → Break types and Outcomes in Chromium', () => {
 
     await page.evaluate(() => (window.location.hash = '#/settings'));
     await outcomes().getByRole('button', { name: 'Delete outcome 77' }).click();
-    await outcomes().getByRole('button', { name: 'Confirm delete' }).click();
+    await outcomes().getByRole('button', { name: 'Delete outcome 77 (Quota reached)' }).click();
     await expect.poll(() => outcomes().getByLabel('Name of outcome 77').count()).toBe(0);
     expect((await ui.server.json('GET', '/cati/extendedstatuses(77)')).status).toBe(404);
     expect(await axeViolations(page)).toEqual([]);

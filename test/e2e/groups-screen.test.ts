@@ -104,7 +104,7 @@ describe('Groups screen in Chromium', () => {
     await page.getByRole('button', { name: 'Open Day shift', exact: true }).click();
     await expect.poll(() => surveys().textContent()).toContain('Assigned to this group');
     await detail().getByRole('button', { name: 'Remove assignment to p1001' }).click();
-    await detail().getByRole('button', { name: 'Confirm removal' }).click();
+    await detail().getByRole('button', { name: 'Remove Day shift from Health 2026 (p1001)' }).click();
     await expect.poll(() => surveys().textContent()).toContain('Not assigned');
     const after = await ui.server.json('GET', `/cati/groups(${day.GroupId})/Controller.GetAssignments(callCenterId=1)`);
     expect(after.body.value).toEqual([]);
@@ -114,14 +114,14 @@ describe('Groups screen in Chromium', () => {
     const seniors = await groupByName('Seniors');
     await ui.server.json('PUT', `/cati/groups(${seniors.GroupId})`, { body: { Description: 'Changed elsewhere' } });
     await page.getByRole('button', { name: 'Delete Seniors' }).click();
-    await page.getByRole('button', { name: 'Confirm delete' }).click();
+    await page.getByRole('button', { name: 'Delete group Seniors' }).click();
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/HTTP 412/);
     expect((await ui.server.json('GET', `/cati/groups(${seniors.GroupId})`)).status).toBe(200);
 
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => listTable().textContent()).toContain('Changed elsewhere');
     await page.getByRole('button', { name: 'Delete Seniors' }).click();
-    await page.getByRole('button', { name: 'Confirm delete' }).click();
+    await page.getByRole('button', { name: 'Delete group Seniors' }).click();
     await expect.poll(() => listTable().textContent()).not.toContain('Seniors');
     expect((await ui.server.json('GET', `/cati/groups(${seniors.GroupId})`)).status).toBe(404);
   });

@@ -67,7 +67,7 @@ describe('Opt-out screen in Chromium', () => {
 
   it('deletes an e-mail address after confirmation', async () => {
     await page.getByRole('button', { name: 'Delete bob@example.com' }).click();
-    await page.getByRole('button', { name: 'Confirm delete' }).click();
+    await page.getByRole('button', { name: 'Delete bob@example.com from this list' }).click();
     await expect.poll(() => entries().textContent()).not.toContain('bob@example.com');
   });
 

@@ -118,10 +118,14 @@ describe('Settings → People', () => {
     await page.getByLabel('Role of nina').selectOption('supervisor');
     await expect.poll(async () => (await api()('GET', '/admin/users')).body.value.find((u: { Name: string }) => u.Name === 'nina')?.Role).toBe('supervisor');
     const ninaKey = (await api()('POST', '/auth/login', { body: { Name: 'nina', Password: PASSWORD }, key: null })).body.Key;
-    await page.getByRole('button', { name: 'Lock nina' }).click();
-    await page.getByRole('button', { name: 'Unlock nina' }).waitFor();
+    // Lock and Unlock ask first, naming the person (CONTRACT §17).
+    await page.getByRole('button', { name: 'Lock nina', exact: true }).click();
+    await page.getByRole('button', { name: 'Lock Nina New (nina)', exact: true }).click();
+    await page.getByRole('button', { name: 'Unlock nina', exact: true }).waitFor();
     expect((await api()('GET', '/auth/me', { key: ninaKey })).status).toBe(401);
-    await page.getByRole('button', { name: 'Unlock nina' }).click();
+    await page.getByRole('button', { name: 'Unlock nina', exact: true }).click();
+    await page.getByRole('button', { name: 'Unlock Nina New (nina)', exact: true }).click();
+    await page.getByRole('button', { name: 'Lock nina', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Reset password of nina' }).click();
     await page.getByLabel('New password for nina').fill('a brand new password');
     await page.getByRole('button', { name: 'Set password', exact: true }).click();

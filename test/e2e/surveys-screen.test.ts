@@ -74,7 +74,7 @@ describe('Surveys screen in Chromium', () => {
     expect(body.value).toEqual([{ SurveyId: 'p2001', AssignmentType: 'Explicit', AssignedCallsCount: 0 }]);
 
     await detail().getByRole('button', { name: 'Remove interviewer anna' }).click();
-    await detail().getByRole('button', { name: 'Confirm removal' }).click();
+    await detail().getByRole('button', { name: 'Remove interviewer anna from Health 2026' }).click();
     await expect.poll(() => resources().textContent()).not.toContain('anna');
     expect((await ui.server.json('GET', `/cati/interviewers(${annaId})/Controller.GetAssignments()`)).body.value).toEqual([]);
   });
@@ -87,7 +87,7 @@ describe('Surveys screen in Chromium', () => {
     await detail().getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => resources().textContent()).toContain('ben.calls');
     await detail().getByRole('button', { name: 'Remove interviewer ben.calls' }).click();
-    await detail().getByRole('button', { name: 'Confirm removal' }).click();
+    await detail().getByRole('button', { name: 'Remove interviewer ben.calls from Health 2026' }).click();
     await expect.poll(() => resources().textContent()).not.toContain('ben.calls');
     expect((await ui.server.json('GET', `/cati/interviewers(${ben})/Controller.GetAssignments()`)).body.value).toEqual([]);
     await expect.poll(() => page.locator('.notice > span').last().textContent()).toBe('Removed interviewer ben.calls and its 2 assigned calls from Health 2026.');
@@ -100,7 +100,7 @@ describe('Surveys screen in Chromium', () => {
     await expect.poll(() => resources().textContent()).toContain('cleo');
     await ui.server.json('GET', `/cati/interviewers(${cleo})/Controller.DeAssignFromSurvey(surveyId='p2001')`); // behind the screen's back
     await detail().getByRole('button', { name: 'Remove interviewer cleo' }).click();
-    await detail().getByRole('button', { name: 'Confirm removal' }).click();
+    await detail().getByRole('button', { name: 'Remove interviewer cleo from Health 2026' }).click();
     await expect.poll(() => page.locator('.notice > span').last().textContent()).toMatch(/^Nothing was removed: interviewer cleo was no longer assigned to Health 2026/);
     expect(await resources().textContent()).not.toContain('cleo');
   });

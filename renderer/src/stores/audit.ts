@@ -1,11 +1,12 @@
 import { defineStore } from 'pinia';
-import { reactive, ref } from 'vue';
+import { computed, reactive, ref } from 'vue';
 import type { AuditRow } from '../../../server/audit/audit-query.ts';
 import { request } from '../api/client.ts';
 import { downloadFile } from '../api/download.ts';
 import { textField, useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { localInputToIso } from './history-range.ts';
+import { useResourceState } from './resource-state.ts';
 
 export type { AuditRow };
 
@@ -44,8 +45,9 @@ export const useAuditStore = defineStore('audit', () => {
   const sort = useTableSort('Time', true);
   const items = ref<AuditRow[]>([]);
   const nextToken = ref<string | null>(null);
-  const loading = ref(false);
-  let latest = 0;
+  /** The rows' loading state (loading / empty / failed / offline, stale after a failed refresh); the newest load wins. */
+  const resource = useResourceState();
+  const loading = computed(() => resource.pending);
 
   /** The filters as API parameters; a malformed date throws a readable error before anything is sent. */
   function query(): Record<string, string | undefined> {
@@ -58,11 +60,11 @@ export const useAuditStore = defineStore('audit', () => {
     };
   }
 
+  let latest = 0;
   async function fetchPage(token: string | null, append: boolean): Promise<void> {
     const params = query();
     const seq = ++latest;
-    loading.value = true;
-    try {
+    await resource.track(async () => {
       const page = await request<{ value: AuditRow[]; '@odata.nextLink'?: string }>('GET', '/admin/audit', {
         query: { ...params, $top: PAGE_SIZE, $skiptoken: token ?? undefined },
       });
@@ -70,9 +72,7 @@ export const useAuditStore = defineStore('audit', () => {
       items.value = append ? [...items.value, ...page.value] : page.value;
       const link = page['@odata.nextLink'];
       nextToken.value = link ? new URL(link).searchParams.get('$skiptoken') : null;
-    } finally {
-      if (seq === latest) loading.value = false;
-    }
+    }, () => items.value.length === 0);
   }
 
   /** The first page for the current filters. */
@@ -95,5 +95,5 @@ export const useAuditStore = defineStore('audit', () => {
     load,
   );
 
-  return { filters, showSessions, sort, items, nextToken, loading, load, loadMore, exportCsv };
+  return { filters, showSessions, sort, items, nextToken, resource, loading, load, loadMore, exportCsv };
 });

@@ -1,8 +1,9 @@
 import { defineStore } from 'pinia';
+import { useDisplayZoneStore } from './display-zone.ts';
 import { ref } from 'vue';
 import { request } from '../api/client.ts';
 import { saveFile, toCsv, utcDate } from '../api/download.ts';
-import { odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
+import { formatTime, odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { usePagedCollection } from './paged-collection.ts';
@@ -85,17 +86,21 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     }
   }
 
-  /** Every number matching the search, in the table's order, as a CSV file (all pages); answers the file name (null: cancelled). */
+  /**
+   * Every number matching the search, in the table's order and columns (the time in the shown zone, named in the
+   * header), then the id, as a CSV file (all pages); answers the file name (null: cancelled).
+   */
   async function exportCsv(): Promise<string | null> {
     const PAGE = 10000;
     const rows: unknown[][] = [];
+    const tz = useDisplayZoneStore();
     for (let skip = 0; skip < 100 * PAGE; skip += PAGE) {
       const page = await request<ODataCollection<BlacklistItem>>('GET', BASE, { query: { $filter: filter(), $orderby: sort.orderby(), $top: PAGE, $skip: skip } });
-      rows.push(...page.value.map((i) => [i.Id, i.TelephoneNumber, i.Type, i.Comment, i.Created]));
+      rows.push(...page.value.map((i) => [i.TelephoneNumber, i.Type, i.Comment, formatTime(i.Created, tz.zone), i.Id]));
       if (page.value.length < PAGE) break;
     }
     const name = `blacklist-${utcDate()}.csv`;
-    return saveFile(name, toCsv(['Id', 'TelephoneNumber', 'Type', 'Comment', 'Created'], rows));
+    return saveFile(name, toCsv(['Number', 'Type', 'Comment', `Created (${tz.short})`, 'Id'], rows));
   }
 
   async function check(number: string): Promise<CheckResult> {

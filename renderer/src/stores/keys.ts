@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia';
-import { ref } from 'vue';
+import { computed, ref } from 'vue';
 import type { ApiKeyInfo, Permission } from '../../../server/auth/key-types.ts';
 import { request } from '../api/client.ts';
+import { useResourceState } from './resource-state.ts';
 
 export type { ApiKeyInfo, Permission };
 
@@ -35,16 +36,11 @@ export function splitProjects(text: string): string[] | null {
 /** API keys of the Settings screen (`/admin/keys`). The created key is returned, never kept here. */
 export const useKeysStore = defineStore('keys', () => {
   const items = ref<ApiKeyInfo[]>([]);
-  const loading = ref(false);
+  /** The list's loading state (loading / empty / failed / offline, stale after a failed refresh). */
+  const resource = useResourceState();
+  const loading = computed(() => resource.pending);
 
-  async function load() {
-    loading.value = true;
-    try {
-      items.value = await request<ApiKeyInfo[]>('GET', '/admin/keys');
-    } finally {
-      loading.value = false;
-    }
-  }
+  const load = () => resource.track(async () => (items.value = await request<ApiKeyInfo[]>('GET', '/admin/keys')), () => items.value.length === 0);
 
   /** Creates a key; the list is updated locally so that a failed refresh can never lose the one-time key. */
   async function create(draft: ApiKeyDraft): Promise<CreatedApiKey> {
@@ -63,5 +59,5 @@ export const useKeysStore = defineStore('keys', () => {
     await load();
   }
 
-  return { items, loading, load, create, revoke };
+  return { items, resource, loading, load, create, revoke };
 });

@@ -1,11 +1,14 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { ApiRequestError, currentSession, describeError } from '../api/client.ts';
+import { isUnreachable } from './resource-state.ts';
 
 export interface Notice {
   id: number;
   kind: 'error' | 'success' | 'warning';
   text: string;
+  /** The server could not be reached (no HTTP answer): left out while a region on screen says so in place. */
+  unreachable?: boolean;
 }
 
 const SUCCESS_VISIBLE_MS = 6000;
@@ -16,10 +19,10 @@ export const useNoticesStore = defineStore('notices', () => {
   let next = 1;
 
   /** One notice per problem: the same message while it is still shown is not added again (a retry failing the same way). */
-  function push(kind: Notice['kind'], text: string) {
+  function push(kind: Notice['kind'], text: string, unreachable = false) {
     if (items.value.some((n) => n.kind === kind && n.text === text)) return;
     const id = next++;
-    items.value = [...items.value.slice(-4), { id, kind, text }];
+    items.value = [...items.value.slice(-4), { id, kind, text, unreachable }];
     // Confirmations fade; errors stay until dismissed.
     if (kind === 'success') setTimeout(() => dismiss(id), SUCCESS_VISIBLE_MS);
   }
@@ -31,7 +34,8 @@ export const useNoticesStore = defineStore('notices', () => {
     dismiss,
     success: (text: string) => push('success', text),
     // A refused session is told by the sign-in page that replaces the screen, not once per failed request.
-    error: (err: unknown) => (err instanceof ApiRequestError && err.status === 401 && !currentSession() ? undefined : push('error', describeError(err))),
+    error: (err: unknown) =>
+      err instanceof ApiRequestError && err.status === 401 && !currentSession() ? undefined : push('error', describeError(err), isUnreachable(err)),
     /** Something needing attention that is not a failure (a break over its limit); stays until dismissed. */
     warning: (text: string) => push('warning', text),
     clear: () => (items.value = []),

@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia';
-import { ref } from 'vue';
+import { computed, ref } from 'vue';
 import type { UserInfo } from '../../../server/auth/user-types.ts';
 import { request } from '../api/client.ts';
+import { useResourceState } from './resource-state.ts';
 
 export type { UserInfo };
 export type Role = UserInfo['Role'];
@@ -14,16 +15,14 @@ export const ROLE_LABELS: Record<Role, string> = {
 /** Settings → People (`/admin/users`, CONTRACT §15): the accounts, and the changes an administrator makes. */
 export const usePeopleStore = defineStore('people', () => {
   const users = ref<UserInfo[]>([]);
-  const loading = ref(false);
+  /** The list's loading state (loading / empty / failed / offline, stale after a failed refresh). */
+  const resource = useResourceState();
+  const loading = computed(() => resource.pending);
 
-  async function load(): Promise<void> {
-    loading.value = true;
-    try {
+  const load = (): Promise<void> =>
+    resource.track(async () => {
       users.value = (await request<{ value: UserInfo[] }>('GET', '/admin/users')).value;
-    } finally {
-      loading.value = false;
-    }
-  }
+    }, () => users.value.length === 0);
 
   function replace(user: UserInfo) {
     users.value = users.value.map((u) => (u.UserId === user.UserId ? user : u));
@@ -43,5 +42,5 @@ export const usePeopleStore = defineStore('people', () => {
     return user;
   }
 
-  return { users, loading, load, add, change };
+  return { users, resource, loading, load, add, change };
 });

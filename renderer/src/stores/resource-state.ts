@@ -8,6 +8,12 @@ import { ApiRequestError, describeError } from '../api/client.ts';
  */
 export type ResourceStatus = 'idle' | 'loading' | 'ready' | 'empty' | 'error' | 'offline';
 
+/**
+ * How many regions on screen say in place that the server cannot be reached (LoadState while offline): the notice
+ * area then leaves out its own "cannot be reached" notice, so the problem is said once (CONTRACT §17).
+ */
+export const offlineInPlace = ref(0);
+
 /** True when an error means the server could not be reached at all (no HTTP answer). */
 export const isUnreachable = (err: unknown): boolean => err instanceof ApiRequestError && err.status === 0;
 

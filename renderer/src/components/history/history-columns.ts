@@ -2,6 +2,7 @@
 import { formatTime } from '../../api/odata.ts';
 import { zoneShort } from '../../stores/floor-format.ts';
 import type { HistoryRow, HistoryTab } from '../../stores/history.ts';
+import type { DataColumn, ExtraColumn } from '../table/data-table.ts';
 
 export interface HistoryColumn {
   label: string;
@@ -93,15 +94,11 @@ export function nameLookups(lists: {
   };
 }
 
-/**
- * The export of a History table (CONTRACT §17): the shown columns with their headers (times in the shown zone, named
- * in the header), the names and labels as shown, then the ids behind the names as extra columns.
- */
-export function historyExportTable(columns: readonly HistoryColumn[], rows: readonly HistoryRow[], names: NameLookups) {
-  const ids = columns.filter((c) => c.idField);
+/** The columns of a History tab for the data table: shown names and labels, sort fields, and the ids as extra export columns. */
+export function historyTableColumns(columns: readonly HistoryColumn[], names: NameLookups) {
   const raw = (v: unknown) => (v === null || v === undefined ? '' : (v as string | number));
   return {
-    header: [...columns.map((c) => c.label), ...ids.map((c) => c.idLabel ?? c.idField!)],
-    rows: rows.map((r) => [...columns.map((c) => c.value(r, names)), ...ids.map((c) => raw(r[c.idField!]))]),
+    columns: columns.map((c, i): DataColumn<HistoryRow> => ({ key: String(i), label: c.label, text: (r) => c.value(r, names), sort: c.field, class: c.mono ? 'mono' : undefined })),
+    extra: columns.filter((c) => c.idField).map((c): ExtraColumn<HistoryRow> => ({ label: c.idLabel ?? c.idField!, value: (r) => raw(r[c.idField!]) })),
   };
 }
