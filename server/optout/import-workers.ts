@@ -69,6 +69,9 @@ export class WorkerPool {
     this.closed = true;
     const all = [...this.live];
     const exits = all.map((w) => new Promise<void>((resolve) => (w.threadId < 0 ? resolve() : w.once('exit', () => resolve()))));
+    // An idle worker is unref'd: ref'd again, its exit keeps the event loop alive until it comes. Otherwise a
+    // process with nothing else left to do (a script that closed its server) ends with this wait unsettled (exit 13).
+    for (const w of all) w.ref();
     for (const w of all) this.end(w);
     await Promise.all(exits);
   }

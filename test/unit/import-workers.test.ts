@@ -2,6 +2,8 @@
  * The opt-out import's worker pool (server/optout/import-workers.ts, issue 25): kept workers are reused, dropped
  * when they die or idle too long, never kept beyond `max`, and all stopped on close.
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeImportWorkers, registerImportWorkers, WorkerPool } from '../../server/optout/import-workers.ts';
@@ -82,5 +84,23 @@ describe('WorkerPool', () => {
     expect(pool.size).toBe(0);
     expect(started.every((w) => w.threadId === -1)).toBe(true);
     expect(() => pool.take()).toThrow(/closed/);
+  });
+
+  it('a process that closes its pools with nothing else to do waits for the idle (unref\'d) workers to exit', () => {
+    // Before: the idle worker's exit did not keep the event loop alive, so the script ended with its top-level
+    // await unsettled (exit code 13) and whatever followed the close never ran.
+    const pool = join(import.meta.dirname, '..', '..', 'server', 'optout', 'import-workers.ts');
+    const script = `
+      import { Worker } from 'node:worker_threads';
+      const { WorkerPool } = await import(${JSON.stringify(pool)});
+      const code = "require('node:worker_threads').parentPort.on('message', (m) => { if (m === 'stop') setTimeout(() => process.exit(0), 50); })";
+      // Stopped as the write worker is: asked to end itself (it rolls back first), not terminated.
+      const p = new WorkerPool(() => new Worker(code, { eval: true }), (w) => w.postMessage('stop'), 1);
+      p.give(p.take());
+      await p.close();
+      console.log('closed', p.size);`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe('closed 0');
   });
 });
