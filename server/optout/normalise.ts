@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { createRequire } from 'node:module';
 
 /** validator's isFQDN alone (the package's index loads its hundred validators). */
@@ -40,6 +40,16 @@ const FQDN_OPTIONS = {
 
 const fail = (reason: string): Checked => ({ ok: false, reason });
 
+/**
+ * An `xn--` label is the ASCII form of a Unicode label: it decodes, and encodes back to itself. Checked here
+ * because node:url's own check differs between Node versions (Node 24's `domainToASCII` passes `xn--zz` through,
+ * Node 20's refuses it).
+ */
+function isALabel(label: string): boolean {
+  const unicode = domainToUnicode(label);
+  return unicode !== '' && unicode !== label && domainToASCII(unicode) === label;
+}
+
 /** Domain validation with a reason on failure; `value` is the stored form (lowercase punycode). */
 export function checkDomain(raw: string): Checked {
   const s = raw.trim();
@@ -52,7 +62,9 @@ export function checkDomain(raw: string): Checked {
   let ascii = s.toLowerCase();
   if (!PLAIN_ASCII_DOMAIN.test(ascii) || ascii.includes('xn--')) {
     ascii = domainToASCII(ascii);
-    if (ascii === '') return fail('the domain is not a valid internationalised domain name');
+    if (ascii === '' || !ascii.split('.').every((l) => !l.startsWith('xn--') || isALabel(l))) {
+      return fail('the domain is not a valid internationalised domain name');
+    }
   }
   if (ascii.length > 253) return fail('a domain cannot be longer than 253 characters');
   const labels = ascii.split('.');
