@@ -2,7 +2,10 @@
  * Shared pieces of the benchmarks: servers in worker threads (bench-worker.ts), a keep-alive HTTP client,
  * bounded latency sampling and throughput runs, and the one-line report of a figure against its baseline.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { BenchWorkerData } from './bench-worker.ts';
 
@@ -112,4 +115,33 @@ export function report(label: string, value: number, unit: string, baseline: num
   const base = baseline === null ? '' : ` | baseline ${f(baseline)} ${unit} | ratio ${(value / baseline).toFixed(2)}`;
   const verdict = met === null ? '' : met ? ' (meets goal)' : ' (BELOW GOAL)';
   console.log(`${label}: ${f(value)} ${unit}${base} | goal ${goal}${verdict}`);
+}
+
+/** A server process started by startProcess. */
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+}
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * Starts `node ARGS` in the project (CATI_API_KEY=`key`) and waits, at most `timeoutMs`, for its
+ * `listening on URL` line.
+ */
+export async function startProcess(args: string[], key: string, timeoutMs = 60_000): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, CATI_API_KEY: key }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`server did not print "listening on" within ${timeoutMs / 1000} s`)), timeoutMs);
+    child.once('exit', (code) => fail(new Error(`server exited early (code ${code})`)));
+    lines.on('line', (line) => {
+      const m = /^listening on (http:\/\/\S+)$/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]!);
+      }
+    });
+  });
+  return { child, url };
 }

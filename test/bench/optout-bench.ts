@@ -7,12 +7,11 @@
  * import ≥ 0.5 of the bare rate with peak RSS < 300 MB; export ≥ 0.8 of the bare rate). Prints figures and the
  * load average; exits non-zero only when something does not work.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openAsBlob, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { databaseFile } from '../../server/config.ts';
+import { startProcess as startServerProcess, type ServerProcess } from './bench-tools.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const ROWS = Number(process.argv[2] ?? 1_000_000);
@@ -20,32 +19,8 @@ const KEY = 'bench-key-0123456789abcdef';
 const START_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 300_000;
 
-interface Server {
-  child: ChildProcess;
-  url: string;
-}
-
-/** Starts a server process (`args` after node's) and waits (bounded) for its `listening on` line. */
-async function startProcess(args: string[]): Promise<Server> {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, CATI_API_KEY: KEY },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('server did not print "listening on" in time')), START_TIMEOUT_MS);
-    child.once('exit', (code) => fail(new Error(`server exited early (code ${code})`)));
-    lines.on('line', (line) => {
-      const m = /^listening on (http:\/\/\S+)$/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    });
-  });
-  return { child, url };
-}
+type Server = ServerProcess;
+const startProcess = (args: string[]) => startServerProcess(args, KEY, START_TIMEOUT_MS);
 
 /** `cli.ts serve --port 0` on `dataDir`. */
 const startServer = (dataDir: string) => startProcess(['--import', 'tsx', join(ROOT, 'server/cli.ts'), 'serve', '--port', '0', '--data-dir', dataDir]);

@@ -10,13 +10,11 @@
  * and of failures (other 5xx, connection errors, no answer), and the load average. Goal: p99 < 1 s on an
  * idle machine, no failures. Exits non-zero only on failures.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { quantile, report } from './bench-tools.ts';
+import { quantile, report, startProcess } from './bench-tools.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const CLIENTS = Number(process.argv[2] ?? 50);
@@ -25,26 +23,7 @@ const MAX_REQUESTS = 20_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEY = 'bench-key-0123456789abcdef';
 
-async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'server/cli.ts'), 'serve', '--port', '0', '--data-dir', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, CATI_API_KEY: KEY },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('server did not print "listening on" within 60 s')), 60_000);
-    child.once('exit', (code) => fail(new Error(`server exited early (code ${code})`)));
-    lines.on('line', (line) => {
-      const m = /^listening on (http:\/\/\S+)$/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    });
-  });
-  return { child, url };
-}
+const startServer = (dataDir: string) => startProcess(['--import', 'tsx', join(ROOT, 'server/cli.ts'), 'serve', '--port', '0', '--data-dir', dataDir], KEY);
 
 const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS + 8 });
 
