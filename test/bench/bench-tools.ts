@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
@@ -144,4 +145,55 @@ export async function startProcess(args: string[], key: string, timeoutMs = 60_0
     });
   });
   return { child, url };
+}
+
+/** What `watchLoop` saw: the longest wall-clock gap between ticks, and the longest time the thread ran within one. */
+export interface LoopWatch {
+  /** The worst event-loop delay as a clock sees it (includes time the OS did not run the thread). */
+  wallMs: number;
+  /** The most CPU the thread used within one gap: its longest synchronous work (null where the OS cannot tell). */
+  cpuMs: number | null;
+  /** The gaps over 60 ms, with how they split into running, waiting for a CPU and sleeping. */
+  stalls: string[];
+}
+
+const threadSchedstat = (): [number, number] | null => {
+  try {
+    const [run, wait] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    return [run! / 1e6, wait! / 1e6];
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Watches this thread's event loop every 10 ms until `stop()`. A stall on a busy 2-core machine is mostly the
+ * OS running other threads (the parse worker, PostgreSQL, other processes); Linux's per-thread schedstat tells
+ * that apart from the work this thread did in the gap, which is what CONTRACT §13's budget limits.
+ */
+export function watchLoop(describe: () => string = () => ''): { stop: () => LoopWatch } {
+  const started = performance.now();
+  let last = started;
+  let lastSched = threadSchedstat();
+  const watch: LoopWatch = { wallMs: 0, cpuMs: lastSched ? 0 : null, stalls: [] };
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const sched = lastSched && threadSchedstat();
+    const gap = now - last;
+    const ran = sched && lastSched ? sched[0] - lastSched[0] : null;
+    watch.wallMs = Math.max(watch.wallMs, gap);
+    if (ran !== null) watch.cpuMs = Math.max(watch.cpuMs ?? 0, ran);
+    if (gap > 60 && watch.stalls.length < 10) {
+      const split = ran === null ? '' : ` [ran ${ran.toFixed(0)} ms, waited for a CPU ${(sched![1] - lastSched![1]).toFixed(0)} ms]`;
+      watch.stalls.push(`${Math.round(gap)} ms at ${Math.round(now - started)} ms${describe()}${split}`);
+    }
+    last = now;
+    lastSched = sched;
+  }, 10);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return watch;
+    },
+  };
 }
