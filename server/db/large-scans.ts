@@ -1,11 +1,13 @@
 /**
- * Which client-shaped statements read a large table from its start (CONTRACT §13: no request may hold the
- * event loop for more than 50 ms at 1,000,000 calls). SQLite's bytecode tells: a cursor opened on a table or
- * index (`OpenRead`, its root page) and then rewound or counted (`Rewind`, `Last`, `Count`) is a scan from the
- * start, where an index seek (`SeekGE`, `SeekRowid`…) reads only its range. A scan of a table holding more than
- * LARGE_ROWS rows (its largest rowid, re-read every 10 s) may take longer than the budget: SqliteStore.clientRows
- * sends it to the read worker. A scan that stops early (`$top` in key order) is sent too; the hop costs a
- * fraction of a millisecond.
+ * Which client-shaped statements may take long on a large table (CONTRACT §13: no request may hold the event
+ * loop for more than 50 ms at 1,000,000 calls). SQLite's bytecode tells two kinds:
+ * - a scan from the start: a cursor opened on a table or index (`OpenRead`, its root page) and then rewound or
+ *   counted (`Rewind`, `Last`, `Count`), where an index seek (`SeekGE`, `SeekRowid`…) reads only its range;
+ * - a gathering statement: one that aggregates or sorts (`AggStep`, `SorterOpen`, a bounded sort's `Sort`) reads
+ *   every row of its range before the first answer, however small the page: every table it opens counts.
+ * Such a statement on a table holding more than LARGE_ROWS rows (its largest rowid, re-read every 10 s) may take
+ * longer than the budget: SqliteStore.clientRows sends it to the read worker. One that stops early (`$top` in key
+ * order, a narrow range) is sent too; the hop costs a fraction of a millisecond.
  */
 import type { Db } from './open.ts';
 
@@ -14,6 +16,7 @@ export const LARGE_ROWS = 100_000;
 const SIZE_TTL_MS = 10_000;
 const MAX_STATEMENTS = 1000;
 const SCAN_OPCODES = new Set(['Rewind', 'Last', 'Count']);
+const GATHER_OPCODES = new Set(['AggStep', 'AggStep1', 'AggValue', 'SorterOpen', 'Sort']);
 
 interface Op {
   opcode: string;
@@ -34,7 +37,7 @@ export class LargeScans {
     private readonly file: string,
   ) {}
 
-  /** True when `sql` (bound with `params`) reads a table of more than LARGE_ROWS rows from its start. */
+  /** True when `sql` (bound with `params`) scans from its start, or aggregates or sorts, a table of more than LARGE_ROWS rows. */
   offloads(sql: string, params: readonly unknown[]): boolean {
     if (this.file === ':memory:' || this.file === '') return false;
     let tables = this.scanned.get(sql);
@@ -54,9 +57,10 @@ export class LargeScans {
     }
     const cursors = new Map<number, number>();
     for (const op of code) if (op.opcode === 'OpenRead') cursors.set(op.p1, op.p2);
+    const gathers = code.some((op) => GATHER_OPCODES.has(op.opcode));
     const tables = new Set<string>();
     for (const op of code) {
-      const root = SCAN_OPCODES.has(op.opcode) ? cursors.get(op.p1) : undefined;
+      const root = (gathers ? op.opcode === 'OpenRead' : SCAN_OPCODES.has(op.opcode)) ? cursors.get(op.p1) : undefined;
       const table = root === undefined ? undefined : this.tableOf(root);
       if (table) tables.add(table);
     }

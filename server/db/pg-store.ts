@@ -355,10 +355,6 @@ export class PgStore implements Store, PgQueryable {
     }
   }
 
-  readHeavy<T = Row>(sql: string, params?: Params): Promise<T[]> {
-    return this.storeView.all<T>(sql, params);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -37,10 +37,10 @@ export class SqliteStore implements Store {
   /** The connection's busy_timeout (ms): how long a transaction waits for the write lock. */
   private readonly busyTimeoutMs: number;
   private readonly txView: Queryable;
-  /** Which statements read a large table from its start (clientRows sends them to the read worker). */
+  /** Which client statements scan, aggregate or sort a large table (clientRows sends them to the read worker). */
   private readonly scans: LargeScans;
 
-  /** `db`: an open (migrated) connection; `file`: its path, for the read-only connections of chunks/readHeavy. */
+  /** `db`: an open (migrated) connection; `file`: its path, for the read-only connections of chunks and the read worker. */
   constructor(
     readonly db: Db,
     readonly file: string,
@@ -246,11 +246,6 @@ export class SqliteStore implements Store {
     } finally {
       reader.close();
     }
-  }
-
-  async readHeavy<T = Row>(sql: string, params: Params = []): Promise<T[]> {
-    const { rows } = await runRead(this.file, { sql, params: [...params] });
-    return rows as T[];
   }
 
   async close(): Promise<void> {

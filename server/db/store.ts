@@ -9,11 +9,12 @@
  * transaction's own writes); a transaction opened inside another becomes a savepoint.
  *
  * Reads and the event loop (the Store's policy, not the caller's): on PostgreSQL no statement holds Node's event
- * loop. On SQLite statements run on the event loop's thread, so three reads leave it: `readHeavy` always runs on
- * the read worker (db/sqlite/read-pool.ts); `clientRows`, outside a transaction, runs there when the plan scans a
- * large table from its start (db/large-scans.ts decides, test/unit/large-scans.test.ts checks); `chunks` reads
- * on a connection of its own in slices. Everything else (`all`, `get`, `value`, `column`, `rows`) is for
- * statements an index bounds.
+ * loop. On SQLite statements run on the event loop's thread, so the reads a client shapes (`$filter`, `$orderby`,
+ * `$apply`, `$count`) all go through one method, `clientRows`, and the Store decides: outside a transaction, one
+ * whose plan scans a large table from its start, or aggregates or sorts rows of one, runs on the read worker
+ * (db/sqlite/read-pool.ts; db/large-scans.ts decides, test/unit/large-scans.test.ts checks). `chunks` streams a
+ * large answer on a connection of its own in slices. Everything else (`all`, `get`, `value`, `column`, `rows`) is
+ * for the server's own statements, which an index bounds.
  */
 import type { Dialect } from './dialect.ts';
 
@@ -47,9 +48,10 @@ export interface Queryable {
   /** Every row as an array of values, in the SELECT list's order (for serializers that know the columns). */
   rows(sql: string, params?: Params): Promise<unknown[][]>;
   /**
-   * `rows` of a query a client shaped (`$filter`, `$orderby`, `$count`), which no index may serve: on SQLite,
-   * outside a transaction, one whose plan reads a large table from its start runs on the read worker, so it
-   * cannot hold the event loop (CONTRACT §13). Otherwise, and on PostgreSQL, it is `rows`.
+   * `rows` of a query a client shaped (`$filter`, `$orderby`, `$apply`, `$count`), which no index may bound: on
+   * SQLite, outside a transaction, one whose plan scans a large table from its start, or aggregates or sorts rows
+   * of one, runs on the read worker, so it cannot hold the event loop (CONTRACT §13). Otherwise, and on
+   * PostgreSQL, it is `rows`.
    */
   clientRows(sql: string, params?: Params): Promise<unknown[][]>;
   /** INSERT/UPDATE/DELETE; use `RETURNING` with `get`/`value` to read generated keys. */
@@ -73,11 +75,6 @@ export interface Store extends Queryable {
    * loop releases it.
    */
   chunks(sql: string, params: Params, size: number): AsyncIterable<unknown[][]>;
-  /**
-   * A read that may take long (a GROUP BY over millions of rows): on SQLite it runs on a worker thread's
-   * read-only connection so the event loop stays free; on PostgreSQL it is an ordinary query.
-   */
-  readHeavy<T = Row>(sql: string, params?: Params): Promise<T[]>;
   /**
    * Runs a small bookkeeping write (a "last used" stamp) only if it need not wait for a lock: while another
    * connection holds SQLite's write lock (a bulk import), a transaction is open on this store, or a PostgreSQL

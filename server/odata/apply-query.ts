@@ -105,8 +105,8 @@ export function resultModel(model: EntityModel, plan: QueryPlan): EntityModel {
 
 /**
  * Runs a `$apply` query as one page (CONTRACT §8), with `@odata.count` and a next link like other sets.
- * Compiled here (400s come before any work), run through `store.readHeavy` (on SQLite a worker thread's
- * read-only connection, read-pool.ts), so the aggregation never holds the event loop.
+ * Compiled here (400s come before any work), run through `store.clientRows` (the store sends an aggregation
+ * over a large table off the event loop: on SQLite to its read worker), rows named by the plan's columns.
  */
 export async function queryApply(store: Store, model: EntityModel, options: QueryOptions, scope?: CollectionScope): Promise<{ model: EntityModel; page: CollectionPage }> {
   const plan = planQuery(model, store.dialect, options, scope);
@@ -115,12 +115,10 @@ export async function queryApply(store: Store, model: EntityModel, options: Quer
   const limit = options.top ?? pageSize + 1;
   const page = rowsStatement(plan, limit, offset);
   const counted = options.count ? countStatement(plan) : undefined;
-  const [found, total] = await Promise.all([
-    store.readHeavy<Row>(page.sql, page.params),
-    counted ? store.readHeavy<{ n: number }>(counted.sql, counted.params) : undefined,
-  ]);
-  const got = { rows: found, count: total?.[0]?.n };
-  let rows: Row[] = got.rows;
+  const [found, total] = await Promise.all([store.clientRows(page.sql, page.params), counted ? store.clientRows(counted.sql, counted.params) : undefined]);
+  const names = plan.columns.map((c) => c.name);
+  let rows: Row[] = found.map((values) => Object.fromEntries(names.map((name, i) => [name, values[i]])));
+  const got = { count: total?.[0]?.[0] as number | undefined };
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && rows.length > pageSize) {
     rows = rows.slice(0, pageSize);

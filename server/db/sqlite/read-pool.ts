@@ -1,8 +1,8 @@
 /**
  * Runs read statements off the main thread: one worker (read-worker.ts) per SQLite database file, started on
- * first use and stopped after IDLE_MS without work (it never keeps the process alive). SqliteStore.readHeavy
- * runs on it (`$apply` pages, apply-query.ts), so a GROUP BY over a million rows costs the event loop one message;
- * so does SqliteStore.clientRows for a client's query that reads a large table from its start (db/large-scans.ts).
+ * first use and stopped after IDLE_MS without work (it never keeps the process alive). SqliteStore.clientRows
+ * runs a client's query on it when its plan scans a large table from its start or aggregates or sorts its rows
+ * (db/large-scans.ts), so a GROUP BY over a million rows costs the event loop one message.
  */
 import type { Worker } from 'node:worker_threads';
 import { siblingModule, startModuleWorker } from '../start-worker.ts';
