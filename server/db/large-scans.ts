@@ -3,8 +3,9 @@
  * loop for more than 50 ms at 1,000,000 calls). SQLite's bytecode tells two kinds:
  * - a scan from the start: a cursor opened on a table or index (`OpenRead`, its root page) and then rewound or
  *   counted (`Rewind`, `Last`, `Count`), where an index seek (`SeekGE`, `SeekRowid`…) reads only its range;
- * - a gathering statement: one that aggregates or sorts (`AggStep`, `SorterOpen`, a bounded sort's `Sort`) reads
- *   every row of its range before the first answer, however small the page: every table it opens counts.
+ * - an aggregation (`AggStep`, or `SorterOpen`: a GROUP BY's sorter) reads every row of its range before the
+ *   first answer, however narrow the filter looks: every table it opens counts. A page's bounded sort
+ *   (`ORDER BY … LIMIT`, a small ephemeral index) stays: it is the one-day page's plan, measured within budget.
  * Such a statement on a table holding more than LARGE_ROWS rows (its largest rowid, re-read every 10 s) may take
  * longer than the budget: SqliteStore.clientRows sends it to the read worker. One that stops early (`$top` in key
  * order, a narrow range) is sent too; the hop costs a fraction of a millisecond.
@@ -16,7 +17,7 @@ export const LARGE_ROWS = 100_000;
 const SIZE_TTL_MS = 10_000;
 const MAX_STATEMENTS = 1000;
 const SCAN_OPCODES = new Set(['Rewind', 'Last', 'Count']);
-const GATHER_OPCODES = new Set(['AggStep', 'AggStep1', 'AggValue', 'SorterOpen', 'Sort']);
+const GATHER_OPCODES = new Set(['AggStep', 'AggStep1', 'AggValue', 'SorterOpen']);
 
 interface Op {
   opcode: string;
@@ -37,7 +38,7 @@ export class LargeScans {
     private readonly file: string,
   ) {}
 
-  /** True when `sql` (bound with `params`) scans from its start, or aggregates or sorts, a table of more than LARGE_ROWS rows. */
+  /** True when `sql` (bound with `params`) scans from its start, or aggregates, a table of more than LARGE_ROWS rows. */
   offloads(sql: string, params: readonly unknown[]): boolean {
     if (this.file === ':memory:' || this.file === '') return false;
     let tables = this.scanned.get(sql);

@@ -37,7 +37,7 @@ export class SqliteStore implements Store {
   /** The connection's busy_timeout (ms): how long a transaction waits for the write lock. */
   private readonly busyTimeoutMs: number;
   private readonly txView: Queryable;
-  /** Which client statements scan, aggregate or sort a large table (clientRows sends them to the read worker). */
+  /** Which client statements scan or aggregate a large table (clientRows sends them to the read worker). */
   private readonly scans: LargeScans;
 
   /** `db`: an open (migrated) connection; `file`: its path, for the read-only connections of chunks and the read worker. */

@@ -11,7 +11,7 @@
  * Reads and the event loop (the Store's policy, not the caller's): on PostgreSQL no statement holds Node's event
  * loop. On SQLite statements run on the event loop's thread, so the reads a client shapes (`$filter`, `$orderby`,
  * `$apply`, `$count`) all go through one method, `clientRows`, and the Store decides: outside a transaction, one
- * whose plan scans a large table from its start, or aggregates or sorts rows of one, runs on the read worker
+ * whose plan scans a large table from its start, or aggregates rows of one, runs on the read worker
  * (db/sqlite/read-pool.ts; db/large-scans.ts decides, test/unit/large-scans.test.ts checks). `chunks` streams a
  * large answer on a connection of its own in slices. Everything else (`all`, `get`, `value`, `column`, `rows`) is
  * for the server's own statements, which an index bounds.
@@ -49,7 +49,7 @@ export interface Queryable {
   rows(sql: string, params?: Params): Promise<unknown[][]>;
   /**
    * `rows` of a query a client shaped (`$filter`, `$orderby`, `$apply`, `$count`), which no index may bound: on
-   * SQLite, outside a transaction, one whose plan scans a large table from its start, or aggregates or sorts rows
+   * SQLite, outside a transaction, one whose plan scans a large table from its start, or aggregates rows
    * of one, runs on the read worker, so it cannot hold the event loop (CONTRACT §13). Otherwise, and on
    * PostgreSQL, it is `rows`.
    */
