@@ -8,10 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { entryChecker, ImportFileError, readTextFileValues } from './import-parse.ts';
-import { MAX_INVALID_ITEMS, type InvalidItem, type ParseJob, type ParsedMessage, type WorkerReply } from './import-protocol.ts';
+import { checkValues, ImportFileError, readTextFileValues } from './import-parse.ts';
+import { IMPORT_BATCH, type ParseJob, type ParsedMessage, type WorkerReply } from './import-protocol.ts';
 
-const BATCH = 5000;
 const reply = (message: WorkerReply) => parentPort!.postMessage(message);
 
 async function readValues(job: ParseJob): Promise<Iterable<string>> {
@@ -24,29 +23,8 @@ async function readValues(job: ParseJob): Promise<Iterable<string>> {
 async function parse(job: ParseJob): Promise<void> {
   const send = (message: ParsedMessage) => job.port.postMessage(message);
   try {
-    const check = entryChecker(job.kind);
-    const invalidItems: InvalidItem[] = [];
-    let batch: string[] = [];
-    let valid = 0;
-    let invalid = 0;
-    let row = 0;
-    for (const raw of await readValues(job)) {
-      row++;
-      const r = check(raw);
-      if (!r.ok) {
-        invalid++;
-        if (invalidItems.length < MAX_INVALID_ITEMS) invalidItems.push({ row, value: raw, reason: r.reason });
-        continue;
-      }
-      valid++;
-      batch.push(r.value);
-      if (batch.length === BATCH) {
-        send({ values: batch });
-        batch = [];
-      }
-    }
-    if (batch.length > 0) send({ values: batch });
-    send({ end: { valid, invalid, invalidItems } });
+    const counts = checkValues(await readValues(job), job.kind, IMPORT_BATCH, (values) => send({ values }));
+    send({ end: counts });
     job.port.close();
     reply({ type: 'finished' });
   } catch (err) {

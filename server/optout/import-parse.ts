@@ -1,12 +1,13 @@
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { unguardCell } from '../lib/csv-cell.ts';
 import type { EntryKind } from './entries.ts';
+import { MAX_INVALID_ITEMS, type InvalidItem } from './import-protocol.ts';
 import { checkDomain, checkEmail, type Checked } from './normalise.ts';
 
 /**
  * Reading an opt-out import file (CONTRACT §5) into the values of its one relevant column. Pure functions:
- * they run inside the import worker, never on the main thread, and throw ImportFileError for a bad file.
- * (.xlsx: import-xlsx.ts, loaded only for workbooks.)
+ * they run inside the parse worker (and, for a small text file, on the main thread: import-service.ts) and
+ * throw ImportFileError for a bad file. (.xlsx: import-xlsx.ts, loaded only for workbooks, only in the worker.)
  */
 export class ImportFileError extends Error {
   constructor(
@@ -270,4 +271,38 @@ export function entryChecker(kind: EntryKind): (raw: string) => Checked {
     if (domains.size > 100_000) domains.clear();
     return checkEmail(raw, domains);
   };
+}
+
+/** A file's counts after validation: valid and invalid rows, and the first invalid ones (row, value, reason). */
+export interface CheckedCounts {
+  valid: number;
+  invalid: number;
+  invalidItems: InvalidItem[];
+}
+
+/** Validates `values` for a list of `kind`, handing the stored forms to `send` in batches of `batchSize`. */
+export function checkValues(values: Iterable<string>, kind: EntryKind, batchSize: number, send: (batch: string[]) => void): CheckedCounts {
+  const check = entryChecker(kind);
+  const invalidItems: InvalidItem[] = [];
+  let batch: string[] = [];
+  let valid = 0;
+  let invalid = 0;
+  let row = 0;
+  for (const raw of values) {
+    row++;
+    const r = check(raw);
+    if (!r.ok) {
+      invalid++;
+      if (invalidItems.length < MAX_INVALID_ITEMS) invalidItems.push({ row, value: raw, reason: r.reason });
+      continue;
+    }
+    valid++;
+    batch.push(r.value);
+    if (batch.length === batchSize) {
+      send(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) send(batch);
+  return { valid, invalid, invalidItems };
 }

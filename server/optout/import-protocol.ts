@@ -32,6 +32,9 @@ export interface WriteJob {
   actor: Actor;
 }
 
+/** Valid values per batch the parser sends (and the inline path collects). */
+export const IMPORT_BATCH = 5000;
+
 /** Parser → writer over their port: batches of valid (normalised) values, then the parser's counts. */
 export type ParsedMessage = { values: string[] } | { end: { valid: number; invalid: number; invalidItems: InvalidItem[] } };
 

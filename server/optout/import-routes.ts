@@ -27,10 +27,35 @@ export function uploadFile(dataDir: string) {
   }).single('file');
   return (req: Request, res: Response, next: NextFunction) => {
     upload(req, res, (err?: unknown) => {
-      if (err === undefined || err instanceof multer.MulterError || typeof (err as { code?: unknown }).code === 'string') return next(err);
-      next(badRequest(`Malformed multipart body: ${(err as Error).message}`));
+      if (err === undefined) return next();
+      const answer = err instanceof multer.MulterError || typeof (err as { code?: unknown }).code === 'string' ? err : badRequest(`Malformed multipart body: ${(err as Error).message}`);
+      afterBody(req, () => next(answer));
     });
   };
+}
+
+/** How long a refused upload's remaining body is read (and discarded) before the answer goes out. */
+const DISCARD_MS = 30_000;
+
+/**
+ * Calls `done` once the rest of a refused upload has arrived (read and discarded), or after DISCARD_MS. A client
+ * still sending a 50 MiB body when the 413 came back could find the connection reset before it read the answer
+ * (seen under load with fetch; common with HTTP libraries that read only after sending): answering at the end
+ * of the body lets every client read why.
+ */
+function afterBody(req: Request, done: () => void): void {
+  if (req.readableEnded || req.destroyed) return done();
+  let called = false;
+  const finish = () => {
+    if (called) return;
+    called = true;
+    clearTimeout(timer);
+    req.off('end', finish).off('close', finish).off('error', finish);
+    done();
+  };
+  const timer = setTimeout(finish, DISCARD_MS);
+  req.on('end', finish).on('close', finish).on('error', finish);
+  req.resume();
 }
 
 /**

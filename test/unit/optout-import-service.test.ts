@@ -39,8 +39,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A service whose imports all go to the workers (the files here are small), unless `limits` says otherwise. */
 const service = (limits: Partial<typeof DEFAULT_IMPORT_LIMITS>, path?: ImportWritePath) =>
-  new ImportService({ store, dbFile: join(dir, 'cati.sqlite') }, { ...DEFAULT_IMPORT_LIMITS, ...limits }, path);
+  new ImportService({ store, dbFile: join(dir, 'cati.sqlite') }, { ...DEFAULT_IMPORT_LIMITS, inlineBytes: 0, ...limits }, path);
 const count = (list = listId) => store.value<number>('SELECT count(*) FROM optout_emails WHERE list_id = ?', [list]);
 const audits = (list: number) =>
   store.column<string>("SELECT changes FROM audit_log WHERE entity = 'optout-imports' AND entity_id = ? ORDER BY id", [String(list)]);
@@ -289,5 +290,69 @@ describe('the two import workers', () => {
     expect(files.some((f) => /[\\/]db[\\/]native-binding\.ts$/.test(f))).toBe(true); // opens SQLite (better-sqlite3 12 or 13)
     expect(packages).not.toContain('xlsx');
     expect(files.some((f) => f.endsWith('import-xlsx.ts') || f.endsWith('import-parse.ts'))).toBe(false);
+  });
+});
+
+describe('small text imports on the main thread (issue 25: a small import under load)', () => {
+  const write = (name: string, rows: string[]) => {
+    const f = join(dir, name);
+    writeFileSync(f, rows.join('\n'));
+    return f;
+  };
+  // 1,500 valid rows (every 5th repeats the one before), a header and 2 invalid ones: ~30 KB, under the limit.
+  const rows = ['Email', ...Array.from({ length: 1500 }, (_, i) => `In${i % 5 === 4 ? i - 1 : i}@X.example`), 'no-at-sign', 'b@'];
+
+  it('answers and audits what the workers answer, and starts no thread', async () => {
+    const inline = (await ensureList(store, 1, 'p40')).id;
+    const viaWorkers = (await ensureList(store, 1, 'p41')).id;
+    const small = write('inline.csv', rows);
+    const s = service({ inlineBytes: 64 * 1024 });
+    const w = service({});
+    try {
+      const a = await s.importFile(inline, 'emails', 'inline.csv', small, CLI_ACTOR);
+      const b = await w.importFile(viaWorkers, 'emails', 'inline.csv', small, CLI_ACTOR);
+      expect(a).toEqual(b);
+      expect(a).toMatchObject({ newRows: 1200, duplicatedRows: 300, invalidRows: 2 });
+      expect(s.workerCount).toEqual({ parse: 0, write: 0 });
+      expect(await count(inline)).toBe(1200);
+      expect((await audits(inline)).map((c) => JSON.parse(c) as unknown)).toEqual([{ listId: inline, kind: 'emails', newRows: 1200, duplicatedRows: 300, invalidRows: 2 }]);
+      // Over the limit, the same file goes to the workers.
+      await service({ inlineBytes: 1024 }).importFile(inline, 'emails', 'inline.csv', small, CLI_ACTOR).then((r) => expect(r.newRows).toBe(0));
+    } finally {
+      await s.close();
+      await w.close();
+    }
+  });
+
+  it('a bad file → 400 and a deleted list → 404, nothing stored', async () => {
+    const { id } = await ensureList(store, 1, 'p42');
+    const s = service({ inlineBytes: 64 * 1024 });
+    const latin1 = join(dir, 'latin1.csv');
+    writeFileSync(latin1, Buffer.from('ok@x.example\ncaf\xe9@x.example\n', 'latin1'));
+    expect((await failure(s.importFile(id, 'emails', 'latin1.csv', latin1, CLI_ACTOR))).status).toBe(400);
+    expect((await failure(s.importFile(987_655, 'emails', 'inline.csv', write('gone.csv', rows), CLI_ACTOR))).status).toBe(404);
+    expect(await count(id)).toBe(0);
+    await s.close();
+  });
+
+  it('waits for another connection’s write lock without holding the event loop', async () => {
+    const { id } = await ensureList(store, 1, 'p43');
+    const s = service({ inlineBytes: 64 * 1024 });
+    const holder = openDatabase(join(dir, 'cati.sqlite'), { migrate: false });
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      let done = false;
+      const importing = s.importFile(id, 'emails', 'inline.csv', write('locked.csv', rows), CLI_ACTOR).finally(() => (done = true));
+      let ticks = 0;
+      for (let i = 0; i < 20; i++) await sleep(10).then(() => ticks++);
+      expect(ticks).toBe(20);
+      expect(done).toBe(false);
+      holder.exec('COMMIT');
+      expect((await importing).newRows).toBe(1200);
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+      await s.close();
+    }
   });
 });
