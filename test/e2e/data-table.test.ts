@@ -43,13 +43,13 @@ describe('The data table', () => {
     await expect.poll(async () => (await bodyRows(page, 'Interviewers')).map((r) => r[1])).toEqual(['cara', 'ben', 'anna']);
 
     // Arrow keys: from a row's control to the same column's control in the next row, Home/End to the first/last.
-    await table.getByRole('button', { name: 'Surveys of cara' }).focus();
+    await table.getByRole('button', { name: 'Actions for cara' }).focus();
     await page.keyboard.press('ArrowDown');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Surveys of ben');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Actions for ben');
     await page.keyboard.press('End');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Surveys of anna');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Actions for anna');
     await page.keyboard.press('ArrowUp');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Surveys of ben');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Actions for ben');
 
     const shown = await bodyRows(page, 'Interviewers');
     const header = await table.locator('thead th').evaluateAll((ths) => ths.map((th) => (th.textContent ?? '').replace(/[▲▼]/g, '').trim()));

@@ -46,11 +46,16 @@ describe('Effective assignments', () => {
 
   it('an interviewer shows its surveys and how', async () => {
     await page.evaluate(() => (window.location.hash = '#/interviewers'));
-    await page.getByRole('button', { name: 'Surveys of anna' }).click();
+    /** A row's Surveys, from its action menu. */
+    const surveysOf = async (login: string) => {
+      await page.getByRole('button', { name: `Actions for ${login}` }).click();
+      await page.getByRole('menuitem', { name: `Surveys of ${login}` }).click();
+    };
+    await surveysOf('anna');
     await expect.poll(() => rowsOf('Surveys of anna')).toEqual([['Transport p6001', 'Group Team A', '0']]);
-    await page.getByRole('button', { name: 'Surveys of ben' }).click();
+    await surveysOf('ben');
     await expect.poll(() => rowsOf('Surveys of ben')).toEqual([['Transport p6001', 'Explicit', '0']]);
-    await page.getByRole('button', { name: 'Surveys of dora' }).click();
+    await surveysOf('dora');
     await expect.poll(() => page.getByRole('table', { name: 'Surveys of dora' }).textContent()).toContain('Not assigned to any survey.');
     expect(await axeViolations(page)).toEqual([]);
   });

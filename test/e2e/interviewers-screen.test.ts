@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
 let ui: UiHarness;
@@ -26,6 +27,20 @@ const interviewerId = async (login: string): Promise<number> =>
 const groupIdsOf = async (id: number): Promise<number[]> =>
   (await ui.server.json('GET', `/cati/interviewers(${id})/Controller.GetGroups()`)).body.value.map((g: { GroupId: number }) => g.GroupId);
 
+/** Chooses an item of a row's action menu (`Lock ben`), as a pointer user does. */
+async function act(login: string, item: string) {
+  await page.getByRole('button', { name: `Actions for ${login}`, exact: true }).click();
+  await page.getByRole('menu', { name: `Actions for ${login}` }).getByRole('menuitem', { name: item }).click();
+}
+
+/** The items of a row's action menu (opened and closed again with Escape). */
+async function menuItems(login: string): Promise<string[]> {
+  await page.getByRole('button', { name: `Actions for ${login}`, exact: true }).click();
+  const items = await page.getByRole('menu', { name: `Actions for ${login}` }).getByRole('menuitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+  await page.keyboard.press('Escape');
+  return items;
+}
+
 async function create(login: string, display: string) {
   await form().getByLabel('Login name').fill(login);
   await form().getByLabel('Display name').fill(display);
@@ -43,23 +58,23 @@ describe('Interviewers screen in Chromium', () => {
   });
 
   it('edits an interviewer without touching the password', async () => {
-    await page.getByRole('button', { name: 'Edit anna' }).click();
+    await act('anna', 'Edit anna');
     await form().getByLabel('Display name').fill('Anna Berg-Lund');
     await form().getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => table().textContent()).toContain('Anna Berg-Lund');
   });
 
   it('locks and unlocks an interviewer, after a confirmation naming them', async () => {
-    await page.getByRole('button', { name: 'Lock ben' }).click();
+    await act('ben', 'Lock ben');
     // Nothing happens until the question naming the interviewer is answered.
     expect((await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'")).body.value[0].IsLocked).toBe(false);
     await page.getByRole('button', { name: 'Lock Ben Cole (ben)' }).click();
-    await expect.poll(() => page.getByRole('button', { name: 'Unlock ben' }).count()).toBe(1);
+    await expect.poll(() => menuItems('ben')).toContain('Unlock ben');
     const { body } = await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'");
     expect(body.value[0].IsLocked).toBe(true);
-    await page.getByRole('button', { name: 'Unlock ben' }).click();
+    await act('ben', 'Unlock ben');
     await page.getByRole('button', { name: 'Unlock Ben Cole (ben)' }).click();
-    await expect.poll(() => page.getByRole('button', { name: 'Lock ben' }).count()).toBe(1);
+    await expect.poll(() => menuItems('ben')).toContain('Lock ben');
   });
 
   it('searches by display name', async () => {
@@ -93,7 +108,7 @@ describe('Interviewers screen in Chromium', () => {
     await expect.poll(() => members().textContent()).toContain('Carl Day');
 
     await show('Interviewers');
-    await page.getByRole('button', { name: 'Edit carl' }).click();
+    await act('carl', 'Edit carl');
     // The edit form shows the current membership (Controller.GetGroups()).
     await expect.poll(() => form().getByRole('checkbox', { name: 'Day shift' }).isChecked()).toBe(true);
     expect(await form().getByRole('checkbox', { name: 'Night shift' }).isChecked()).toBe(false);
@@ -115,5 +130,54 @@ describe('Interviewers screen in Chromium', () => {
   it('shows the conflict when a login name is taken', async () => {
     await create('anna', 'Another Anna');
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/HTTP 409/);
+  });
+
+  it('fits a row at 1280 px: its actions behind one menu button, opened and moved through from the keyboard', async () => {
+    // Demo-like names: long display names and logins.
+    await create('margarethe.vandenberg', 'Margarethe van den Berg-Oosterhuis');
+    await page.getByRole('search').getByLabel('Search login or display name').fill('');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => table().textContent()).toContain('Margarethe van den Berg-Oosterhuis');
+    // The table fits its panel: no horizontal scrolling to reach a row's actions.
+    const fit = await page.getByRole('region', { name: 'Interviewers' }).evaluate((panel) => ({ panel: panel.clientWidth, content: panel.scrollWidth }));
+    expect(fit.content).toBeLessThanOrEqual(fit.panel);
+    expect(await table().locator('tbody tr').first().locator('td.actions button').count()).toBe(1);
+
+    const menuButton = page.getByRole('button', { name: 'Actions for ben', exact: true });
+    expect(await menuButton.getAttribute('aria-haspopup')).toBe('menu');
+    expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
+    await menuButton.focus();
+    await page.keyboard.press('Enter');
+    const menu = page.getByRole('menu', { name: 'Actions for ben' });
+    await menu.waitFor();
+    expect(await menuButton.getAttribute('aria-expanded')).toBe('true');
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    expect(await focused()).toBe('Surveys of ben');
+    await page.keyboard.press('ArrowDown');
+    expect(await focused()).toBe('Edit ben');
+    await page.keyboard.press('ArrowDown');
+    expect(await focused()).toBe('Lock ben');
+    await page.keyboard.press('ArrowDown'); // wraps
+    expect(await focused()).toBe('Surveys of ben');
+    await page.keyboard.press('ArrowUp');
+    expect(await focused()).toBe('Lock ben');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => menu.count()).toBe(0);
+    expect(await focused()).toBe('Actions for ben');
+    expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
+
+    // Space opens it too; Lock asks, naming the interviewer; Escape takes the question back, nothing locked.
+    await page.keyboard.press(' ');
+    await menu.waitFor();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    const confirm = page.getByRole('button', { name: 'Lock Ben Cole (ben)' });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Lock Ben Cole (ben)');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => confirm.count()).toBe(0);
+    expect(await focused()).toBe('Actions for ben');
+    expect((await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'")).body.value[0].IsLocked).toBe(false);
   });
 });

@@ -94,6 +94,70 @@ describe('History: loading, failed, offline', () => {
   });
 });
 
+describe('History shown again while its request hangs', () => {
+  it('says "Loading…" with aria-busy, not the earlier failure nor the earlier "Nothing in this time range"', async () => {
+    let mode: 'fail' | 'hold' | 'pass' = 'fail';
+    let release = () => {};
+    let held = Promise.resolve();
+    let reached = 0;
+    const holdNext = () => {
+      held = new Promise<void>((r) => (release = r));
+      mode = 'hold';
+    };
+    const page = await ui.open('history', async (c) => {
+      await c.route('**/cati/callhistory?**', async (route) => {
+        if (mode === 'fail') return fail500(route);
+        reached++;
+        if (mode === 'hold') await held;
+        await route.continue().catch(() => undefined);
+      });
+    });
+    const table = page.getByRole('table', { name: 'Calls' });
+    const failed = page.getByRole('alert').filter({ hasText: 'could not be loaded' });
+    const nothing = page.getByText(/Nothing in this time range/);
+    const nav = page.getByRole('navigation', { name: 'Screens' });
+    /** Away to the Floor and back to History through the navigation, as a user does. */
+    async function awayAndBack() {
+      await nav.getByRole('link', { name: 'Floor' }).click();
+      await page.getByRole('heading', { name: 'Floor', level: 1 }).waitFor();
+      await nav.getByRole('link', { name: 'History' }).click();
+      await page.getByRole('heading', { name: 'History', level: 1 }).waitFor();
+    }
+    /** The screen asked for its rows again, and says it is waiting for them. */
+    async function expectLoading(before: number) {
+      await expect.poll(() => table.getAttribute('aria-busy')).toBe('true');
+      await expect.poll(() => reached).toBeGreaterThan(before);
+      expect(await page.getByRole('status').filter({ hasText: 'Loading calls…' }).count()).toBe(1);
+      expect(await failed.count()).toBe(0);
+      expect(await nothing.count()).toBe(0);
+    }
+
+    // 1. After a failure.
+    await failed.waitFor();
+    holdNext();
+    let before = reached;
+    await awayAndBack();
+    await expectLoading(before);
+    expect(await axeViolations(page)).toEqual([]);
+    release();
+    await expect.poll(() => table.locator('tbody').textContent()).toContain('Anna Berg');
+    expect(await table.getAttribute('aria-busy')).toBe('false');
+
+    // 2. After "nothing in this time range" (yesterday had no calls).
+    mode = 'pass';
+    await page.getByRole('group', { name: 'Time range presets' }).getByRole('button', { name: 'Yesterday' }).click();
+    await nothing.waitFor();
+    holdNext();
+    before = reached;
+    await awayAndBack();
+    await expectLoading(before);
+    release();
+    await nothing.waitFor();
+    expect(await table.getAttribute('aria-busy')).toBe('false');
+    await page.context().close();
+  });
+});
+
 describe('Surveys today: loading, stale after a failed refresh', () => {
   it('says "Loading…" while the figures are on their way, not "No open surveys"', async () => {
     let held!: Awaited<ReturnType<typeof hold>>;

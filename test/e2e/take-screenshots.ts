@@ -47,7 +47,11 @@ try {
   await api('GET', `/cati/interviewers(${ben.value[0].InterviewerId})/Controller.Lock()`);
   await page.evaluate(() => (window.location.hash = '#/interviewers'));
   await page.getByRole('table').getByText('Chris Díaz').waitFor();
+  // One row's action menu open (Surveys, Edit, Unlock).
+  await page.getByRole('button', { name: 'Actions for ben.cole' }).click();
+  await page.getByRole('menu', { name: 'Actions for ben.cole' }).waitFor();
   await page.screenshot({ path: join(OUT, 'interviewers.png') });
+  await page.keyboard.press('Escape');
 
   await screenshotCatiScreens(ui, page, OUT);
   await screenshotReportScreens(ui, page, OUT);

@@ -5,7 +5,7 @@ import { csvCell } from '../../renderer/src/api/download.ts';
 import { screenHref } from '../../renderer/src/composables/address-query.ts';
 import { compareValues, sortRows, useTableSort } from '../../renderer/src/composables/table-sort.ts';
 import { parseNumberList, splitCsvLine } from '../../renderer/src/stores/blacklist-import.ts';
-import { presetRange, secondsBound } from '../../renderer/src/stores/history-range.ts';
+import { localInputToIso, presetRange, secondsBound, toLocalInput } from '../../renderer/src/stores/history-range.ts';
 import { categoryFilter, categoryOf, type Outcome } from '../../renderer/src/stores/report-lookups.ts';
 
 describe('address query', () => {
@@ -60,6 +60,21 @@ describe('ranges and bounds', () => {
     expect(secondsBound(' 90 ', 'x')).toBe(90);
     expect(secondsBound('', 'x')).toBeNull();
     expect(() => secondsBound('1.5', 'Minimum duration')).toThrow('Minimum duration must be a whole number of seconds.');
+  });
+});
+
+describe('ranges in the call centre\'s zone', () => {
+  it('reads presets and typed wall times in the given zone, not this computer\'s (DST days included)', () => {
+    // 23:30 UTC on a Sunday is already Monday in Tokyo.
+    const now = Date.parse('2026-11-29T23:30:00Z');
+    expect(presetRange('today', now, 'Asia/Tokyo')).toEqual({ start: '2026-11-30T00:00', end: '2026-12-01T00:00' });
+    expect(presetRange('week', now, 'Asia/Tokyo')).toEqual({ start: '2026-11-30T00:00', end: '2026-12-07T00:00' });
+    expect(presetRange('week', now, 'America/New_York')).toEqual({ start: '2026-11-23T00:00', end: '2026-11-30T00:00' });
+    expect(localInputToIso('2026-11-30T00:00', 'From', 'Asia/Tokyo')).toBe('2026-11-29T15:00:00.000Z');
+    expect(localInputToIso('2026-10-25T00:00', 'From', 'Europe/Amsterdam')).toBe('2026-10-24T22:00:00.000Z');
+    expect(localInputToIso('2026-10-26T00:00', 'To', 'Europe/Amsterdam')).toBe('2026-10-25T23:00:00.000Z');
+    expect(toLocalInput(Date.parse('2026-11-29T15:00:00Z'), 'Asia/Tokyo')).toBe('2026-11-30T00:00');
+    expect(() => localInputToIso('soon', 'From', 'Asia/Tokyo')).toThrow('From is not a valid date and time.');
   });
 });
 

@@ -1,7 +1,8 @@
 // The renderer's globals (window.cati) for the renderer modules this test imports.
 import type {} from '../../renderer/env.d.ts';
 import { describe, expect, it } from 'vitest';
-import { exportTable, productivityColumns } from '../../renderer/src/components/reports/productivity-columns.ts';
+import { productivityColumns } from '../../renderer/src/components/reports/productivity-columns.ts';
+import { exportTable } from '../../renderer/src/components/table/data-table.ts';
 import { formatHours, formatRate, formatShare, loginSeconds, perHour, productivityRows, share, tallyByKey } from '../../renderer/src/stores/report-math.ts';
 import type { Outcome } from '../../renderer/src/stores/report-lookups.ts';
 import { hourlySeries, hourlySummary, wholeHourOffset, zoneDays, zoneLabel } from '../../renderer/src/stores/zone-hours.ts';
@@ -98,20 +99,18 @@ describe('productivityRows: per interviewer and totals', () => {
     expect(totals.Breaks).toEqual({ 7: { count: 1, seconds: 0 }, 8: { count: 1, seconds: 900 } });
   });
 
-  it('exports the table in its units with a break-type pair of columns each, totals last', () => {
+  it('exports the table as shown: its columns and headers, one per break type, totals last', () => {
     const { rows, totals } = productivityRows({ calls, login, breaks, nameOf, only: new Set([1]) });
-    const t = exportTable(productivityColumns([{ BreakTypeId: 7, Name: 'Coffee' }], 'export'), rows, totals);
+    const columns = productivityColumns([{ BreakTypeId: 7, Name: 'Coffee' }]);
+    const t = exportTable(columns, [...rows, totals]);
     expect(t.header).toEqual([
-      'Interviewer', 'Login hours', 'Calls', 'Calls / hour', 'Completes', 'Completes / hour', 'Refusal share', 'Talk hours', 'Waiting hours', 'Coffee: breaks', 'Coffee: minutes',
+      'Interviewer', 'Login time', 'Calls', 'Calls / hour', 'Completes', 'Completes / hour', 'Refusal share', 'Talk time', 'Waiting time', 'Coffee (breaks · min)',
     ]);
     expect(t.rows).toEqual([
-      ['agent1', 2, 5, 2.5, 4, 2, 0.2, 0.34, 0.03, 2, 10],
-      ['Total', 2, 5, 2.5, 4, 2, 0.2, 0.34, 0.03, 2, 10],
+      ['agent1', '2:00', '5', '2.5', '4', '2.0', '20%', '0:21', '0:02', '2 · 10'],
+      ['Total', '2:00', '5', '2.5', '4', '2.0', '20%', '0:21', '0:02', '2 · 10'],
     ]);
-    const table = productivityColumns([{ BreakTypeId: 7, Name: 'Coffee' }]);
-    expect(table.map((c) => c.label).slice(-2)).toEqual(['Waiting time', 'Coffee (breaks · min)']);
-    expect(table.at(-1)!.key).toBe('break:7:seconds');
-    expect(table.at(-1)!.shown(rows[0]!)).toBe('2 · 10');
+    expect(columns.at(-1)!.key).toBe('break:7:seconds');
   });
 });
 

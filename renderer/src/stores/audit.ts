@@ -2,9 +2,9 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref } from 'vue';
 import type { AuditRow } from '../../../server/audit/audit-query.ts';
 import { request } from '../api/client.ts';
-import { downloadFile } from '../api/download.ts';
 import { textField, useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
+import { useDisplayZoneStore } from './display-zone.ts';
 import { localInputToIso } from './history-range.ts';
 import { useResourceState } from './resource-state.ts';
 
@@ -16,7 +16,7 @@ export const AUDIT_ENTITIES = [
   'optout-emails', 'optout-domains', 'optout-imports', 'optout-settings', 'settings', 'keys', 'users', 'sessions',
 ] as const;
 
-/** The Activity section's filters: who (key id or name), what (entity), when (datetime-local, local time). */
+/** The Activity section's filters: who (key id or name), what (entity), when (datetime-local, in the display zone). */
 export interface AuditFilters {
   actor: string;
   entity: string;
@@ -33,10 +33,14 @@ export function describeChanges(changes: Record<string, unknown>): string[] {
 }
 
 const PAGE_SIZE = 100;
+/** An export reads the rows in pages of this many (the API's most), and at most EXPORT_MAX (the browser builds the file). */
+const EXPORT_PAGE = 1000;
+const EXPORT_MAX = 200_000;
 
 /**
  * The audit log of the Settings screen (`GET /admin/audit`): filters kept in the address, pages loaded with the
- * answer's `@odata.nextLink` ("Load more"), only the newest load's answer shown, and the CSV export by the server.
+ * answer's `@odata.nextLink` ("Load more"), only the newest load's answer shown; times and the filters' wall times in
+ * the display zone (the call centre's); the export is the table's, over every matching row.
  */
 export const useAuditStore = defineStore('audit', () => {
   const filters = reactive<AuditFilters>({ actor: '', entity: '', from: '', to: '' });
@@ -48,6 +52,7 @@ export const useAuditStore = defineStore('audit', () => {
   /** The rows' loading state (loading / empty / failed / offline, stale after a failed refresh); the newest load wins. */
   const resource = useResourceState();
   const loading = computed(() => resource.pending);
+  const displayZone = useDisplayZoneStore();
 
   /** The filters as API parameters; a malformed date throws a readable error before anything is sent. */
   function query(): Record<string, string | undefined> {
@@ -55,16 +60,17 @@ export const useAuditStore = defineStore('audit', () => {
       actor: filters.actor.trim() || undefined,
       entity: filters.entity || undefined,
       excludeEntity: showSessions.value || filters.entity === 'sessions' ? undefined : 'sessions',
-      from: filters.from ? localInputToIso(filters.from, 'From') : undefined,
-      to: filters.to ? localInputToIso(filters.to, 'To') : undefined,
+      from: filters.from ? localInputToIso(filters.from, 'From', displayZone.zone) : undefined,
+      to: filters.to ? localInputToIso(filters.to, 'To', displayZone.zone) : undefined,
     };
   }
 
   let latest = 0;
   async function fetchPage(token: string | null, append: boolean): Promise<void> {
-    const params = query();
     const seq = ++latest;
     await resource.track(async () => {
+      await displayZone.load(); // From and To are that zone's wall times
+      const params = query();
       const page = await request<{ value: AuditRow[]; '@odata.nextLink'?: string }>('GET', '/admin/audit', {
         query: { ...params, $top: PAGE_SIZE, $skiptoken: token ?? undefined },
       });
@@ -80,8 +86,23 @@ export const useAuditStore = defineStore('audit', () => {
   /** The next page, added below the rows shown. */
   const loadMore = () => (nextToken.value ? fetchPage(nextToken.value, true) : Promise.resolve());
 
-  /** Every row matching the filters as CSV, exported by the server; answers the file name (null when cancelled). */
-  const exportCsv = () => downloadFile('/admin/audit', { ...query(), $format: 'csv' }, 'audit-log.csv', 'text/csv');
+  /** Every row matching the filters (all pages, newest first), for the export of what the table shows; refuses more than EXPORT_MAX. */
+  async function allRows(): Promise<AuditRow[]> {
+    await displayZone.load();
+    const params = query();
+    const rows: AuditRow[] = [];
+    for (let token: string | null = null; ; ) {
+      const page: { value: AuditRow[]; '@odata.nextLink'?: string } = await request('GET', '/admin/audit', { query: { ...params, $top: EXPORT_PAGE, $skiptoken: token ?? undefined } });
+      rows.push(...page.value);
+      const link = page['@odata.nextLink'];
+      if (!link) return rows;
+      if (rows.length >= EXPORT_MAX) throw new Error(`More than ${EXPORT_MAX.toLocaleString()} changes: narrow the filters to export them.`);
+      token = new URL(link).searchParams.get('$skiptoken');
+    }
+  }
+
+  /** The filters' period for file names: `2026-11-01_2026-11-27` (days in the display zone, To exclusive; `all`/`now` when open). */
+  const period = () => `${filters.from.slice(0, 10) || 'all'}_${filters.to.slice(0, 10) || 'now'}`;
 
   useAddressQuery(
     'settings',
@@ -95,5 +116,5 @@ export const useAuditStore = defineStore('audit', () => {
     load,
   );
 
-  return { filters, showSessions, sort, items, nextToken, resource, loading, load, loadMore, exportCsv };
+  return { filters, showSessions, sort, items, nextToken, resource, loading, load, loadMore, allRows, period };
 });

@@ -67,11 +67,11 @@ export function formatClock(at: number | string, timeZone: string | null, withSe
 export const zoneShort = (timeZone: string | null, at = Date.now()): string =>
   new Intl.DateTimeFormat('en', { timeZone: timeZone ?? undefined, timeZoneName: 'short' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
 
-/** The label of a zone: its IANA name and its short name now (`Europe/Amsterdam, CET`). */
+/** The label of a zone: its IANA name and its short name now (`Europe/Amsterdam, CET`; `UTC` once). */
 export function zoneLabel(timeZone: string | null, now = Date.now()): string {
   const name = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const short = zoneShort(name, now);
-  return short ? `${name}, ${short}` : name;
+  return short && short !== name ? `${name}, ${short}` : name;
 }
 
 /** The figures at the top of the floor, over the rows shown. */

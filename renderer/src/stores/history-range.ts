@@ -1,11 +1,48 @@
-/** Time ranges of the History and Productivity screens: datetime-local values, presets (Today / Yesterday / This week), ISO bounds. */
+/**
+ * Time ranges of the History, Productivity and Activity screens: datetime-local values, presets (Today / Yesterday /
+ * This week), ISO bounds. Every wall time is read in the screen's display zone (the call centre's, CONTRACT §17;
+ * null = this computer's), so "today" starts at that zone's midnight.
+ */
 import type { AddressField } from '../composables/address-query.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** A Date as the value of an `<input type="datetime-local">` (local time, minutes). */
-export function toLocalInput(d: Date): string {
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+/** Wall-clock fields of an instant in `zone` (this computer's when null). */
+function wallOf(ms: number, zone: string | null): { y: number; m: number; d: number; h: number; mi: number; s: number } {
+  if (zone === null) {
+    const d = new Date(ms);
+    return { y: d.getFullYear(), m: d.getMonth() + 1, d: d.getDate(), h: d.getHours(), mi: d.getMinutes(), s: d.getSeconds() };
+  }
+  let f = wallFormats.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    wallFormats.set(zone, f);
+  }
+  const p: Record<string, number> = {};
+  for (const part of f.formatToParts(new Date(ms))) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  return { y: p.year!, m: p.month!, d: p.day!, h: p.hour!, mi: p.minute!, s: p.second! };
+}
+
+/** An instant as the value of an `<input type="datetime-local">` (minutes) on the wall clock of `zone`. */
+export function toLocalInput(at: Date | number, zone: string | null = null): string {
+  const w = wallOf(typeof at === 'number' ? at : at.getTime(), zone);
+  return `${w.y}-${pad(w.m)}-${pad(w.d)}T${pad(w.h)}:${pad(w.mi)}`;
+}
+
+/** The instant of a datetime-local value read on the wall clock of `zone` (NaN when it is not a date and time). */
+export function wallTimeToMs(value: string, zone: string | null = null): number {
+  if (zone === null) return value ? new Date(value).getTime() : NaN;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (!m) return NaN;
+  const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +(m[6] ?? 0));
+  const offsetAt = (ms: number) => {
+    const w = wallOf(ms, zone);
+    return Date.UTC(w.y, w.m - 1, w.d, w.h, w.mi, w.s) - Math.floor(ms / 1000) * 1000;
+  };
+  // Two steps settle the offset, also next to a DST change (a wall time in a skipped hour lands after it).
+  const guess = wall - offsetAt(wall);
+  return wall - offsetAt(guess);
 }
 
 export type RangePreset = 'today' | 'yesterday' | 'week';
@@ -15,25 +52,33 @@ export const RANGE_PRESETS: { value: RangePreset; label: string }[] = [
   { value: 'week', label: 'This week' },
 ];
 
-/** A preset as local start (inclusive) and end (exclusive): today, yesterday, or this week from Monday to next Monday. */
-export function presetRange(preset: RangePreset, now = new Date()): { start: string; end: string } {
-  const day = (offset: number) => new Date(now.getFullYear(), now.getMonth(), now.getDate() + offset);
-  if (preset === 'yesterday') return { start: toLocalInput(day(-1)), end: toLocalInput(day(0)) };
+/**
+ * A preset as start (inclusive) and end (exclusive) wall times in `zone`: today, yesterday, or this week from Monday
+ * to next Monday, midnight to midnight.
+ */
+export function presetRange(preset: RangePreset, now: Date | number = new Date(), zone: string | null = null): { start: string; end: string } {
+  const w = wallOf(typeof now === 'number' ? now : now.getTime(), zone);
+  const base = Date.UTC(w.y, w.m - 1, w.d);
+  const day = (offset: number) => {
+    const d = new Date(base + offset * 86_400_000);
+    return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T00:00`;
+  };
+  if (preset === 'yesterday') return { start: day(-1), end: day(0) };
   if (preset === 'week') {
-    const monday = (now.getDay() + 6) % 7;
-    return { start: toLocalInput(day(-monday)), end: toLocalInput(day(7 - monday)) };
+    const monday = (new Date(base).getUTCDay() + 6) % 7;
+    return { start: day(-monday), end: day(7 - monday) };
   }
-  return { start: toLocalInput(day(0)), end: toLocalInput(day(1)) };
+  return { start: day(0), end: day(1) };
 }
 
-/** Today from local midnight (inclusive) to the next local midnight (exclusive). */
-export const todayRange = (now = new Date()) => presetRange('today', now);
+/** Today from midnight (inclusive) to the next midnight (exclusive) in `zone`. */
+export const todayRange = (now: Date | number = new Date(), zone: string | null = null) => presetRange('today', now, zone);
 
-/** A datetime-local value as an ISO UTC instant; throws a readable error when it is not a date. */
-export function localInputToIso(value: string, label: string): string {
-  const d = new Date(value);
-  if (!value || Number.isNaN(d.getTime())) throw new Error(`${label} is not a valid date and time.`);
-  return d.toISOString();
+/** A datetime-local value read in `zone` as an ISO UTC instant; throws a readable error when it is not a date. */
+export function localInputToIso(value: string, label: string, zone: string | null = null): string {
+  const ms = wallTimeToMs(value, zone);
+  if (!value || Number.isNaN(ms)) throw new Error(`${label} is not a valid date and time.`);
+  return new Date(ms).toISOString();
 }
 
 /** A whole number of seconds from a filter input ('' = no bound); throws a readable error otherwise. */
@@ -50,10 +95,10 @@ export interface RangeState {
   range: { value: { start: string; end: string } };
 }
 
-/** The range's ISO bounds (start inclusive, end exclusive); a preset is first moved to the clock's now. */
-export function rangeBounds(s: RangeState): { start: string; end: string } {
-  if (s.preset.value) s.range.value = presetRange(s.preset.value);
-  return { start: localInputToIso(s.range.value.start, 'From'), end: localInputToIso(s.range.value.end, 'To') };
+/** The range's ISO bounds (start inclusive, end exclusive) read in `zone`; a preset is first moved to the clock's now there. */
+export function rangeBounds(s: RangeState, zone: string | null = null): { start: string; end: string } {
+  if (s.preset.value) s.range.value = presetRange(s.preset.value, Date.now(), zone);
+  return { start: localInputToIso(s.range.value.start, 'From', zone), end: localInputToIso(s.range.value.end, 'To', zone) };
 }
 
 /** The address fields of a range (`range=yesterday`, or `range=custom&from=…&to=…`; today is the default). */

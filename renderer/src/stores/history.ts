@@ -4,6 +4,7 @@ import { request } from '../api/client.ts';
 import { odataString, type ODataCollection } from '../api/odata.ts';
 import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
+import { useDisplayZoneStore } from './display-zone.ts';
 import { fetchCallCenters, fetchInterviewerOptions, type CallCenter, type InterviewerOption } from './groups.ts';
 import { presetRange, rangeAddressFields, rangeBounds, secondsBound, type RangePreset } from './history-range.ts';
 import { usePagedCollection } from './paged-collection.ts';
@@ -64,7 +65,9 @@ export const useHistoryStore = defineStore('history', () => {
     callCenters.value = c;
   }
 
-  const timeBounds = () => rangeBounds({ preset, range });
+  /** Times are shown, and the range's wall times read, in the display zone (the call centre's). */
+  const displayZone = useDisplayZoneStore();
+  const timeBounds = () => rangeBounds({ preset, range }, displayZone.zone);
 
   const requestedVariables = () => variables.value.split(/[,;]/).map((v) => v.trim()).filter(Boolean);
 
@@ -122,6 +125,7 @@ export const useHistoryStore = defineStore('history', () => {
 
   /** Loads the page at `offset`; a "with variables" answer brings its variable columns. */
   async function load(offset?: number) {
+    await displayZone.load(); // the range is that zone's midnight to midnight
     const t = tab.value;
     const wanted = requestedVariables();
     if ((await list.load(offset)) && t === 'variables') variableColumns.value = wanted;
@@ -156,6 +160,7 @@ export const useHistoryStore = defineStore('history', () => {
 
   /** Every row of the current query (all pages, in the table's order), for an export of what the screen shows; refuses more than EXPORT_MAX. */
   async function allRows(): Promise<HistoryRow[]> {
+    await displayZone.load();
     const t = tab.value;
     const query = { ...(t === 'variables' ? variablesParams() : {}), $filter: filterOf(t), $orderby: sort.orderby() };
     const rows: HistoryRow[] = [];
@@ -167,7 +172,7 @@ export const useHistoryStore = defineStore('history', () => {
     }
   }
 
-  /** The range's local days for file names: `2026-11-23_2026-11-30` (start inclusive, end exclusive). */
+  /** The range's days in the display zone for file names: `2026-11-23_2026-11-30` (start inclusive, end exclusive). */
   const period = () => `${range.value.start.slice(0, 10)}_${range.value.end.slice(0, 10)}`;
 
 

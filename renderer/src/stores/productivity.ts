@@ -4,6 +4,7 @@ import { request } from '../api/client.ts';
 import { odataString, type ODataCollection } from '../api/odata.ts';
 import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
 import { sortRows, useTableSort } from '../composables/table-sort.ts';
+import { useDisplayZoneStore } from './display-zone.ts';
 import { fetchCallCenters, fetchGroupOptions, fetchInterviewerOptions, OPTIONS_LIMIT, type CallCenter, type Group, type InterviewerOption } from './groups.ts';
 import { presetRange, rangeAddressFields, rangeBounds, type RangePreset } from './history-range.ts';
 import { loginSeconds, productivityRows, tallyByKey, type BreakBucket, type OutcomeBucket, type ProductivityRow, type SessionSpan } from './report-math.ts';
@@ -49,7 +50,9 @@ export const useProductivityStore = defineStore('productivity', () => {
   const breakTypes = ref<BreakType[]>([]);
   const result = ref<{ rows: ProductivityRow[]; totals: ProductivityRow } | null>(null);
   const resource = useResourceState();
-  /** The range of the figures shown (local datetime-local values), for the export's file name. */
+  /** The range is read in the display zone (the call centre's: its midnight to midnight). */
+  const displayZone = useDisplayZoneStore();
+  /** The range of the figures shown (datetime-local values in the display zone), for the export's file name. */
   const shownRange = ref<{ start: string; end: string } | null>(null);
   let latest = 0;
 
@@ -78,7 +81,8 @@ export const useProductivityStore = defineStore('productivity', () => {
 
   async function loadFigures() {
     const ticket = ++latest;
-    const bounds = rangeBounds({ preset, range });
+    await displayZone.load();
+    const bounds = rangeBounds({ preset, range }, displayZone.zone);
     const asked = { ...range.value };
     const [start, end] = [Date.parse(bounds.start), Date.parse(bounds.end)];
     if (end <= start) throw new Error('To must be after From.');
@@ -130,6 +134,9 @@ export const useProductivityStore = defineStore('productivity', () => {
 
   const rows = computed(() => sortRows(result.value?.rows ?? [], sort, columnValue));
 
+  /** The period of the figures shown for file names: `2026-11-23_2026-11-30` (days in the display zone, end exclusive). */
+  const period = computed(() => (shownRange.value ? `${shownRange.value.start.slice(0, 10)}_${shownRange.value.end.slice(0, 10)}` : null));
+
   const text = (r: { value: string }): AddressField => ({ get: () => r.value, set: (v) => (r.value = v) });
   const id = (r: { value: string }): AddressField => ({ get: () => r.value, set: (v) => (r.value = /^\d+$/.test(v) ? v : '') });
   useAddressQuery(
@@ -139,7 +146,7 @@ export const useProductivityStore = defineStore('productivity', () => {
   );
 
   return {
-    preset, range, centre, group, survey, sort, centres, groups, surveys, breakTypes, shownBreakTypes, resource, shownRange,
+    preset, range, centre, group, survey, sort, centres, groups, surveys, breakTypes, shownBreakTypes, resource, shownRange, period,
     rows, totals: computed(() => result.value?.totals ?? null), loadOptions, load, usePreset, columnValue,
   };
 });

@@ -8,6 +8,7 @@ import { OPTIONS_LIMIT } from './groups.ts';
 import { quietly, useResourceState } from './resource-state.ts';
 import { attempt } from './notices.ts';
 import { toLocalInput } from './history-range.ts';
+import { useDisplayZoneStore } from './display-zone.ts';
 import { emptyTally, perHour, tallyByKey, type CallTally, type OutcomeBucket } from './report-math.ts';
 import { categoryFilter, fetchOutcomes, type Outcome, type OutcomeCategory } from './report-lookups.ts';
 import { aggregate, allOf, timeRange } from './report-queries.ts';
@@ -52,6 +53,8 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
   const asOf = ref<number | null>(null);
   const resource = useResourceState();
   const sort = useTableSort('SurveyName');
+  /** History reads its range in the display zone: the links to it give this centre's day on that zone's clock. */
+  const displayZone = useDisplayZoneStore();
 
   const centre = computed(() => centres.value.find((c) => c.CallCenterId === centreId.value) ?? null);
 
@@ -89,6 +92,7 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
   const load = () => resource.track(loadFigures, () => rows.value.length === 0);
 
   async function loadFigures() {
+    void displayZone.load(); // for the links to History
     if (!centres.value.length) await loadOptions();
     const c = centre.value;
     if (!c) return;
@@ -157,8 +161,8 @@ export const useSurveysTodayStore = defineStore('surveys-today', () => {
     if (!today) return '#/history';
     return screenHref('history', {
       range: 'custom',
-      from: toLocalInput(new Date(today[0])),
-      to: toLocalInput(new Date(today[1])),
+      from: toLocalInput(today[0], displayZone.zone),
+      to: toLocalInput(today[1], displayZone.zone),
       survey: surveyId,
       outcome: category,
       centre: centreId.value,

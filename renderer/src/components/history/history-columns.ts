@@ -33,8 +33,9 @@ export function formatSeconds(value: unknown): string {
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const col = (label: string, field: string, mono = false): HistoryColumn => ({ label, value: (r) => text(r[field]), mono, field });
-/** A time column: shown in this computer's zone (the range's zone too), named in the header. */
-const timeCol = (label: string, field: string): HistoryColumn => ({ label: `${label} (${zoneShort(null)})`, value: (r) => formatTime(r[field] as string | null), field });
+/** A time column: shown in the display zone (the call centre's; the range's zone too), named in the header. */
+const timeCol = (label: string, field: string, zone: string | null): HistoryColumn =>
+  ({ label: `${label} (${zoneShort(zone)})`, value: (r) => formatTime(r[field] as string | null, zone), field });
 const secondsCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatSeconds(r[field]), field });
 const named = (label: string, field: string, name: (n: NameLookups, v: unknown) => string, idLabel: string): HistoryColumn =>
   ({ label, value: (r, n) => name(n, r[field]), field, idField: field, idLabel });
@@ -43,34 +44,38 @@ const surveyCol = named('Survey', 'SurveyId', (n, v) => n.survey(v), 'Survey id'
 const outcomeCol = named('Outcome', 'ExtendedStatus', (n, v) => n.outcome(v), 'Outcome code');
 const centreCol = named('Centre', 'CallCenterId', (n, v) => n.centre(v), 'Call centre id');
 
-export const HISTORY_COLUMNS: Record<Exclude<HistoryTab, 'variables'>, HistoryColumn[]> = {
-  calls: [
-    timeCol('Time', 'Time'), surveyCol, col('Interview', 'InterviewId'), interviewerCol, col('Number', 'TelephoneNumber', true),
-    outcomeCol, secondsCol('Duration', 'Duration'), secondsCol('Waiting', 'WaitingTime'), centreCol,
-  ],
-  breaks: [
-    timeCol('Time', 'Time'), interviewerCol, col('Break', 'BreakTypeName'), secondsCol('Duration', 'Duration'),
-    { label: 'Paid', value: (r) => (r.IsPaid === null || r.IsPaid === undefined ? '' : r.IsPaid ? 'Yes' : 'No'), field: 'IsPaid' }, surveyCol, centreCol,
-  ],
-  sessions: [
-    col('Session', 'SessionId'), interviewerCol, timeCol('Login', 'LoginTime'),
-    { label: `Logout (${zoneShort(null)})`, value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string) : 'still logged in'), field: 'LogoutTime' },
-    {
-      label: 'Duration',
-      value: (r) => (r.LogoutTime ? formatSeconds(Math.round((Date.parse(r.LogoutTime as string) - Date.parse(r.LoginTime as string)) / 1000)) : ''),
-    },
-    centreCol,
-  ],
-};
+/** The columns of a plain tab, times in `zone` (null = this computer's). */
+export function historyColumns(tab: Exclude<HistoryTab, 'variables'>, zone: string | null): HistoryColumn[] {
+  const tabs: Record<Exclude<HistoryTab, 'variables'>, HistoryColumn[]> = {
+    calls: [
+      timeCol('Time', 'Time', zone), surveyCol, col('Interview', 'InterviewId'), interviewerCol, col('Number', 'TelephoneNumber', true),
+      outcomeCol, secondsCol('Duration', 'Duration'), secondsCol('Waiting', 'WaitingTime'), centreCol,
+    ],
+    breaks: [
+      timeCol('Time', 'Time', zone), interviewerCol, col('Break', 'BreakTypeName'), secondsCol('Duration', 'Duration'),
+      { label: 'Paid', value: (r) => (r.IsPaid === null || r.IsPaid === undefined ? '' : r.IsPaid ? 'Yes' : 'No'), field: 'IsPaid' }, surveyCol, centreCol,
+    ],
+    sessions: [
+      col('Session', 'SessionId'), interviewerCol, timeCol('Login', 'LoginTime', zone),
+      { label: `Logout (${zoneShort(zone)})`, value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : 'still logged in'), field: 'LogoutTime' },
+      {
+        label: 'Duration',
+        value: (r) => (r.LogoutTime ? formatSeconds(Math.round((Date.parse(r.LogoutTime as string) - Date.parse(r.LoginTime as string)) / 1000)) : ''),
+      },
+      centreCol,
+    ],
+  };
+  return tabs[tab];
+}
 
-/** Columns of the "with variables" view: the event, then one column per requested variable. */
-export function variablesColumns(variables: string[]): HistoryColumn[] {
+/** Columns of the "with variables" view: the event, then one column per requested variable; times in `zone`. */
+export function variablesColumns(variables: string[], zone: string | null): HistoryColumn[] {
   const value = (name: string) => (r: HistoryRow) => {
     const vars = (r.Variables ?? []) as { Name: string; Value: string | null }[];
     return text(vars.find((v) => v.Name === name)?.Value);
   };
   return [
-    col('#', 'NumberInOrder'), col('Event', 'EventType'), timeCol('Time', 'Time'), col('Survey', 'SurveyName'), col('Interviewer', 'InterviewerName'),
+    col('#', 'NumberInOrder'), col('Event', 'EventType'), timeCol('Time', 'Time', zone), col('Survey', 'SurveyName'), col('Interviewer', 'InterviewerName'),
     col('Number', 'TelephoneNumber', true), col('Interview', 'InterviewId'), outcomeCol, secondsCol('Duration', 'Duration'),
     ...variables.map((name) => ({ label: name, value: value(name) })),
   ];
