@@ -2,6 +2,7 @@
  * Telephone blacklist operations over SQLite: create, update, delete, bulk import (one transaction) and
  * the dialer's Check (Equal and StartWith rules). Plain functions over the Store; the HTTP side is blacklist-set.ts.
  */
+import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { CountryCode } from 'libphonenumber-js';
 import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import type { Queryable, Store } from '../db/store.ts';
@@ -178,6 +179,9 @@ function parseImportItem(
   return { ok: true, number: n.value, type: t.value, comment: (o.Comment as string | null | undefined) ?? null };
 }
 
+/** Items normalised under a phone region between two turns of the event loop (about 5-20 ms of work). */
+const PARSE_SLICE = 1000;
+
 /** Rows per INSERT of an import: 4 parameters each, well within SQLite's and PostgreSQL's parameter limits. */
 const IMPORT_BATCH = 500;
 
@@ -234,14 +238,17 @@ export async function importItems(store: Store, items: unknown[], region: Countr
   const result: ImportResult = { Added: 0, Duplicates: 0, Invalid: 0, InvalidItems: [] };
   const valid: ValidItem[] = [];
   const parse = importParser(region);
-  items.forEach((item, index) => {
-    const p = parse(item);
+  for (let index = 0; index < items.length; index++) {
+    // With a phone region each number costs libphonenumber-js some 5-40 µs: 10,000 of them would hold the event
+    // loop past CONTRACT §13's 50 ms, so other requests get a turn every PARSE_SLICE items.
+    if (region !== null && index > 0 && index % PARSE_SLICE === 0) await yieldLoop();
+    const p = parse(items[index]);
     if (p.ok) valid.push(p);
     else {
       result.Invalid++;
       if (result.InvalidItems.length < MAX_REPORTED_INVALID) result.InvalidItems.push({ Index: index, Value: p.value, Message: p.message });
     }
-  });
+  }
   const added = await store.transaction(async (tx) => {
     const rows: Row[] = []; // built inside: a transaction the engine retries (PostgreSQL serialization) starts afresh
     for (let i = 0; i < valid.length; i += IMPORT_BATCH) {
