@@ -17,7 +17,8 @@ const MIGRATION_LOCK = 0x63617469;
 /** Applies every pending migration; resolves to the names applied. */
 export async function migratePg(pool: pg.Pool, dir = PG_MIGRATIONS_DIR): Promise<string[]> {
   const client = await pool.connect();
-  client.on('error', () => undefined);
+  const ignore = (): void => undefined; // a broken connection shows as the next query's rejection
+  client.on('error', ignore);
   const applied: string[] = [];
   let broken: Error | undefined;
   try {
@@ -46,7 +47,7 @@ export async function migratePg(pool: pg.Pool, dir = PG_MIGRATIONS_DIR): Promise
     broken ??= err as Error;
     throw err;
   } finally {
-    client.removeAllListeners('error');
+    client.removeListener('error', ignore);
     client.release(broken);
   }
   return applied;

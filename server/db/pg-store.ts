@@ -25,6 +25,9 @@ const COMMIT_CHECK_MS = 10_000;
 /** Attempts of a transaction that keeps failing on serialization conflicts or deadlocks. */
 const TX_ATTEMPTS = 8;
 
+/** The permanent error listener of a pooled connection (see the constructor). */
+const ignoreConnectionError = (): void => undefined;
+
 interface Tx {
   client: pg.PoolClient;
   depth: number;
@@ -81,6 +84,10 @@ export class PgStore implements Store, PgQueryable {
     });
     // An idle connection that breaks (server restart, network) is dropped by the pool; the next query opens a new one.
     this.pool.on('error', (err) => console.warn(`PostgreSQL connection lost (${this.description}): ${(err as Error).message}`));
+    // Every connection of the pool always has a listener: a FATAL message (pg_terminate_backend, a restart) that
+    // reaches one outside a query is an 'error' event, and one without a listener ends the process. What such an
+    // error means is handled where the connection is: a query's rejection, or the pool's 'error' above while idle.
+    this.pool.on('connect', (client) => client.on('error', ignoreConnectionError));
   }
 
   /** Connects, checks that the server answers (DatabaseUnavailableError naming host:port otherwise), applies migrations. */
@@ -236,7 +243,6 @@ export class PgStore implements Store, PgQueryable {
       if (isConnectionError(err)) broken = err as Error;
       throw asUnavailable(err, this.where);
     } finally {
-      client.removeAllListeners('error');
       client.release(broken);
     }
   }
@@ -244,10 +250,7 @@ export class PgStore implements Store, PgQueryable {
   private async checkout(): Promise<pg.PoolClient> {
     if (this.closed) throw new DatabaseUnavailableError('The database store is closed');
     try {
-      const client = await this.pool.connect();
-      // A checked-out connection has no pool listener: an error it emits must not crash the process.
-      client.on('error', () => undefined);
-      return client;
+      return await this.pool.connect();
     } catch (err) {
       throw asUnavailable(err, this.where);
     }
@@ -350,7 +353,6 @@ export class PgStore implements Store, PgQueryable {
       }
     } finally {
       if (!broken) await cursor.close().catch((err: unknown) => void (broken = err as Error));
-      client.removeAllListeners('error');
       client.release(broken);
     }
   }
