@@ -4,11 +4,32 @@
  * setup; they share one cluster (started by the first, removed after the last), so a run of both projects
  * initialises PostgreSQL once. Without PostgreSQL the URL is '' and `pgSkipReason` says why — except under
  * CI=true, where the run fails. `CATI_TEST_PG=off` (npm run test:quick) starts none on purpose.
+ * Also once per run: the server compiled to JavaScript for the tests that spawn the CLI (`serverBuild`).
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { compileServer } from './helpers/compiled-server.ts';
 import { PgCluster, postgresBinDir } from './helpers/pg-cluster.ts';
 
 let shared: { cluster: Promise<PgCluster>; users: number } | undefined;
+let compiled: { dir: Promise<string>; users: number } | undefined;
+
+/**
+ * The server compiled once per run for the tests that spawn the CLI (helpers/compiled-server.ts), provided as
+ * `serverBuild`; shared by both projects like the cluster, removed after the last.
+ */
+async function provideServerBuild(project: TestProject): Promise<() => void> {
+  compiled ??= { dir: compileServer(join(import.meta.dirname, '..')), users: 0 };
+  compiled.users++;
+  const mine = compiled;
+  project.provide('serverBuild', await mine.dir);
+  return () => {
+    if (--mine.users > 0) return;
+    if (compiled === mine) compiled = undefined;
+    void mine.dir.then((dir) => rmSync(dir, { recursive: true, force: true }));
+  };
+}
 
 function provideNone(project: TestProject, reason: string): undefined {
   console.warn(`SKIPPED (PostgreSQL tests): ${reason}`);
@@ -17,7 +38,15 @@ function provideNone(project: TestProject, reason: string): undefined {
   return undefined;
 }
 
-export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
+export default async function setup(project: TestProject): Promise<() => void> {
+  const [removeBuild, removeCluster] = await Promise.all([provideServerBuild(project), providePg(project)]);
+  return () => {
+    removeCluster?.();
+    removeBuild();
+  };
+}
+
+async function providePg(project: TestProject): Promise<(() => void) | undefined> {
   const existing = process.env.CATI_TEST_PG_URL;
   if (existing) {
     project.provide('pgUrl', existing);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audited } from '../helpers/audit.ts';
+import { CLI, ROOT } from '../helpers/cli-server.ts';
 import { startTestServer, testDatabase, type TestServer } from '../helpers/server.ts';
 
 // Opt-out lists, entries, imports, settings, the unsubscribe page and API keys (CONTRACT §10): each change
@@ -127,11 +128,10 @@ describe('audit of API keys', () => {
   it('npm run keys (the CLI) is recorded as "cli" with no key id', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cati-audit-cli-'));
     try {
-      const root = join(import.meta.dirname, '..', '..');
       const database = await testDatabase(dataDir); // PostgreSQL runs: the CLI works on the same database the server will
       const where = database ? ['--database', database] : ['--data-dir', dataDir];
       const cli = (...args: string[]) =>
-        spawnSync(process.execPath, ['--import', 'tsx', join(root, 'server', 'cli.ts'), 'keys', ...where, ...args], { encoding: 'utf8', cwd: root });
+        spawnSync(process.execPath, [...CLI, 'keys', ...where, ...args], { encoding: 'utf8', cwd: ROOT });
       expect(cli('create', '--name', 'from the shell', '--permissions', 'cati_integrate').status).toBe(0);
       expect(cli('revoke', '1').status).toBe(0);
       const s = await startTestServer({ dataDir });

@@ -6,16 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeSqliteOnly } from '../helpers/engine.ts';
+import { CLI, ROOT } from '../helpers/cli-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 let dir: string;
 let dataDir: string;
 
 /** Runs `cli.ts <command> …` to completion without blocking the event loop (the server in this process keeps serving). */
 function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'cli.ts'), ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ROOT } from '../helpers/cli-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 // CONTRACT §10: --phone-region; numbers that block each other in every format; re-normalisation on change.
@@ -112,9 +113,8 @@ describe('changing the region re-normalises the stored numbers in one transactio
 });
 
 describe('the command line', () => {
-  const ROOT = join(import.meta.dirname, '..', '..');
   const serve = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'cli.ts'), 'serve', '--port', '0', ...args], { encoding: 'utf8', cwd: ROOT, timeout: 30_000 });
+    spawnSync(process.execPath, [...CLI, 'serve', '--port', '0', ...args], { encoding: 'utf8', cwd: ROOT, timeout: 30_000 });
 
   it('refuses an unknown --phone-region and a malformed --allowed-hosts with exit 2 and a clear line', () => {
     const region = serve('--phone-region', 'XX');

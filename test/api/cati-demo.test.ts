@@ -11,6 +11,7 @@ import { createDemoOrganisation } from '../../server/demo/demo-entities.ts';
 import { insertCalls } from '../../server/demo/demo-history.ts';
 import { loadDemoIfEmpty } from '../../server/demo/demo.ts';
 import { createRng } from '../../server/demo/prng.ts';
+import { CLI, ROOT } from '../helpers/cli-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let t: TestServer;
@@ -127,7 +128,7 @@ describe('npm run seed', () => {
     try {
       // Asynchronously: a spawnSync would block this process's event loop past the server's keep-alive timeout,
       // and the next request would reuse a socket the server had closed meanwhile (ECONNRESET).
-      const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'seed', '--data-dir', dir, '--calls', '5000'], { encoding: 'utf8', timeout: 60_000 });
+      const r = await promisify(execFile)(process.execPath, [...CLI, 'seed', '--data-dir', dir, '--calls', '5000'], { encoding: 'utf8', cwd: ROOT, timeout: 60_000 });
       expect(r.stdout).toMatch(/inserted 5000 calls/);
       const db = openDatabase(databaseFile(dir), { readonly: true });
       try {
@@ -143,7 +144,7 @@ describe('npm run seed', () => {
 
   it('spreads the calls over --days days (400: a year and more of history), and refuses --days 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cati-seed-'));
-    const seed = (...args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'seed', '--data-dir', dir, ...args], { encoding: 'utf8', timeout: 60_000 });
+    const seed = (...args: string[]) => promisify(execFile)(process.execPath, [...CLI, 'seed', '--data-dir', dir, ...args], { encoding: 'utf8', cwd: ROOT, timeout: 60_000 });
     try {
       expect((await seed('--calls', '4000', '--days', '400')).stdout).toMatch(/inserted 4000 calls over 400 days/);
       await expect(seed('--calls', '10', '--days', '0')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--days must be at least 1/) });

@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ROOT } from '../helpers/cli-server.ts';
 import { dataOf, openEvents } from '../helpers/sse.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const CLI = ['--import', 'tsx', join(ROOT, 'server', 'cli.ts')];
 const KEY = 'demo-live-test-key-0123456789';
 let dataDir: string;
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backupNow } from '../../main/backups.ts';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { CLI } from '../helpers/cli-server.ts';
 import { isSqlite } from '../helpers/engine.ts';
 import { createDatabase } from '../helpers/pg-cluster.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -122,7 +123,7 @@ describe.skipIf(unavailable !== undefined)(`a full data disk ${unavailable ? `(s
     fillVolume(root, filler, 64 * 1024);
     try {
       const to = join(backups, 'cli.sqlite');
-      const cli = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'backup', '--data-dir', join(root, 'data'), '--to', to], {
+      const cli = spawnSync(process.execPath, [...CLI, 'backup', '--data-dir', join(root, 'data'), '--to', to], {
         encoding: 'utf8',
         timeout: 60_000,
       });

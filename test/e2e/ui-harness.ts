@@ -44,11 +44,26 @@ export interface UiHarness {
   close(): Promise<void>;
 }
 
+/**
+ * One Chromium per vitest worker process, shared by the e2e files it runs one after another (files share their
+ * worker's modules: vitest.config.ts): launching it cost each file a second or two of CPU. Every page still gets a
+ * browser context of its own (its own cookies, storage and cache), and a harness closes every context when it
+ * closes, so no file sees another's pages. A browser that disconnected (crashed) is launched again.
+ */
+let sharedBrowser: Promise<Browser> | undefined;
+
+async function workerBrowser(): Promise<Browser> {
+  const current = sharedBrowser ? await sharedBrowser.catch(() => undefined) : undefined;
+  if (current?.isConnected()) return current;
+  sharedBrowser = launchChromium();
+  return sharedBrowser;
+}
+
 /** A real server over a temp data dir serving the built renderer, and a browser to drive it. */
 export async function startUi(): Promise<UiHarness> {
   ensureRendererBuilt();
   const server = await startTestServer({ staticDir: RENDERER_DIR });
-  const browser = await launchChromium();
+  const browser = await workerBrowser();
   return {
     browser,
     server,
@@ -62,7 +77,8 @@ export async function startUi(): Promise<UiHarness> {
       return page;
     },
     async close() {
-      await browser.close();
+      // Every context of the shared browser is this file's (the worker runs one file at a time).
+      await Promise.all(browser.contexts().map((context) => context.close()));
       await server.close();
     },
   };

@@ -1,0 +1,48 @@
+// The static checks of `npm test`, run at the same time instead of one after another: the two type checks
+// (tsc for server/main/test/scripts, vue-tsc for the renderer), eslint, and the renderer build the e2e tests
+// load. Each is one single-threaded process, so on a multi-core machine they overlap; each one's output is
+// printed whole when it ends, and the exit status is non-zero when any failed. The type checks are incremental
+// (their build info under .tmp/, which git ignores): in a fresh clone they check everything, as before; run again
+// they re-check only what changed.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const bin = (pkg, file) => join(dirname(require.resolve(`${pkg}/package.json`)), file);
+
+const CHECKS = [
+  ['typecheck (server)', bin('typescript', 'bin/tsc'), ['--noEmit', '--incremental', '--tsBuildInfoFile', '.tmp/tsc.tsbuildinfo', '-p', 'tsconfig.json']],
+  ['typecheck (renderer)', bin('vue-tsc', 'bin/vue-tsc.js'), ['--noEmit', '--incremental', '--tsBuildInfoFile', '.tmp/vue-tsc.tsbuildinfo', '-p', 'renderer/tsconfig.json']],
+  ['lint', bin('eslint', 'bin/eslint.js'), ['--max-warnings', '0', '.']],
+  ['build:renderer', bin('vite', 'bin/vite.js'), ['build']],
+];
+
+/** Runs one check to its end; resolves with its name, exit status, output and seconds taken. */
+function run([name, script, args]) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], { cwd: root, env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', (err) => resolve({ name, status: 1, output: String(err), seconds: 0 }));
+    child.on('close', (status) => resolve({ name, status: status ?? 1, output, seconds: (Date.now() - started) / 1000 }));
+  });
+}
+
+const results = await Promise.all(
+  CHECKS.map((check) =>
+    run(check).then((r) => {
+      process.stdout.write(`\n> ${r.name}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} in ${r.seconds.toFixed(1)} s\n${r.output}`);
+      return r;
+    }),
+  ),
+);
+const failed = results.filter((r) => r.status !== 0).map((r) => r.name);
+if (failed.length) {
+  console.error(`\nFailed: ${failed.join(', ')}`);
+  process.exit(1);
+}
