@@ -23,12 +23,6 @@ export default defineConfig({
     // files in parallel) that can take longer than the default second. Failing polls wait longer; passing ones do not.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
-    // Each worker process runs its files one after another in the same module cache, instead of a fresh one per
-    // file: importing the server (Express, pg, the OData compiler, ...) again for every file was ~40% of the CPU of
-    // the API suite. Tests keep no state between files: each starts its own server on its own database or data dir,
-    // and the files that stub the environment or spy undo it after each test. CATI_TEST_ISOLATE=1 isolates every
-    // file again, to tell a leak between files from a real failure.
-    isolate: process.env.CATI_TEST_ISOLATE === '1',
     maxWorkers: WORKERS,
     // One PostgreSQL cluster per run, shared by both projects (test/global-setup.ts), removed when the run ends.
     globalSetup: ['test/global-setup.ts'],
