@@ -76,13 +76,17 @@ export async function pageEntries(
   const extra = kind === 'emails' ? ', unsubscribed_from' : '';
   const where = `list_id = ?${q.filterValue === null ? '' : ` AND ${valueColumn} LIKE ? ESCAPE '\\'`}`;
   const params: unknown[] = q.filterValue === null ? [listId] : [listId, likeSubstring(q.filterValue)];
-  const totalCount = Number(await db.value(`SELECT count(*) FROM ${table} WHERE ${where}`, params));
+  // Client-shaped (filter, order, page): through clientRows, so the Store may count a large list off the event loop.
+  const totalCount = Number((await db.clientRows(`SELECT count(*) FROM ${table} WHERE ${where}`, params))[0]?.[0] ?? 0);
   const dir = q.ascending ? 'ASC' : 'DESC';
   const order = q.orderColumn === 'id' ? `id ${dir}` : `${q.orderColumn} ${dir}, id ${dir}`;
-  const rows = await db.all<Row>(
-    `SELECT id, ${valueColumn} AS value, timestamp${extra} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
-    [...params, q.pageSize, (q.page - 1) * q.pageSize],
-  );
+  const rows = (
+    await db.clientRows(`SELECT id, ${valueColumn}, timestamp${extra} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
+      ...params,
+      q.pageSize,
+      (q.page - 1) * q.pageSize,
+    ])
+  ).map(([id, value, timestamp, unsubscribedFrom]) => ({ id, value, timestamp, unsubscribed_from: unsubscribedFrom }) as Row);
   const items = rows.map((r) =>
     kind === 'emails'
       ? { id: r.id, emailAddress: r.value, timestamp: new Date(r.timestamp).toISOString(), unsubscribedFrom: r.unsubscribed_from ?? null }
