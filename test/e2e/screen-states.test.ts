@@ -235,3 +235,15 @@ describe('Floor with its event stream down', () => {
     await page.context().close();
   });
 });
+
+describe('a screen whose code cannot be fetched (the server gone)', () => {
+  it('says the screen could not be opened, instead of a click that does nothing', async () => {
+    const page = await ui.open('floor', async (c) => {
+      await c.route('**/assets/HistoryView*.js', (route) => route.abort('connectionrefused'));
+    });
+    await page.getByRole('link', { name: 'History', exact: true }).click();
+    await expect.poll(() => page.getByText(/The History screen could not be opened/).count()).toBe(1);
+    expect(page.url()).toContain('#/floor');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+});
