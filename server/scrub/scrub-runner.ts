@@ -79,6 +79,7 @@ async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel
     cancelled = true;
     await channel.stop();
   };
+  let outcome: Pick<ScrubJob, 'state' | 'error'>;
   try {
     await sending;
     for (;;) {
@@ -93,16 +94,17 @@ async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel
       job.invalid = m.invalid;
     }
     if (cancelled) return;
-    job.state = 'done';
+    outcome = { state: 'done', error: null };
   } catch (err) {
     if (cancelled) return;
     await channel.stop();
     await removeJobDir(job.dir);
-    job.state = 'failed';
-    job.error = `The scrub failed: ${(err as Error).message}`;
+    outcome = { state: 'failed', error: `The scrub failed: ${(err as Error).message}` };
   } finally {
     job.cancel = undefined;
   }
-  job.finishedAt = Date.now();
-  await req.finished(job);
+  // The audit row is written before the job says it is over: whoever sees "done" finds it audited.
+  const over = { ...outcome, finishedAt: Date.now() };
+  await req.finished({ ...job, ...over });
+  Object.assign(job, over);
 }

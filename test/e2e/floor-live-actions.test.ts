@@ -68,6 +68,6 @@ describe('Floor: names and safe live actions', () => {
     await expect.poll(async () => (await ui.server.json('GET', `/cati/interviewers(${ids.ben})`)).body.IsLocked, LIVE).toBe(true);
     // The question is answered: the order follows the sort again.
     await expect.poll(names, LIVE).toEqual(['Cleo Diaz', 'Anna Berg', 'Ben Cole']);
-    expect(await page.locator('.floor-table tbody tr', { hasText: 'Ben Cole' }).textContent()).toContain('locked');
+    await expect.poll(() => page.locator('.floor-table tbody tr', { hasText: 'Ben Cole' }).textContent(), LIVE).toContain('locked');
   });
 });
