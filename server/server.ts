@@ -12,6 +12,7 @@ import type { PgStore } from './db/pg-store.ts';
 import { pgEventSink } from './events/pg-notify.ts';
 import type { Store } from './db/store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
+import { resetScrubsDir } from './scrub/scrub-files.ts';
 import { removeRunLock, writeRunLock } from './db/run-lock.ts';
 import { lockedDatabase } from './db/database-url.ts';
 import { EventHub } from './events/event-hub.ts';
@@ -55,6 +56,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const dbFile = databaseFile(config.dataDir);
   const store = await openStoreOrExplain(config);
   resetUploadDir(config.dataDir);
+  resetScrubsDir(config.dataDir); // scrub jobs live in memory: a start forgets them and their files (CONTRACT §16)
   await prepareCati(store, config);
   const keys = new ApiKeyStore(store);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');

@@ -12,11 +12,9 @@ import { linkOrigin } from '../http/host-rules.ts';
 import { uploadFile } from '../optout/import-routes.ts';
 import { tagPermission, type PermissionTagged } from '../route-table.ts';
 import type { ListSource } from '../scrub/list-entries.ts';
-import { sendBlacklist } from '../scrub/phone-index.ts';
-import { scrubPhoneRegion } from '../scrub/region.ts';
-import { formField, scrubFormat, sendResult, uploadedFile } from '../scrub/scrub-http.ts';
-import { jobAnswer } from '../scrub/scrub-job.ts';
-import { scrubService } from '../scrub/scrub-service.ts';
+
+/** The job engine, loaded with the first scrub request (not at start; Node keeps the loaded module). */
+const engine = () => import('../scrub/engine.ts');
 
 /** Columns a removed row gains (after its own). */
 export const CATI_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedNumber', 'MatchType', 'Normalized'] as const;
@@ -32,7 +30,7 @@ const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFuncti
 
 /** The blacklist as a scrub's list (matched with Controller.Check's rules in the worker, phone-index.ts). */
 export function blacklistList(ctx: AppContext): ListSource {
-  return { extraColumns: CATI_REMOVED_COLUMNS, send: (to) => sendBlacklist(ctx.store, to) };
+  return { extraColumns: CATI_REMOVED_COLUMNS, send: async (to) => (await engine()).sendBlacklist(ctx.store, to) };
 }
 
 const PERMISSIONS_LABEL = 'cati_administrate | cati_integrate | cati_read';
@@ -57,29 +55,40 @@ export function catiScrubRouter(ctx: AppContext): RequestHandler & PermissionTag
 
 function scrubRoutes(ctx: AppContext): Router {
   const router = Router();
-  const service = scrubService(ctx);
   const allowed = requirePermission('cati_administrate', 'cati_integrate', 'cati_read');
   const upload = uploadFile(ctx.config.dataDir);
-  const find = (req: Request) => service.find(req.params[0] as string, 'phone', req.principal!);
+  const loaded = async () => {
+    const e = await engine();
+    return { e, service: e.scrubService(ctx) };
+  };
+  const find = async (req: Request) => {
+    const { e, service } = await loaded();
+    return { e, service, job: service.find(req.params[0] as string, 'phone', req.principal!) };
+  };
 
   router.post('/scrubs', bearerOnly, allowed, upload, async (req, res) => {
-    const file = uploadedFile(req);
-    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: await scrubPhoneRegion(ctx), list: blacklistList(ctx) };
-    const job = await service.start('phone', req.principal!, actorOf(req), file.originalname, () => scrubFormat(file.originalname, file.path), request);
-    res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/scrubs('${job.id}')`).json(jobAnswer(job));
+    const { e, service } = await loaded();
+    const file = e.uploadedFile(req);
+    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), region: await e.scrubPhoneRegion(ctx), list: blacklistList(ctx) };
+    const job = await service.start('phone', req.principal!, actorOf(req), file.originalname, () => e.scrubFormat(file.originalname, file.path), request);
+    res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/scrubs('${job.id}')`).json(e.jobAnswer(job));
   });
   // Extension: the caller's recent scrubs (the screen's list), newest first.
-  router.get('/scrubs', allowed, (req, res) => {
-    res.json({ value: service.list('phone', req.principal!).map(jobAnswer) });
+  router.get('/scrubs', allowed, async (req, res) => {
+    const { e, service } = await loaded();
+    res.json({ value: service.list('phone', req.principal!).map(e.jobAnswer) });
   });
-  router.get(ONE, allowed, (req, res) => {
-    res.json(jobAnswer(find(req)));
+  router.get(ONE, allowed, async (req, res) => {
+    const { e, job } = await find(req);
+    res.json(e.jobAnswer(job));
   });
   router.get(RESULT, allowed, async (req, res) => {
-    await sendResult(req, res, find(req), req.params[1] as 'kept' | 'removed');
+    const { e, job } = await find(req);
+    await e.sendResult(req, res, job, req.params[1] as 'kept' | 'removed');
   });
   router.delete(ONE, bearerOnly, allowed, async (req, res) => {
-    await service.remove(find(req));
+    const { service, job } = await find(req);
+    await service.remove(job);
     res.status(204).end();
   });
   return router;

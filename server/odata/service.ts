@@ -48,12 +48,12 @@ import { basicRefused, hasPermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
-import { queryApply } from './apply-query.ts';
-import { streamExport, type ExportColumns, type ExportSource } from './export-stream.ts';
+// metadata.ts, apply-query.ts and export-stream.ts (with the CSV and XLSX writers) are imported where they are
+// used: no first request needs them, and loading them at start cost the cold start (issue 26).
+import type { ExportColumns, ExportSource } from './export-stream.ts';
 import { checkSelect, queryCollection, queryEntity, skipInSteps, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';
 import { negotiate, notAcceptable, type JsonFormat } from './format-negotiation.ts';
-import { metadataXml, serviceDocument } from './metadata.ts';
 import type { EntityModel, FunctionDef } from './model.ts';
 import { bindArguments, parseResourcePath, typedKey } from './parse-path.ts';
 import { PLAIN_OPTIONS, parseQueryOptions, type QueryOptions } from './query-options.ts';
@@ -172,7 +172,7 @@ export function createODataService(ctx: AppContext): ODataService {
     return { id: !!set && set.get !== false, edit: !!set && !!(set.update || set.patch || set.remove) };
   };
 
-  const serveDocument = (req: Request, res: Response, kind: 'service' | 'metadata') => {
+  const serveDocument = async (req: Request, res: Response, kind: 'service' | 'metadata') => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (req.authScheme === 'basic') throw basicRefused();
       throw new ApiError('MethodNotAllowed', `${req.method} is not allowed here; allowed: GET, HEAD`, undefined, { Allow: 'GET, HEAD' });
@@ -183,11 +183,11 @@ export function createODataService(ctx: AppContext): ODataService {
     res.setHeader('OData-Version', '4.0');
     const described = [...sets.values()].map(describeSet);
     if (format.kind === 'json') {
-      const doc = serviceDocument(serviceRootOf(req), described, format.metadata !== 'none');
+      const doc = (await import('./metadata.ts')).serviceDocument(serviceRootOf(req), described, format.metadata !== 'none');
       res.type(`application/json; odata.metadata=${format.metadata}`).send(JSON.stringify(doc));
       return;
     }
-    metadataCache ??= metadataXml({
+    metadataCache ??= (await import('./metadata.ts')).metadataXml({
       sets: described,
       types,
       functions: [...sets.values()].flatMap((s) => (s.operations ?? []).map((o) => o.def)),
@@ -265,14 +265,14 @@ export function createODataService(ctx: AppContext): ODataService {
     if (options.apply && !applied) throw badRequest('$apply is not supported on this resource');
     if (pendingApply) {
       // The result rows have their own shape, named by its columns ($select included).
-      const aggregated = await queryApply(ctx.store, pendingApply.model, options, pendingApply.scope);
+      const aggregated = await (await import('./apply-query.ts')).queryApply(ctx.store, pendingApply.model, options, pendingApply.scope);
       options.select = undefined;
       // `/{set}/$count?$apply=…` (CONTRACT §14): the number of rows of the aggregated result, after $filter.
       result = slot.kind === 'count' ? ok.count(Number(aggregated.page.count ?? 0)) : ok.collection(aggregated.model, aggregated.page);
     }
     if (exporting) {
       if (result.kind !== 'collection' || !result.model) throw notAcceptable(`$format=${exporting} is served on collections only`);
-      return streamExport(ctx, req, res, exportSource ?? { model: result.model, rows: result.page.rows }, options, exporting);
+      return (await import('./export-stream.ts')).streamExport(ctx, req, res, exportSource ?? { model: result.model, rows: result.page.rows }, options, exporting);
     }
     if (result.kind === 'entity') checkSelect(result.model, options.select);
     const wire: WireOptions = { format, serviceRoot, links };

@@ -10,57 +10,67 @@ import { canAdministerOptOut, requirePermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
-import { sendEmailLists } from '../scrub/email-index.ts';
 import type { ListSource } from '../scrub/list-entries.ts';
-import { formField, scrubFormat, sendResult, uploadedFile } from '../scrub/scrub-http.ts';
-import { jobAnswer } from '../scrub/scrub-job.ts';
-import { scrubService } from '../scrub/scrub-service.ts';
 import { uploadFile } from './import-routes.ts';
 import { findListFor, PROJECT_ID } from './lists.ts';
+
+/** The job engine, loaded with the first scrub request (not at start; Node keeps the loaded module). */
+const engine = () => import('../scrub/engine.ts');
 
 /** Columns a removed row gains (after its own). */
 export const OPTOUT_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedList', 'Normalized'] as const;
 
 /** The lists as a scrub's list (matched with the lists' Check rules in the worker, email-index.ts). */
 function optoutLists(ctx: AppContext, listIds: number[]): ListSource {
-  return { extraColumns: OPTOUT_REMOVED_COLUMNS, send: (to) => sendEmailLists(ctx.store, listIds, to) };
+  return { extraColumns: OPTOUT_REMOVED_COLUMNS, send: async (to) => (await engine()).sendEmailLists(ctx.store, listIds, to) };
 }
 
 /** The router of `/optout/scrubs`. */
 export function optoutScrubRouter(ctx: AppContext): Router {
   const router = Router();
-  const service = scrubService(ctx);
   const someList = requirePermission('company_administrate', 'optout_administrate');
   const upload = uploadFile(ctx.config.dataDir);
-  const find = (req: Request) => service.find(req.params.id as string, 'email', req.principal!);
+  const loaded = async () => {
+    const e = await engine();
+    return { e, service: e.scrubService(ctx) };
+  };
+  const find = async (req: Request) => {
+    const { e, service } = await loaded();
+    return { e, service, job: service.find(req.params.id as string, 'email', req.principal!) };
+  };
 
   router.post('/', someList, upload, async (req, res) => {
-    const file = uploadedFile(req);
-    const projectId = formField(req, 'projectId') || null;
+    const { e, service } = await loaded();
+    const file = e.uploadedFile(req);
+    const projectId = e.formField(req, 'projectId') || null;
     if (projectId !== null && !PROJECT_ID.test(projectId)) throw badRequest(`projectId must look like p123, not '${projectId}'`);
     if (!canAdministerOptOut(req.principal, projectId)) {
       throw forbidden(projectId === null ? 'Scrubbing against the company-level list needs company_administrate' : `The opt-out list of project ${projectId} needs optout_administrate for that project`);
     }
     const lists = [projectId === null ? undefined : await findListFor(ctx.store, ctx.config.companyId, projectId), await findListFor(ctx.store, ctx.config.companyId, null)];
     const listIds = lists.flatMap((l) => (l ? [l.id] : []));
-    const request = { filePath: file.path, column: formField(req, 'column'), header: formField(req, 'header'), region: null, list: optoutLists(ctx, listIds) };
-    const job = await service.start('email', req.principal!, actorOf(req), file.originalname, () => scrubFormat(file.originalname, file.path), request, listIds);
-    res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/optout/scrubs/${job.id}`).json(jobAnswer(job));
+    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), region: null, list: optoutLists(ctx, listIds) };
+    const job = await service.start('email', req.principal!, actorOf(req), file.originalname, () => e.scrubFormat(file.originalname, file.path), request, listIds);
+    res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/optout/scrubs/${job.id}`).json(e.jobAnswer(job));
   });
   // Extension: the caller's recent scrubs (the screen's list), newest first.
-  router.get('/', someList, (req, res) => {
-    res.json({ value: service.list('email', req.principal!).map(jobAnswer) });
+  router.get('/', someList, async (req, res) => {
+    const { e, service } = await loaded();
+    res.json({ value: service.list('email', req.principal!).map(e.jobAnswer) });
   });
-  router.get('/:id', someList, (req, res) => {
-    res.json(jobAnswer(find(req)));
+  router.get('/:id', someList, async (req, res) => {
+    const { e, job } = await find(req);
+    res.json(e.jobAnswer(job));
   });
   router.get('/:id/:result', someList, async (req, res, next) => {
     const result = req.params.result;
     if (result !== 'kept' && result !== 'removed') return next();
-    await sendResult(req, res, find(req), result);
+    const { e, job } = await find(req);
+    await e.sendResult(req, res, job, result);
   });
   router.delete('/:id', someList, async (req, res) => {
-    await service.remove(find(req));
+    const { service, job } = await find(req);
+    await service.remove(job);
     res.status(204).end();
   });
   return router;

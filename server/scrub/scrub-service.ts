@@ -2,7 +2,8 @@
  * The scrub jobs of this server process (CONTRACT §16). Jobs live in memory and their files on this
  * server's disk (`<data-dir>/scrubs`), so a job is known only to the server that ran it: behind a load
  * balancer over several PostgreSQL servers a client must come back to the same server (sticky sessions),
- * others answer 404. Jobs and files go after the retention time (24 h), on DELETE, and at every start.
+ * others answer 404. Jobs and files go after the retention time (24 h), on DELETE, and at every start
+ * (server.ts empties `<data-dir>/scrubs`; the service itself is made with the first scrub request).
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { Principal } from '../auth/api-keys.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../errors.ts';
-import { makeJobDir, removeJobDir, resetScrubsDir } from './scrub-files.ts';
+import { makeJobDir, removeJobDir } from './scrub-files.ts';
 import { scrubOwner, type ScrubJob } from './scrub-job.ts';
 import type { ScrubFormat, ScrubKind } from './scrub-protocol.ts';
 import { acceptScrub, type ScrubRequest } from './scrub-runner.ts';
@@ -28,7 +29,6 @@ export class ScrubService {
 
   constructor(private readonly ctx: AppContext) {
     this.retentionMs = ctx.config.scrubRetentionMs ?? DEFAULT_SCRUB_RETENTION_MS;
-    resetScrubsDir(ctx.config.dataDir);
     const every = Math.max(1000, Math.min(this.retentionMs / 4, 600_000));
     setInterval(() => void this.sweep(), every).unref();
   }

@@ -22,7 +22,12 @@ form.append('file', new Blob(['email\\na@example.com\\nb@example.com\\n']), 'lis
 const imported = await (await fetch(s.url + '/optout/lists/' + list.id + '/emails/import', { method: 'POST', headers: auth, body: form })).json();
 const blacklist = await fetch(s.url + '/cati/blacklist', { headers: auth });
 const applied = await (await fetch(s.url + '/cati/interviewers?$apply=' + encodeURIComponent('aggregate($count as N)'), { headers: auth })).json();
-console.log(JSON.stringify({ imported, blacklist: blacklist.status, applied: applied.value }));
+// Modules the server loads with their first request (metadata, exports, scrubs): they must resolve in the build too.
+const metadata = await fetch(s.url + '/cati/$metadata', { headers: auth });
+const csv = await fetch(s.url + '/cati/interviewers?$format=csv', { headers: auth });
+const scrubs = await (await fetch(s.url + '/cati/scrubs', { headers: auth })).json();
+const lazy = [metadata.status, (await metadata.text()).includes('<edmx:Edmx'), csv.status, (await csv.text()).length > 0, scrubs.value];
+console.log(JSON.stringify({ imported, blacklist: blacklist.status, applied: applied.value, lazy }));
 await s.close();
 `;
 
@@ -42,6 +47,7 @@ describe('npm run build:main', () => {
       imported: { newRows: 2, duplicatedRows: 0, invalidRows: 0 },
       blacklist: 200,
       applied: [{ N: 0 }], // $apply runs on the read worker (server/db/sqlite/read-pool.ts)
+      lazy: [200, true, 200, true, []],
     });
   });
 });
