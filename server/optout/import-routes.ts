@@ -1,5 +1,4 @@
 import type { NextFunction, Request, Response } from 'express';
-import multer from 'multer';
 import { rm } from 'node:fs/promises';
 import { actorOf } from '../audit/audit-log.ts';
 import { badRequest } from '../errors.ts';
@@ -17,20 +16,28 @@ export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
  * temp dir), which the parse worker reads, so the main thread never holds the file's bytes. multer removes
  * partial files of failed uploads, the handler removes the rest. Errors: multer's own carry a code (mapped in
  * errors.ts), file-system errors an errno code (500); the multipart parser's (busboy has no codes) are the
- * client's malformed body → 400.
+ * client's malformed body → 400. multer (with busboy) is loaded with the first upload, not at start (issue 26).
  */
 export function uploadFile(dataDir: string) {
   const dir = uploadDir(dataDir);
-  const upload = multer({
-    storage: multer.diskStorage({ destination: (_req, _file, cb) => cb(null, ensureUploadDir(dir)) }),
-    limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 20, parts: 21, fieldSize: 64 * 1024 },
-  }).single('file');
+  let parser: Promise<(req: Request, res: Response, done: (err?: unknown) => void) => void> | undefined;
+  const load = async () => {
+    const { default: multer } = await import('multer');
+    const upload = multer({
+      storage: multer.diskStorage({ destination: (_req, _file, cb) => cb(null, ensureUploadDir(dir)) }),
+      limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 20, parts: 21, fieldSize: 64 * 1024 },
+    }).single('file');
+    return (req: Request, res: Response, done: (err?: unknown) => void) =>
+      upload(req, res, (err?: unknown) => {
+        if (err === undefined) return done();
+        done(err instanceof multer.MulterError || typeof (err as { code?: unknown }).code === 'string' ? err : badRequest(`Malformed multipart body: ${(err as Error).message}`));
+      });
+  };
   return (req: Request, res: Response, next: NextFunction) => {
-    upload(req, res, (err?: unknown) => {
-      if (err === undefined) return next();
-      const answer = err instanceof multer.MulterError || typeof (err as { code?: unknown }).code === 'string' ? err : badRequest(`Malformed multipart body: ${(err as Error).message}`);
-      afterBody(req, () => next(answer));
-    });
+    (parser ??= load()).then(
+      (parse) => parse(req, res, (err) => (err === undefined ? next() : afterBody(req, () => next(err)))),
+      next,
+    );
   };
 }
 
