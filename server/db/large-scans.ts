@@ -6,7 +6,7 @@
  * - an aggregation (`AggStep`, or `SorterOpen`: a GROUP BY's sorter) reads every row of its range before the
  *   first answer, however narrow the filter looks: every table it opens counts. A page's bounded sort
  *   (`ORDER BY … LIMIT`, a small ephemeral index) stays: it is the one-day page's plan, measured within budget.
- * Such a statement on a table holding more than LARGE_ROWS rows (its largest rowid, re-read every 10 s) may take
+ * Such a statement on a table holding more than LARGE_ROWS rows (its largest rowid, re-read every second) may take
  * longer than the budget: SqliteStore.clientRows sends it to the read worker. One that stops early (`$top` in key
  * order, a narrow range) is sent too; the hop costs a fraction of a millisecond.
  */
@@ -14,7 +14,7 @@ import type { Db } from './open.ts';
 
 /** Rows above which a scan from the start leaves the event loop (a full scan of 100,000 calls takes some 8 ms). */
 export const LARGE_ROWS = 100_000;
-const SIZE_TTL_MS = 10_000;
+const SIZE_TTL_MS = 1_000;
 const MAX_STATEMENTS = 1000;
 const SCAN_OPCODES = new Set(['Rewind', 'Last', 'Count']);
 const GATHER_OPCODES = new Set(['AggStep', 'AggStep1', 'AggValue', 'SorterOpen']);

@@ -131,7 +131,9 @@ const ROOT = join(import.meta.dirname, '..', '..');
  * `listening on URL` line.
  */
 export async function startProcess(args: string[], key: string, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, CATI_API_KEY: key }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_CPU_PROF=DIR: the server writes a V8 CPU profile there when it exits (to find where a figure's time goes).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, ...args], { cwd: ROOT, env: { ...process.env, CATI_API_KEY: key }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`server did not print "listening on" within ${timeoutMs / 1000} s`)), timeoutMs);
