@@ -9,7 +9,7 @@ import type { EntryKind } from './entries.ts';
 import { detectFormat } from './file-format.ts';
 import type { FileFormat } from './file-format.ts';
 import { IMPORT_BATCH, type ImportOutcome, type ParsedMessage, type ParseJob, type WorkerReply, type WriteJob, type WriterStart } from './import-protocol.ts';
-import { checkValues, ImportFileError, readTextFileValues } from './import-parse.ts';
+import { checkValues, ImportFileError, readTextFileValues, readTextValues } from './import-parse.ts';
 import { writeEntriesThroughStore, type ParsedValues } from './import-store-write.ts';
 import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 import { registerImportWorkers, unregisterImportWorkers, WorkerPool } from './import-workers.ts';
@@ -177,7 +177,7 @@ export class ImportService {
     const format = detectFormat(fileName, await readHead(filePath), size);
     if (format === 'text' && size <= this.limits.inlineBytes) {
       if (this.closed) throw new Error('The import service is closed (the server is stopping)');
-      return this.importInline(filePath, kind, listId, actor);
+      return this.importInline(() => readTextFileValues(filePath, this.limits.maxRows), kind, listId, actor);
     }
     await this.gate.enter();
     try {
@@ -187,12 +187,23 @@ export class ImportService {
     }
   }
 
+  /** True when a file of these bytes is imported inline (importBytes); else it goes through a file (importFile). */
+  takesInline(fileName: string, bytes: Buffer): boolean {
+    return bytes.length <= this.limits.inlineBytes && detectFormat(fileName, bytes, bytes.length) === 'text';
+  }
+
+  /** Imports a small text file the upload kept in memory (takesInline): the inline way, without touching the disk. */
+  async importBytes(listId: number, kind: EntryKind, bytes: Buffer, actor: Actor): Promise<ImportOutcome> {
+    if (this.closed) throw new Error('The import service is closed (the server is stopping)');
+    return this.importInline(() => readTextValues(bytes, this.limits.maxRows), kind, listId, actor);
+  }
+
   /** A small text file: read and validated here, written in one Store transaction with its audit row. */
-  private async importInline(filePath: string, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
+  private async importInline(values: () => Iterable<string>, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
     const batches: string[][] = [];
     let counts: ParsedValues['counts'];
     try {
-      counts = checkValues(readTextFileValues(filePath, this.limits.maxRows), kind, IMPORT_BATCH, (values) => batches.push(values));
+      counts = checkValues(values(), kind, IMPORT_BATCH, (batch) => batches.push(batch));
     } catch (err) {
       if (err instanceof ImportFileError) throw failure({ type: 'failed', status: err.status, message: err.message }, listId);
       throw err;
