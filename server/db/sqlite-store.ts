@@ -11,6 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { badRequest } from '../errors.ts';
 import { runRead } from './sqlite/read-pool.ts';
+import { sqliteBulkInsert } from './sqlite/bulk-remote.ts';
+import type { BulkInsert, BulkOptions, BulkTarget } from './bulk-target.ts';
 import { sqliteDialect } from './dialect.ts';
 import { LargeScans } from './large-scans.ts';
 import { openDatabase, type Db } from './open.ts';
@@ -141,11 +143,12 @@ export class SqliteStore implements Store {
     return this.txView.changeVersion();
   }
 
-  /** The busy timeout is lowered around the statement synchronously, so no other request's statement runs with it. */
-  get workerWriteFile(): string {
-    return this.file;
+  /** Values fed from a worker thread are staged and written on its own connection (sqlite/bulk-stage.ts). */
+  bulkInsert(target: BulkTarget, options: BulkOptions): BulkInsert {
+    return sqliteBulkInsert(this, this.file, target, options);
   }
 
+  /** The busy timeout is lowered around the statement synchronously, so no other request's statement runs with it. */
   runIfIdle(sql: string, params: Params): Promise<boolean> {
     const db = this.db;
     if (db.inTransaction) return Promise.resolve(false);
