@@ -198,7 +198,7 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * BEGIN IMMEDIATE without blocking the event loop: while another connection (an import's write worker, the
+   * BEGIN IMMEDIATE without blocking the event loop: while another connection (an import worker's bulk insert, the
    * CLI) holds the write lock, SQLite's busy handler would sleep inside this thread for up to busy_timeout,
    * stalling every request of the server. So the attempt does not wait (busy_timeout 0 for it) and is retried on
    * timers, 1 ms growing to 25 ms apart, until the connection's busy timeout has passed (then SQLITE_BUSY, a 429).

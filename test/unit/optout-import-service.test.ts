@@ -288,6 +288,35 @@ describe('ImportService through the portable bulk insert (PostgreSQL’s)', () =
   });
 });
 
+describe('ImportService through SQLite’s bulk insert (staged on the import worker’s own connection)', () => {
+  it('a list deleted meanwhile → 404, nothing stored', async () => {
+    const err = await failure(service({}).importFile(987_656, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
+    expect(err.status).toBe(404);
+    expect(await count(987_656)).toBe(0);
+  });
+
+  it('a write that fails on one row stores nothing and audits nothing; the next import writes', async () => {
+    const { id } = await ensureList(store, 1, 'p24');
+    const boom = join(dir, 'boom.csv');
+    writeFileSync(boom, [...Array.from({ length: 9000 }, (_, i) => `b${i}@x.example`), 'zz-boom@x.example'].join('\n'));
+    await store.exec("CREATE TRIGGER bulk_boom BEFORE INSERT ON optout_emails WHEN NEW.email_address = 'zz-boom@x.example' BEGIN SELECT RAISE(ABORT, 'injected'); END");
+    const s = service({});
+    try {
+      const err = await failure(s.importFile(id, 'emails', 'boom.csv', boom, CLI_ACTOR));
+      expect(err.status).toBe(500);
+      expect(err.message).toMatch(/nothing was stored/);
+      expect(await count(id)).toBe(0);
+      expect(await audits(id)).toEqual([]);
+      await store.exec('DROP TRIGGER bulk_boom');
+      expect(await s.importFile(id, 'emails', 'boom.csv', boom, CLI_ACTOR)).toMatchObject({ newRows: 9001 });
+      expect(await audits(id)).toHaveLength(1);
+    } finally {
+      await store.exec('DROP TRIGGER IF EXISTS bulk_boom');
+      await s.close();
+    }
+  });
+});
+
 describe('the import workers', () => {
   const optout = join(import.meta.dirname, '..', '..', 'server', 'optout');
   it('the parse worker (which runs the xlsx library on untrusted files) loads no database module', () => {
