@@ -52,7 +52,7 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
 const PARSE_ENTRY = siblingModule('import-parse-worker', import.meta.url);
 const IMPORT_ENTRY = siblingModule('import-worker', import.meta.url);
 /**
- * Young generation of the workers (MB). Their garbage is short-lived batches of strings. Measured on the 1M
+ * Young generation of the import workers (MB). Their garbage is short-lived batches of strings. Measured on the 1M
  * import (issue 26): 4 or 16 MB changed neither its speed nor its peak by more than a few MB, now that one
  * thread reads and stages a batch at a time; the small one keeps a worker's floor low.
  */
@@ -166,7 +166,9 @@ export class ImportService {
       (w) => stopImporter(w, 2 * limits.writeTimeoutMs),
       limits.maxConcurrent,
     );
-    this.parsers = new WorkerPool(() => startModuleWorker(PARSE_ENTRY, { resourceLimits }), (w) => void w.terminate(), 0);
+    // A workbook parser builds the xlsx library's many small objects: it keeps the larger nursery it had.
+    const parserLimits = { ...resourceLimits, maxYoungGenerationSizeMb: 32 };
+    this.parsers = new WorkerPool(() => startModuleWorker(PARSE_ENTRY, { resourceLimits: parserLimits }), (w) => void w.terminate(), 0);
     registerImportWorkers(ctx.dbFile, this);
   }
 
