@@ -86,6 +86,7 @@ export function collectedBulkInsert(store: Store, target: BulkTarget, options: B
       aborted = true;
       batches.length = 0;
       port1.close();
+      broke(new Error('The bulk insert was aborted'));
     },
   };
 }

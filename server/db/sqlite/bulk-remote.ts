@@ -29,12 +29,20 @@ export function sqliteBulkInsert(store: Store, file: string, target: BulkTarget,
     if (next) next(m);
     else queued.push(m);
   });
-  const reply = () => new Promise<StageReply>((resolve) => (queued.length ? resolve(queued.shift()!) : waiting.push(resolve)));
+  const over: StageReply = { type: 'failed', message: 'The bulk insert was aborted' };
+  const reply = () =>
+    new Promise<StageReply>((resolve) => {
+      if (queued.length) resolve(queued.shift()!);
+      else if (closed) resolve(over);
+      else waiting.push(resolve);
+    });
   const ask = (m: StageRequest) => port1.postMessage(m);
   const close = () => {
     if (closed) return;
     closed = true;
     port1.close();
+    // Whoever still waits for the worker (it died, or the caller gave up) hears that the bulk insert is over.
+    for (const waiter of waiting.splice(0)) waiter(over);
   };
   let nextId = 1;
   const query = async (op: QueryOp, sql: string, params?: readonly unknown[]): Promise<unknown> => {
