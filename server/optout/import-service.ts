@@ -186,7 +186,7 @@ export class ImportService {
     const format = detectFormat(fileName, await readHead(filePath), size);
     if (format === 'text' && size <= this.limits.inlineBytes) {
       if (this.closed) throw new Error('The import service is closed (the server is stopping)');
-      return this.importInline(filePath, kind, listId, actor);
+      return this.importInline(() => readTextFileValues(filePath, this.limits.maxRows), kind, listId, actor);
     }
     await this.gate.enter();
     try {
@@ -197,11 +197,11 @@ export class ImportService {
   }
 
   /** A small text file: read and validated here, fed to the bulk insert from this thread and committed. */
-  private async importInline(filePath: string, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
+  private async importInline(values: () => Iterable<string>, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
     const bulk = this.ctx.store.bulkInsert(entryTarget(kind), { busyTimeoutMs: this.limits.writeTimeoutMs });
     let counts: CheckedCounts;
     try {
-      counts = checkValues(readTextFileValues(filePath, this.limits.maxRows), kind, IMPORT_BATCH, (values) => bulk.add(values));
+      counts = checkValues(values(), kind, IMPORT_BATCH, (batch) => bulk.add(batch));
       bulk.end();
     } catch (err) {
       bulk.abort();
