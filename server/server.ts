@@ -114,7 +114,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         server.close(() => {
           clearTimeout(grace);
           void (bridge?.close() ?? Promise.resolve())
-            .then(() => closeImportWorkers(dbFile)) // the opt-out import's kept workers (and the writer's connection)
+            .then(() => closeImportWorkers(dbFile)) // the opt-out import's kept workers (and their SQLite connections)
             .then(() => store.close())
             .then(() => removeRunLock(config.dataDir, url))
             .then(() => closeReadPool(dbFile)) // $apply's read connection (server/db/sqlite/read-pool.ts) goes too

@@ -13,6 +13,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { copyRowsOn } from './pg-copy.ts';
+import { collectedBulkInsert } from './bulk-insert.ts';
+import type { BulkInsert, BulkOptions, BulkTarget } from './bulk-target.ts';
 import { forgetStatement, isStalePlan, statementName } from './pg-statements.ts';
 import { migratePg } from './pg-migrate.ts';
 import { asUnavailable, hostPort, isConnectionError, isRetryable, numberPlaceholders, pgTypes, redactUrl } from './pg-sql.ts';
@@ -60,7 +62,6 @@ export class PgStore implements Store, PgQueryable {
   readonly engine = 'postgres' as const;
   readonly dialect = postgresDialect;
   readonly description: string;
-  readonly workerWriteFile = null;
   readonly pool: pg.Pool;
   private readonly where: string;
   private readonly begin: string;
@@ -207,6 +208,11 @@ export class PgStore implements Store, PgQueryable {
   }
   changeVersion(): Promise<number | null> {
     return this.storeView.changeVersion();
+  }
+
+  /** The values come to this thread and are COPYed in one transaction (collectedBulkInsert). */
+  bulkInsert(target: BulkTarget, options: BulkOptions): BulkInsert {
+    return collectedBulkInsert(this, target, options);
   }
 
   async runIfIdle(sql: string, params: Params): Promise<boolean> {

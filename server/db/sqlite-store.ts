@@ -11,6 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { badRequest } from '../errors.ts';
 import { runRead } from './sqlite/read-pool.ts';
+import { sqliteBulkInsert } from './sqlite/bulk-remote.ts';
+import type { BulkInsert, BulkOptions, BulkTarget } from './bulk-target.ts';
 import { sqliteDialect } from './dialect.ts';
 import { LargeScans } from './large-scans.ts';
 import { openDatabase, type Db } from './open.ts';
@@ -141,11 +143,12 @@ export class SqliteStore implements Store {
     return this.txView.changeVersion();
   }
 
-  /** The busy timeout is lowered around the statement synchronously, so no other request's statement runs with it. */
-  get workerWriteFile(): string {
-    return this.file;
+  /** Values fed from a worker thread are staged and written on its own connection (sqlite/bulk-stage.ts). */
+  bulkInsert(target: BulkTarget, options: BulkOptions): BulkInsert {
+    return sqliteBulkInsert(this, this.file, target, options);
   }
 
+  /** The busy timeout is lowered around the statement synchronously, so no other request's statement runs with it. */
   runIfIdle(sql: string, params: Params): Promise<boolean> {
     const db = this.db;
     if (db.inTransaction) return Promise.resolve(false);
@@ -195,7 +198,7 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * BEGIN IMMEDIATE without blocking the event loop: while another connection (an import's write worker, the
+   * BEGIN IMMEDIATE without blocking the event loop: while another connection (an import worker's bulk insert, the
    * CLI) holds the write lock, SQLite's busy handler would sleep inside this thread for up to busy_timeout,
    * stalling every request of the server. So the attempt does not wait (busy_timeout 0 for it) and is retried on
    * timers, 1 ms growing to 25 ms apart, until the connection's busy timeout has passed (then SQLITE_BUSY, a 429).

@@ -16,6 +16,7 @@
  * large answer on a connection of its own in slices. Everything else (`all`, `get`, `value`, `column`, `rows`) is
  * for the server's own statements, which an index bounds.
  */
+import type { BulkInsert, BulkOptions, BulkTarget } from './bulk-target.ts';
 import type { Dialect } from './dialect.ts';
 
 /** Values a statement binds: numbers (epoch ms times, 0/1 flags), strings, null, bigint and Buffers. */
@@ -82,11 +83,12 @@ export interface Store extends Queryable {
    */
   runIfIdle(sql: string, params: Params): Promise<boolean>;
   /**
-   * The database file a worker thread may open a connection of its own on, to write in bulk without holding the
-   * event loop (SQLite); null where bulk writes go through this Store (PostgreSQL, whose statements never hold
-   * the loop). The opt-out import chooses its write path by it.
+   * Opens a bulk insert into `target` (db/bulk-insert.ts): values fed in batches, from a worker thread (through
+   * `link`) or from the main thread, then written all or nothing in one transaction with what the caller's
+   * `finish` writes. The Store decides how: on SQLite the feeding worker stages them on a connection of its own
+   * and writes them there; on PostgreSQL they are COPYed in one transaction of this store.
    */
-  readonly workerWriteFile: string | null;
+  bulkInsert(target: BulkTarget, options: BulkOptions): BulkInsert;
   /** A short description for logs and /health: `sqlite:/path/cati.sqlite` or `postgres://host/db` (no password). */
   readonly description: string;
   close(): Promise<void>;

@@ -1,10 +1,10 @@
 /**
- * Entry of a parse worker (started by import-workers.ts with memory limits; the service stops it at its time
- * limit). It holds NO database handle: for each job the main thread posts, it reads the untrusted file, parses
- * and validates it, and sends the valid values over the job's port to the write worker. A text file's job
- * leaves nothing behind (plain strings, locals only), so the worker is kept for the next import; after a
- * workbook the service ends the thread, so whatever a crafted workbook does to this thread's objects
- * (prototypes included) dies with it and never reaches another import nor a thread that writes.
+ * Entry of a workbook parser (started by import-service.ts with memory limits; the service stops it at its time
+ * limit). It holds NO database handle: it reads the untrusted workbook with the xlsx library, validates its
+ * values and sends the valid ones over the job's port to the import worker, which feeds them into the Store's
+ * bulk insert (text files the import worker reads itself). The service ends this thread after its one
+ * workbook, so whatever a crafted workbook does to this thread's objects (prototypes included) dies with it and
+ * never reaches another import nor a thread that writes.
  */
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';

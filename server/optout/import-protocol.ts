@@ -1,12 +1,12 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { Actor } from '../audit/audit-log.ts';
+import type { BulkLink } from '../db/bulk-insert.ts';
 import type { EntryKind } from './entries.ts';
 import type { FileFormat } from './file-format.ts';
 
 /**
- * One job the main thread posts to a parse worker (import-parse-worker.ts, no database handle; kept between
- * imports, import-workers.ts): the upload's temp file (not its bytes) and the port to the write worker, where
- * the valid values go.
+ * One job the main thread posts to a workbook parser (import-parse-worker.ts, no database handle; ended after
+ * each workbook): the upload's temp file (not its bytes) and the port to the import worker, where the valid
+ * values go.
  */
 export interface ParseJob {
   filePath: string;
@@ -16,26 +16,26 @@ export interface ParseJob {
   port: MessagePort;
 }
 
-/** What a write worker (import-worker.ts) is started with: the database it opens once and keeps between imports. */
-export interface WriterStart {
-  dbFile: string;
+/** What an import worker (import-worker.ts) is started with: a flag the main thread raises to stop it between two batches. */
+export interface ImportWorkerStart {
+  stop: Int32Array;
 }
 
-/** One job the main thread posts to a write worker: the list and the port from the parser. */
-export interface WriteJob {
-  listId: number;
+/**
+ * One job the main thread posts to an import worker: where the values come from (a text file it reads itself,
+ * or the port of a workbook parser), and the Store's bulk insert it feeds them into (`link`, db/bulk-insert.ts).
+ */
+export interface ImportJob {
+  source: { filePath: string } | { port: MessagePort };
   kind: EntryKind;
-  /** SQLite busy_timeout of the worker's connection: how long the write may wait for the database. */
-  busyTimeoutMs: number;
-  port: MessagePort;
-  /** Who imports: the worker writes the audit row (CONTRACT §10) in the import's transaction. */
-  actor: Actor;
+  maxRows: number;
+  link: BulkLink;
 }
 
 /** Valid values per batch the parser sends (and the inline path collects). */
 export const IMPORT_BATCH = 5000;
 
-/** Parser → writer over their port: batches of valid (normalised) values, then the parser's counts. */
+/** Workbook parser → import worker over their port: batches of valid (normalised) values, then the parser's counts. */
 export type ParsedMessage = { values: string[] } | { end: { valid: number; invalid: number; invalidItems: InvalidItem[] } };
 
 /** The import result (seed §2). */
@@ -61,12 +61,11 @@ export interface ImportOutcome extends ImportResult {
 }
 
 /**
- * Messages from the workers to the main thread: `parsed` (the writer staged everything the parser sent; it
- * then waits for the main thread's `'write'` go-ahead), the result, `finished` (the parser sent all it read
- * and is free for the next import), or a failure the main thread turns into a status.
+ * Messages from the workers to the main thread: `parsed` (the import worker fed every valid value into the bulk
+ * insert; the main thread then commits it), `finished` (the workbook parser sent all it read), or a failure the
+ * main thread turns into a status.
  */
 export type WorkerReply =
-  | { type: 'parsed' }
+  | { type: 'parsed'; counts: { valid: number; invalid: number; invalidItems: InvalidItem[] } }
   | { type: 'finished' }
-  | { type: 'done'; result: ImportOutcome }
   | { type: 'failed'; status?: 400 | 413; code?: string; message: string };

@@ -19,7 +19,7 @@ export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 /**
  * The multipart parser for `file`; runs after the list's permission check, so strangers cannot make us buffer.
  * The upload streams to a file in `<data-dir>/uploads` (mode 0700, emptied at every start; never the shared
- * temp dir), which the parse worker reads, so the main thread never holds the file's bytes. multer removes
+ * temp dir), which the import worker (or, for a workbook, its parser) reads, so the main thread never holds the file's bytes. multer removes
  * partial files of failed uploads, the handler removes the rest. Errors: multer's own carry a code (mapped in
  * errors.ts), file-system errors an errno code (500); the multipart parser's (busboy has no codes) are the
  * client's malformed body → 400. multer (with busboy) is loaded with the first upload, not at start (issue 26).

@@ -1,16 +1,17 @@
 import { stat } from 'node:fs/promises';
 import { readHead } from '../lib/read-head.ts';
-import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
+import type { BulkInsert } from '../db/bulk-insert.ts';
 import { DatabaseUnavailableError } from '../db/store.ts';
 import { ApiError, badRequest, fromDatabaseError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
 import { detectFormat } from './file-format.ts';
 import type { FileFormat } from './file-format.ts';
-import { IMPORT_BATCH, type ImportOutcome, type ParsedMessage, type ParseJob, type WorkerReply, type WriteJob, type WriterStart } from './import-protocol.ts';
-import { checkValues, ImportFileError, readTextFileValues, readTextValues } from './import-parse.ts';
-import { writeEntriesThroughStore, type ParsedValues } from './import-store-write.ts';
+import { IMPORT_BATCH, type ImportJob, type ImportOutcome, type ImportWorkerStart, type ParseJob, type WorkerReply } from './import-protocol.ts';
+import { checkValues, ImportFileError, readTextFileValues, readTextValues, type CheckedCounts } from './import-parse.ts';
+import { commitImport, entryTarget } from './import-commit.ts';
 import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 import { registerImportWorkers, unregisterImportWorkers, WorkerPool } from './import-workers.ts';
 
@@ -19,12 +20,9 @@ export interface ImportLimits {
   maxRows: number;
   /** Reading and validating must finish within this time, else the worker is terminated. */
   parseTimeoutMs: number;
-  /** V8 old-generation ceiling of the parse worker (the write worker gets a fixed, smaller one). */
+  /** V8 old-generation ceiling of the import worker and of a workbook parser. */
   heapMb: number;
-  /**
-   * How long the write may wait for the database (SQLite busy_timeout; twice that, the worker is stopped).
-   * Through the Store (PostgreSQL): the write is rolled back when it takes longer than twice that.
-   */
+  /** How long the write may wait for the database's write lock; it is rolled back when it takes longer than twice that. */
   writeTimeoutMs: number;
   /** Imports running at once; further ones wait in line (up to maxWaiting, then 429 with Retry-After). */
   maxConcurrent: number;
@@ -34,7 +32,7 @@ export interface ImportLimits {
   /**
    * A text file up to this size is read, validated and written on the main thread in one Store transaction (some
    * 2,000 addresses: 10-20 ms of synchronous work, within CONTRACT §13's 50 ms), without the line: under a mixed
-   * load its two worker hops, each waiting for a CPU, were most of a small import's time (issue 25: the soak's
+   * load its worker hops, each waiting for a CPU, were most of a small import's time (issue 25: the soak's
    * p99). Larger files and every workbook go to the workers. 0: every import goes to the workers.
    */
   inlineBytes: number;
@@ -52,8 +50,13 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
 };
 
 const PARSE_ENTRY = siblingModule('import-parse-worker', import.meta.url);
-const WRITE_ENTRY = siblingModule('import-worker', import.meta.url);
-const WRITER_HEAP_MB = 128;
+const IMPORT_ENTRY = siblingModule('import-worker', import.meta.url);
+/**
+ * Young generation of the import workers (MB). Their garbage is short-lived batches of strings. Measured on the 1M
+ * import (issue 26): 4 or 16 MB changed neither its speed nor its peak by more than a few MB, now that one
+ * thread reads and stages a batch at a time; the small one keeps a worker's floor low.
+ */
+const YOUNG_GENERATION_MB = 4;
 
 /** Retry-After (s) of an import refused for load: about the time a few imports take. */
 const RETRY_IMPORT_AFTER = '10';
@@ -106,26 +109,31 @@ function storeFailure(err: unknown, listId: number): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   // SQLite's and PostgreSQL's (23503) foreign-key violation: the list was deleted meanwhile.
   if (code === 'LIST_GONE' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503') return notFound(`Opt-out list ${listId} no longer exists`);
+  if (code === 'BULK_DEADLINE') return new ApiError('InternalError', 'Writing the import took too long; nothing was stored');
   if (err instanceof ApiError || err instanceof DatabaseUnavailableError) return err;
+  const known = fromDatabaseError(err);
+  if (known) return known;
   console.error('opt-out import: the write failed and was rolled back:', err);
-  return fromDatabaseError(err) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
+  return new ApiError('InternalError', 'The import failed; nothing was stored');
 }
+
+/** The stop flag each import worker was started with (import-worker.ts reads it between two batches). */
+const stopFlags = new WeakMap<Worker, Int32Array>();
 
 /**
- * Ends the write worker without Worker.terminate(): terminating a thread while better-sqlite3 turns a SQLite
- * error into an exception (SQLITE_FULL from its checkpoint on a full disk) aborts the whole process. It is told
- * to stop and leaves between two of its steps (import-worker.ts); only one still running `graceMs` later (stuck
- * outside SQLite) is terminated.
+ * Ends an import worker without Worker.terminate() while it may be inside SQLite (terminating a thread while
+ * better-sqlite3 turns a SQLite error into an exception, SQLITE_FULL from a checkpoint on a full disk, aborts
+ * the whole process): its stop flag is raised (a parse in progress stops at its next batch) and it is told to
+ * stop, which it does between two of its steps; only one still running `graceMs` later is terminated.
  */
-function stopWriter(writer: Worker, graceMs: number): void {
-  writer.postMessage('stop');
-  const last = setTimeout(() => void writer.terminate(), graceMs);
+function stopImporter(worker: Worker, graceMs: number): void {
+  const flag = stopFlags.get(worker);
+  if (flag) Atomics.store(flag, 0, 1);
+  worker.postMessage('stop');
+  const last = setTimeout(() => void worker.terminate(), graceMs);
   last.unref();
-  writer.once('exit', () => clearTimeout(last));
+  worker.once('exit', () => clearTimeout(last));
 }
-
-/** How an import writes: SQLite's write worker (its own connection, the fast path) or one Store transaction. */
-export type ImportWritePath = 'sqlite-worker' | 'store';
 
 /** Adds `fn` as `event` listener of `w` and returns what removes it (a kept worker must not keep a job's listeners). */
 function listen(w: Worker, event: 'message' | 'error' | 'exit', fn: (arg: never) => void): () => void {
@@ -136,41 +144,42 @@ function listen(w: Worker, event: 'message' | 'error' | 'exit', fn: (arg: never)
 /** Runs import jobs in kept worker threads (import-workers.ts), a few at a time. */
 export class ImportService {
   private readonly gate: Gate;
+  /** Import workers: each reads a text file (or receives a workbook's values) and feeds the Store's bulk insert. */
+  private readonly importers: WorkerPool;
+  /** Workbook parsers (the xlsx library on untrusted files, no database handle): one per workbook, never kept. */
   private readonly parsers: WorkerPool;
-  private readonly writers: WorkerPool;
   private closed = false;
-  /** `writePath`: by default the write worker where the store lets a worker write (SQLite), else the Store. */
+
   constructor(
     private readonly ctx: Pick<AppContext, 'store' | 'dbFile'>,
     readonly limits: ImportLimits = DEFAULT_IMPORT_LIMITS,
-    readonly writePath: ImportWritePath = ctx.store.workerWriteFile !== null ? 'sqlite-worker' : 'store',
   ) {
     this.gate = new Gate(limits);
-    this.parsers = new WorkerPool(
-      () => startModuleWorker(PARSE_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: limits.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 } }),
-      (w) => void w.terminate(),
+    const resourceLimits = { maxOldGenerationSizeMb: limits.heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, stackSizeMb: 4 };
+    this.importers = new WorkerPool(
+      () => {
+        const stop = new Int32Array(new SharedArrayBuffer(4));
+        const worker = startModuleWorker(IMPORT_ENTRY, { workerData: { stop } satisfies ImportWorkerStart, resourceLimits });
+        stopFlags.set(worker, stop);
+        return worker;
+      },
+      (w) => stopImporter(w, 2 * limits.writeTimeoutMs),
       limits.maxConcurrent,
     );
-    this.writers = new WorkerPool(
-      () =>
-        startModuleWorker(WRITE_ENTRY, {
-          workerData: { dbFile: ctx.dbFile } satisfies WriterStart,
-          resourceLimits: { maxOldGenerationSizeMb: WRITER_HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-        }),
-      (w) => stopWriter(w, 2 * limits.writeTimeoutMs),
-      limits.maxConcurrent,
-    );
+    // A workbook parser builds the xlsx library's many small objects: it keeps the larger nursery it had.
+    const parserLimits = { ...resourceLimits, maxYoungGenerationSizeMb: 32 };
+    this.parsers = new WorkerPool(() => startModuleWorker(PARSE_ENTRY, { resourceLimits: parserLimits }), (w) => void w.terminate(), 0);
     registerImportWorkers(ctx.dbFile, this);
   }
 
   /**
    * Imports an uploaded file into a list: format by extension and content (400 on mismatch), then read,
-   * validate in a worker and write (`writePath`). Failures: bad file → 400; the worker exceeding its memory or
-   * time limit → 413 (the file is too large to process: a clear client-side cause, not a retryable server
-   * state); the write audits the import as `actor` in its transaction; the list deleted meanwhile → 404;
-   * busy database → the SQLite mapping, unreachable → 503; anything else → 500. Nothing is stored unless the
-   * whole import is. An import that cannot start within `maxWaitMs` → 503, one beyond the line → 429 (both
-   * with Retry-After).
+   * validate and feed the values into the Store's bulk insert in a worker, and commit it. Failures: bad file →
+   * 400; the worker exceeding its memory or time limit → 413 (the file is too large to process: a clear
+   * client-side cause, not a retryable server state); the write audits the import as `actor` in its
+   * transaction; the list deleted meanwhile → 404; busy database → 429, full disk → 507, unreachable → 503;
+   * anything else → 500. Nothing is stored unless the whole import is. An import that cannot start within
+   * `maxWaitMs` → 503, one beyond the line → 429 (both with Retry-After).
    */
   async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string, actor: Actor): Promise<ImportOutcome> {
     const { size } = await stat(filePath);
@@ -198,18 +207,20 @@ export class ImportService {
     return this.importInline(() => readTextValues(bytes, this.limits.maxRows), kind, listId, actor);
   }
 
-  /** A small text file: read and validated here, written in one Store transaction with its audit row. */
+  /** A small text file: read and validated here, fed to the bulk insert from this thread and committed. */
   private async importInline(values: () => Iterable<string>, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
-    const batches: string[][] = [];
-    let counts: ParsedValues['counts'];
+    const bulk = this.ctx.store.bulkInsert(entryTarget(kind), { busyTimeoutMs: this.limits.writeTimeoutMs });
+    let counts: CheckedCounts;
     try {
-      counts = checkValues(values(), kind, IMPORT_BATCH, (batch) => batches.push(batch));
+      counts = checkValues(values(), kind, IMPORT_BATCH, (batch) => bulk.add(batch));
+      bulk.end();
     } catch (err) {
+      bulk.abort();
       if (err instanceof ImportFileError) throw failure({ type: 'failed', status: err.status, message: err.message }, listId);
       throw err;
     }
     try {
-      return await writeEntriesThroughStore(this.ctx.store, listId, kind, { batches, counts }, actor, Date.now() + 2 * this.limits.writeTimeoutMs);
+      return await commitImport(bulk, listId, kind, counts, actor, Date.now() + 2 * this.limits.writeTimeoutMs);
     } catch (err) {
       throw storeFailure(err, listId);
     }
@@ -219,31 +230,29 @@ export class ImportService {
   async close(): Promise<void> {
     this.closed = true;
     unregisterImportWorkers(this.ctx.dbFile, this);
-    await Promise.all([this.parsers.close(), this.writers.close()]);
+    await Promise.all([this.importers.close(), this.parsers.close()]);
   }
 
-  /** Worker threads alive (idle or busy): parse and write workers, for tests. */
-  get workerCount(): { parse: number; write: number } {
-    return { parse: this.parsers.size, write: this.writers.size };
+  /** Worker threads alive (idle or busy): import workers and workbook parsers, for tests. */
+  get workerCount(): { import: number; workbook: number } {
+    return { import: this.importers.size, workbook: this.parsers.size };
   }
 
   /**
-   * Two workers joined by a MessageChannel: the parser (no database handle, memory and time limits) sends
-   * valid values to the writer (a database connection, never the file). The read timer runs until the writer
-   * has staged everything; the writer then writes within its busy timeout. On the Store path the main thread
-   * takes the writer's place: it collects the values, then writes them in one transaction
-   * (import-store-write.ts). Both workers come from the pools and go back after a clean import; after any
-   * failure or timeout they end (as each import's own workers did before), and a parser that read a workbook
-   * always ends.
+   * One import worker (a text file: it reads the file itself; a workbook: a parser with no database handle
+   * reads it and sends the values over a MessageChannel) feeds the Store's bulk insert and reports its counts;
+   * this thread then commits the bulk insert (the list check and the audit row in its transaction). The read
+   * timer runs until the worker has fed everything; a worker stopped by it never reached the commit, so nothing
+   * is written. The import worker goes back to its pool after a clean import and ends after any failure or
+   * timeout; a workbook parser always ends.
    */
   private runWorkers(filePath: string, format: FileFormat, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
     const limits = this.limits;
     return new Promise((resolve, reject) => {
-      const { port1, port2 } = new MessageChannel();
-      const writer = this.writePath === 'sqlite-worker' ? this.writers.take() : undefined;
-      const parser = this.parsers.take();
+      const bulk: BulkInsert = this.ctx.store.bulkInsert(entryTarget(kind), { busyTimeoutMs: limits.writeTimeoutMs });
+      const importer = this.importers.take();
+      const parser = format === 'xlsx' ? this.parsers.take() : undefined;
       const offs: (() => void)[] = [];
-      let parserFinished = false;
       let settled = false;
       let timer: NodeJS.Timeout;
       const settle = (ok: boolean, fn: () => void) => {
@@ -251,84 +260,52 @@ export class ImportService {
         settled = true;
         clearTimeout(timer);
         for (const off of offs) off();
-        if (ok && format === 'text') this.giveBackParser(parser, parserFinished);
-        else this.parsers.end(parser);
-        if (writer) {
-          if (ok) this.writers.give(writer);
-          else this.writers.end(writer);
-        } else port2.close();
+        if (parser) this.parsers.end(parser);
+        if (ok) this.importers.give(importer);
+        else {
+          bulk.abort();
+          this.importers.end(importer);
+        }
         fn();
       };
       const fail = (err: unknown) => settle(false, () => reject(err));
       const seconds = limits.parseTimeoutMs / 1000;
       timer = setTimeout(() => fail(new ApiError('PayloadTooLarge', `The file could not be read within ${seconds} s; split it into smaller files`)), limits.parseTimeoutMs);
-      const onError = (heapMb: number) => (err: Error & { code?: string }) => {
-        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') fail(new ApiError('PayloadTooLarge', `Reading the file needs more than ${heapMb} MB of memory; split it into smaller files`));
+      const onError = (err: Error & { code?: string }) => {
+        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') fail(new ApiError('PayloadTooLarge', `Reading the file needs more than ${limits.heapMb} MB of memory; split it into smaller files`));
         else fail(err);
       };
       offs.push(
-        listen(parser, 'message', (m: WorkerReply) => {
-          if (m.type === 'failed') fail(failure(m, listId));
-          else if (m.type === 'finished') parserFinished = true;
-        }),
-        listen(parser, 'error', onError(limits.heapMb)),
-        listen(parser, 'exit', (code: number) => fail(new Error(`The import's parse worker exited (code ${code}) without a result`))),
-      );
-      if (!writer) {
-        collectParsed(port2, (parsed) => {
-          if (settled) return; // stopped by the read timer: nothing is written
+        listen(importer, 'message', (m: WorkerReply) => {
+          if (m.type === 'failed') return fail(failure(m, listId));
+          if (m.type !== 'parsed' || settled) return; // stopped by the read timer: nothing is written
           clearTimeout(timer);
-          writeEntriesThroughStore(this.ctx.store, listId, kind, parsed, actor, Date.now() + 2 * limits.writeTimeoutMs).then(
+          const deadline = Date.now() + 2 * limits.writeTimeoutMs;
+          timer = setTimeout(() => fail(new ApiError('InternalError', 'Writing the import took too long; check the list before trying again')), deadline - Date.now() + 1000);
+          commitImport(bulk, listId, kind, m.counts, actor, deadline).then(
             (result) => settle(true, () => resolve(result)),
             (err: unknown) => fail(storeFailure(err, listId)),
           );
-        });
-      } else {
+        }),
+        listen(importer, 'error', onError),
+        listen(importer, 'exit', (code: number) => fail(new Error(`The import worker exited (code ${code}) without a result`))),
+      );
+      const transfer = [bulk.link.port];
+      let job: ImportJob = { source: { filePath }, kind, maxRows: limits.maxRows, link: bulk.link };
+      if (parser) {
+        const { port1, port2 } = new MessageChannel();
+        job = { ...job, source: { port: port2 } };
+        transfer.push(port2);
         offs.push(
-          listen(writer, 'message', (m: WorkerReply) => {
-            if (m.type === 'parsed') {
-              // The writer writes only once told to, so a worker stopped by the read timer can never have written.
-              if (settled) return;
-              clearTimeout(timer);
-              timer = setTimeout(() => fail(new ApiError('InternalError', 'Writing the import took too long; check the list before trying again')), 2 * limits.writeTimeoutMs);
-              writer.postMessage('write');
-            } else if (m.type === 'done') settle(true, () => resolve(m.result));
-            else if (m.type === 'failed') fail(failure(m, listId));
+          listen(parser, 'message', (m: WorkerReply) => {
+            if (m.type === 'failed') fail(failure(m, listId));
           }),
-          listen(writer, 'error', onError(WRITER_HEAP_MB)),
-          listen(writer, 'exit', (code: number) => fail(new Error(`The import's write worker exited (code ${code}) without a result`))),
+          listen(parser, 'error', onError),
+          listen(parser, 'exit', (code: number) => fail(new Error(`The import's workbook parser exited (code ${code}) without a result`))),
         );
-        writer.postMessage({ listId, kind, busyTimeoutMs: limits.writeTimeoutMs, port: port2, actor } satisfies WriteJob, [port2]);
+        parser.postMessage({ filePath, format, kind, maxRows: limits.maxRows, port: port1 } satisfies ParseJob, [port1]);
       }
-      parser.postMessage({ filePath, format, kind, maxRows: limits.maxRows, port: port1 } satisfies ParseJob, [port1]);
+      importer.postMessage(job, transfer);
     });
   }
-
-  /** A parser goes back once it said `finished` (its last message may come after the writer's result). */
-  private giveBackParser(parser: Worker, finished: boolean): void {
-    if (finished) return this.parsers.give(parser);
-    const offs: (() => void)[] = [];
-    const done = (keep: boolean) => {
-      for (const off of offs) off();
-      if (keep) this.parsers.give(parser);
-      else this.parsers.end(parser);
-    };
-    offs.push(
-      listen(parser, 'message', (m: WorkerReply) => done(m.type === 'finished')),
-      listen(parser, 'exit', () => done(false)),
-    );
-  }
 }
-
-/** Collects what the parser sends over `port` (values in batches, then its counts) and hands it to `done`. */
-function collectParsed(port: MessagePort, done: (parsed: ParsedValues) => void): void {
-  const batches: string[][] = [];
-  port.on('message', (m: ParsedMessage) => {
-    if ('values' in m) batches.push(m.values);
-    else {
-      port.close();
-      done({ batches, counts: m.end });
-    }
-  });
-}
-

@@ -1,88 +1,78 @@
 /**
- * Entry of a write worker (started by import-workers.ts; kept between imports): it never sees an uploaded
- * file. It opens its own SQLite connection once, and for each job the main thread posts it stages the valid
- * values the parse worker sends over the job's port in a TEMP table of that connection, reports `parsed`,
- * and on the main thread's go-ahead writes them in one short transaction. SQLite only: the service sends
- * PostgreSQL imports through the Store instead (import-store-write.ts).
+ * Entry of an import worker (started by import-service.ts with memory limits; kept between imports,
+ * import-workers.ts). For each job it reads and validates a text file itself (import-parse.ts: our own code, no
+ * third-party parser), or receives the values a workbook parser sends (import-parse-worker.ts, the thread that
+ * runs the xlsx library on untrusted files, which holds no database handle), and feeds the valid values into the
+ * Store's bulk insert it was handed (`job.link`, db/bulk-insert.ts). How they are written is the Store's
+ * business: on SQLite this thread stages them on a connection of its own, on PostgreSQL they go back to the main
+ * thread. It then reports the counts (`parsed`); the main thread commits the bulk insert.
+ *
+ * The main thread never terminates this worker while it may be inside SQLite (Worker.terminate() while
+ * better-sqlite3 builds an error, e.g. SQLITE_FULL on a full disk, aborts the whole process): it raises the
+ * `stop` flag (seen between two batches) and sends 'stop', which this worker obeys between two of its steps:
+ * close its connections (rolling back anything unfinished) and leave.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase, type Db } from '../db/open.ts';
-import { SqliteStore } from '../db/sqlite-store.ts';
-import type { ParsedMessage, WorkerReply, WriteJob, WriterStart } from './import-protocol.ts';
-import { EntryImporter } from './import-write.ts';
+import { closeBulkFeeds, openBulkFeed, type BulkFeed } from '../db/bulk-insert.ts';
+import { checkValues, ImportFileError, readTextFileValues, type CheckedCounts } from './import-parse.ts';
+import { IMPORT_BATCH, type ImportJob, type ImportWorkerStart, type ParsedMessage, type WorkerReply } from './import-protocol.ts';
 
-const { dbFile } = workerData as WriterStart;
+const { stop } = workerData as ImportWorkerStart;
 const reply = (message: WorkerReply) => parentPort!.postMessage(message);
 
-// The main thread never terminates this worker (Worker.terminate() while better-sqlite3 builds an error, e.g.
-// SQLITE_FULL from a checkpoint on a full disk, aborts the whole process: "v8::ToLocalChecked Empty MaybeLocal").
-// It sends 'stop' instead, which this worker obeys between two of its steps: close the connection (rolling back
-// anything unfinished) and leave.
-let db: Db | undefined;
-let goAhead: (() => void) | undefined;
+/** Thrown between two batches once the main thread raised the stop flag. */
+class Stopped extends Error {}
 
-function connection(): Db {
-  if (db) return db;
-  db = openDatabase(dbFile, { migrate: false });
-  // This connection checkpoints the WAL itself, after answering: the client does not wait for it, and the
-  // main thread's connection does not inherit a large WAL to copy back on its next write.
-  db.pragma('wal_autocheckpoint = 0');
-  return db;
+function feedBatch(feed: BulkFeed, values: string[]): void {
+  if (Atomics.load(stop, 0) !== 0) throw new Stopped();
+  feed.add(values);
 }
 
-/** Receives what the parser sends over `port` into `importer` until its counts arrive. */
-function stageAll(port: MessagePort, importer: EntryImporter): Promise<void> {
-  return new Promise<void>((resolve) => {
+/** Feeds what a workbook parser sends over `port` until its counts arrive. */
+function receive(port: MessagePort, feed: BulkFeed): Promise<CheckedCounts> {
+  return new Promise((resolve, reject) => {
     port.on('message', (m: ParsedMessage) => {
-      if ('values' in m) importer.stage(m.values);
-      else {
-        importer.counted(m.end);
+      try {
+        if ('values' in m) return feedBatch(feed, m.values);
         port.close();
-        resolve();
+        resolve(m.end);
+      } catch (err) {
+        port.close();
+        reject(err as Error);
       }
     });
   });
 }
 
-/** One import: stage, report `parsed`, wait for the go-ahead, write, report the result, checkpoint. */
-async function write(job: WriteJob): Promise<void> {
-  const told = new Promise<void>((resolve) => (goAhead = resolve));
+/** One import: read (or receive) and feed, then report the counts; a failure is reported with its status or code. */
+async function run(job: ImportJob): Promise<void> {
   try {
-    const conn = connection();
-    conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(job.busyTimeoutMs))}`);
-    const importer = new EntryImporter(new SqliteStore(conn, dbFile), job.kind);
-    await stageAll(job.port, importer);
-    reply({ type: 'parsed' });
-    await told; // the go-ahead: the main thread has stopped the read timer
-    reply({ type: 'done', result: await importer.write(job.listId, job.actor) });
-    try {
-      conn.pragma('wal_checkpoint(PASSIVE)');
-    } catch {
-      // e.g. SQLITE_FULL on a full disk: the WAL keeps the committed import; a later checkpoint folds it in
-    }
+    const feed = openBulkFeed(job.link);
+    const counts =
+      'filePath' in job.source
+        ? checkValues(readTextFileValues(job.source.filePath, job.maxRows), job.kind, IMPORT_BATCH, (values) => feedBatch(feed, values))
+        : await receive(job.source.port, feed);
+    feed.end();
+    reply({ type: 'parsed', counts });
   } catch (err) {
-    // A failed import ends this worker's connection first (rolling back anything unfinished); the service
-    // then stops the worker and starts a fresh one for a later import.
-    try {
-      db?.close();
-    } finally {
-      db = undefined;
-    }
+    if ('port' in job.source) job.source.port.close();
+    if (err instanceof Stopped) return; // the main thread has given up on this import; 'stop' follows
+    // A failed import ends this thread's connection first (rolling back anything unfinished); the service then
+    // stops the worker and a later import starts a fresh one.
+    closeBulkFeeds();
+    if (err instanceof ImportFileError) return reply({ type: 'failed', status: err.status, message: err.message });
     const code = (err as { code?: unknown }).code;
     if (typeof code !== 'string') throw err;
     reply({ type: 'failed', code, message: (err as Error).message });
   }
 }
 
-parentPort!.on('message', (m: WriteJob | 'write' | 'stop') => {
-  if (m === 'write') return goAhead?.();
-  if (m === 'stop') {
-    try {
-      db?.close();
-    } finally {
-      process.exit(0); // in a worker: ends this thread only
-    }
+parentPort!.on('message', (m: ImportJob | 'stop') => {
+  if (m !== 'stop') return void run(m);
+  try {
+    closeBulkFeeds();
+  } finally {
+    process.exit(0); // in a worker: ends this thread only
   }
-  void write(m);
 });

@@ -2,7 +2,7 @@
  * The opt-out import's warm worker threads (issue 25: imports under load). Starting a worker thread, loading
  * its modules (and, where the code runs as TypeScript, tsx compiling them) took nearly all of a small
  * import's time and CPU; under a mixed load the imports' p99 was that start-up, repeated per import. So the
- * service keeps its workers between imports: a pool per role (parse, write), started lazily, at most `max`
+ * service keeps its import workers between imports (workbook parsers are never kept): started lazily, at most `max`
  * idle, unref'd while idle and stopped after IDLE_MS without an import, dropped when one dies (the next
  * import starts a fresh one), and stopped with the server (closeImportWorkers). The service decides which
  * worker may come back (a clean job) and which must end (failures, timeouts, workbooks).
@@ -13,8 +13,8 @@ import type { Worker } from 'node:worker_threads';
 export const IDLE_MS = 30_000;
 
 /**
- * Workers of one role: `start` makes a new one, `stop` ends one (the writer's graceful stop, the parser's
- * terminate); at most `max` are kept idle, each for `idleMs`.
+ * Workers of one role: `start` makes a new one, `stop` ends one (the import worker's graceful stop, the
+ * workbook parser's terminate); at most `max` are kept idle, each for `idleMs`.
  */
 export class WorkerPool {
   private readonly idle: Worker[] = [];

@@ -1,7 +1,7 @@
 /**
- * The import service: its limits (time, memory, concurrency), both write paths (the SQLite write worker and
- * the Store transaction PostgreSQL imports take, run here on a SqliteStore: the same portable SQL), and the
- * modules each worker loads.
+ * The import service: its limits (time, memory, concurrency), both bulk inserts it is given (SQLite's, staged
+ * on the import worker's own connection, and the portable one PostgreSQL's Store hands out, run here on a
+ * SqliteStore: the same portable SQL), and the modules each worker loads.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,9 @@ import { openDatabase } from '../../server/db/open.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import { ApiError } from '../../server/errors.ts';
 import { insertMany } from '../../server/db/bulk.ts';
-import { DEFAULT_IMPORT_LIMITS, ImportService, type ImportWritePath } from '../../server/optout/import-service.ts';
+import { collectedBulkInsert } from '../../server/db/bulk-insert.ts';
+import type { Store } from '../../server/db/store.ts';
+import { DEFAULT_IMPORT_LIMITS, ImportService } from '../../server/optout/import-service.ts';
 import { ensureList } from '../../server/optout/lists.ts';
 import { moduleClosure } from '../helpers/module-closure.ts';
 
@@ -39,9 +41,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A service whose imports all go to the workers (the files here are small), unless `limits` says otherwise. */
-const service = (limits: Partial<typeof DEFAULT_IMPORT_LIMITS>, path?: ImportWritePath) =>
-  new ImportService({ store, dbFile: join(dir, 'cati.sqlite') }, { ...DEFAULT_IMPORT_LIMITS, inlineBytes: 0, ...limits }, path);
+/** The store with PostgreSQL's bulk insert: the values collected on the main thread, written in one transaction. */
+const collecting = (): Store =>
+  new Proxy(store, { get: (target, key) => (key === 'bulkInsert' ? (t: never, o: never) => collectedBulkInsert(target, t, o) : Reflect.get(target, key, target)) as unknown });
+
+/**
+ * A service whose imports all go to the workers (the files here are small), unless `limits` says otherwise;
+ * `bulk: 'collected'`: through the portable bulk insert.
+ */
+const service = (limits: Partial<typeof DEFAULT_IMPORT_LIMITS>, bulk: 'own' | 'collected' = 'own') =>
+  new ImportService({ store: bulk === 'own' ? store : collecting(), dbFile: join(dir, 'cati.sqlite') }, { ...DEFAULT_IMPORT_LIMITS, inlineBytes: 0, ...limits });
 const count = (list = listId) => store.value<number>('SELECT count(*) FROM optout_emails WHERE list_id = ?', [list]);
 const audits = (list: number) =>
   store.column<string>("SELECT changes FROM audit_log WHERE entity = 'optout-imports' AND entity_id = ? ORDER BY id", [String(list)]);
@@ -146,7 +155,7 @@ describe('kept workers (issue 25): an import starts no thread when a clean one i
     return f;
   };
 
-  it('imports one after another reuse one parse worker and one write worker, with the same answers', async () => {
+  it('imports one after another reuse one import worker, with the same answers', async () => {
     const { id } = await ensureList(store, 1, 'p30');
     const s = service({});
     try {
@@ -154,17 +163,17 @@ describe('kept workers (issue 25): an import starts no thread when a clean one i
         const f = csv(`kept${k}.csv`, ['Email', `k${k}@x.example`, 'shared@x.example', 'nope']);
         const r = await s.importFile(id, 'emails', 'kept.csv', f, CLI_ACTOR);
         expect(r).toMatchObject({ newRows: k === 0 ? 2 : 1, duplicatedRows: k === 0 ? 0 : 1, invalidRows: 1 });
-        expect(s.workerCount).toEqual({ parse: 1, write: 1 });
+        expect(s.workerCount).toEqual({ import: 1, workbook: 0 });
       }
       expect(await count(id)).toBe(4);
       expect(await audits(id)).toHaveLength(3);
     } finally {
       await s.close();
     }
-    expect(s.workerCount).toEqual({ parse: 0, write: 0 });
+    expect(s.workerCount).toEqual({ import: 0, workbook: 0 });
   });
 
-  it('a bad file ends both workers; the next import starts fresh ones and stores everything', async () => {
+  it('a bad file ends the import worker; the next import starts fresh ones and stores everything', async () => {
     const { id } = await ensureList(store, 1, 'p31');
     const s = service({});
     try {
@@ -173,34 +182,37 @@ describe('kept workers (issue 25): an import starts no thread when a clean one i
       writeFileSync(bad, Buffer.from([0x61, 0xff, 0xfe, 0x0a, 0x62]));
       expect((await failure(s.importFile(id, 'emails', 'bad.csv', bad, CLI_ACTOR))).status).toBe(400);
       await sleep(200);
-      expect(s.workerCount).toEqual({ parse: 0, write: 0 });
+      expect(s.workerCount).toEqual({ import: 0, workbook: 0 });
       expect(await s.importFile(id, 'emails', 'a.csv', csv('ok2.csv', ['a2@x.example', 'a1@x.example']), CLI_ACTOR)).toMatchObject({ newRows: 1, duplicatedRows: 1 });
-      expect(s.workerCount).toEqual({ parse: 1, write: 1 });
+      expect(s.workerCount).toEqual({ import: 1, workbook: 0 });
     } finally {
       await s.close();
     }
   });
 
-  it('the parse worker that read a workbook is never kept (a crafted workbook dies with its thread)', async () => {
+  it('the parser that read a workbook is never kept (a crafted workbook dies with its thread); the import worker is', async () => {
     const { id } = await ensureList(store, 1, 'p32');
     const s = service({});
     try {
       expect(await s.importFile(id, 'emails', 'book.xlsx', workbook(), CLI_ACTOR)).toMatchObject({ newRows: 2 });
       await sleep(200);
-      expect(s.workerCount).toEqual({ parse: 0, write: 1 });
+      expect(s.workerCount).toEqual({ import: 1, workbook: 0 });
+      expect(await s.importFile(id, 'emails', 'book.xlsx', workbook(), CLI_ACTOR)).toMatchObject({ newRows: 0, duplicatedRows: 2 });
+      await sleep(200);
+      expect(s.workerCount).toEqual({ import: 1, workbook: 0 });
     } finally {
       await s.close();
     }
   });
 
-  it('through the Store only a parse worker is kept; after close an import is refused', async () => {
+  it('through the portable bulk insert the import worker is kept too; after close an import is refused', async () => {
     const { id } = await ensureList(store, 1, 'p33');
-    const s = service({}, 'store');
+    const s = service({}, 'collected');
     await s.importFile(id, 'emails', 'a.csv', csv('st1.csv', ['st1@x.example']), CLI_ACTOR);
     await s.importFile(id, 'emails', 'a.csv', csv('st2.csv', ['st2@x.example']), CLI_ACTOR);
-    expect(s.workerCount).toEqual({ parse: 1, write: 0 });
+    expect(s.workerCount).toEqual({ import: 1, workbook: 0 });
     await s.close();
-    expect(s.workerCount).toEqual({ parse: 0, write: 0 });
+    expect(s.workerCount).toEqual({ import: 0, workbook: 0 });
     await expect(s.importFile(id, 'emails', 'a.csv', csv('st3.csv', ['st3@x.example']), CLI_ACTOR)).rejects.toThrow(/closed/);
     expect(await count(id)).toBe(2);
   });
@@ -235,12 +247,12 @@ describe('insertMany ignoring conflicts (the import writer on the Store)', () =>
   });
 });
 
-describe('ImportService through the Store', () => {
-  it('answers what the SQLite write worker answers, and audits the import in the same transaction', async () => {
+describe('ImportService through the portable bulk insert (PostgreSQL’s)', () => {
+  it('answers what the SQLite bulk insert answers, and audits the import in the same transaction', async () => {
     const viaStore = (await ensureList(store, 1, 'p20')).id;
     const viaWorker = (await ensureList(store, 1, 'p21')).id;
-    const a = await service({}, 'store').importFile(viaStore, 'emails', 'mixed.csv', mixed, CLI_ACTOR);
-    const b = await service({}, 'sqlite-worker').importFile(viaWorker, 'emails', 'mixed.csv', mixed, CLI_ACTOR);
+    const a = await service({}, 'collected').importFile(viaStore, 'emails', 'mixed.csv', mixed, CLI_ACTOR);
+    const b = await service({}, 'own').importFile(viaWorker, 'emails', 'mixed.csv', mixed, CLI_ACTOR);
     expect(a).toEqual(b);
     expect(a).toMatchObject({ newRows: 9_000, duplicatedRows: 3_000, invalidRows: 3 });
     expect(a.invalidItems.map((i) => i.row)).toEqual([12_001, 12_002, 12_003]);
@@ -250,18 +262,18 @@ describe('ImportService through the Store', () => {
       { listId: viaStore, kind: 'emails', newRows: 9_000, duplicatedRows: 3_000, invalidRows: 3 },
     ]);
     // Again: everything is a duplicate now.
-    expect(await service({}, 'store').importFile(viaStore, 'emails', 'mixed.csv', mixed, CLI_ACTOR)).toMatchObject({ newRows: 0, duplicatedRows: 12_000 });
+    expect(await service({}, 'collected').importFile(viaStore, 'emails', 'mixed.csv', mixed, CLI_ACTOR)).toMatchObject({ newRows: 0, duplicatedRows: 12_000 });
   });
 
   it('a list deleted meanwhile → 404, nothing stored', async () => {
-    const err = await failure(service({}, 'store').importFile(987_654, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
+    const err = await failure(service({}, 'collected').importFile(987_654, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
     expect(err.status).toBe(404);
     expect(await count(987_654)).toBe(0);
   });
 
   it('a write past its time limit is rolled back whole', async () => {
     const { id } = await ensureList(store, 1, 'p22');
-    const err = await failure(service({ writeTimeoutMs: -1 }, 'store').importFile(id, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
+    const err = await failure(service({ writeTimeoutMs: -1 }, 'collected').importFile(id, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
     expect(err.status).toBe(500);
     expect(err.message).toMatch(/nothing was stored/);
     expect(await count(id)).toBe(0);
@@ -270,13 +282,42 @@ describe('ImportService through the Store', () => {
 
   it('the read time limit still stops the parser before anything is written', async () => {
     const { id } = await ensureList(store, 1, 'p23');
-    const err = await failure(service({ parseTimeoutMs: 1 }, 'store').importFile(id, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
+    const err = await failure(service({ parseTimeoutMs: 1 }, 'collected').importFile(id, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
     expect(err.status).toBe(413);
     expect(await count(id)).toBe(0);
   });
 });
 
-describe('the two import workers', () => {
+describe('ImportService through SQLite’s bulk insert (staged on the import worker’s own connection)', () => {
+  it('a list deleted meanwhile → 404, nothing stored', async () => {
+    const err = await failure(service({}).importFile(987_656, 'emails', 'mixed.csv', mixed, CLI_ACTOR));
+    expect(err.status).toBe(404);
+    expect(await count(987_656)).toBe(0);
+  });
+
+  it('a write that fails on one row stores nothing and audits nothing; the next import writes', async () => {
+    const { id } = await ensureList(store, 1, 'p24');
+    const boom = join(dir, 'boom.csv');
+    writeFileSync(boom, [...Array.from({ length: 9000 }, (_, i) => `b${i}@x.example`), 'zz-boom@x.example'].join('\n'));
+    await store.exec("CREATE TRIGGER bulk_boom BEFORE INSERT ON optout_emails WHEN NEW.email_address = 'zz-boom@x.example' BEGIN SELECT RAISE(ABORT, 'injected'); END");
+    const s = service({});
+    try {
+      const err = await failure(s.importFile(id, 'emails', 'boom.csv', boom, CLI_ACTOR));
+      expect(err.status).toBe(500);
+      expect(err.message).toMatch(/nothing was stored/);
+      expect(await count(id)).toBe(0);
+      expect(await audits(id)).toEqual([]);
+      await store.exec('DROP TRIGGER bulk_boom');
+      expect(await s.importFile(id, 'emails', 'boom.csv', boom, CLI_ACTOR)).toMatchObject({ newRows: 9001 });
+      expect(await audits(id)).toHaveLength(1);
+    } finally {
+      await store.exec('DROP TRIGGER IF EXISTS bulk_boom');
+      await s.close();
+    }
+  });
+});
+
+describe('the import workers', () => {
   const optout = join(import.meta.dirname, '..', '..', 'server', 'optout');
   it('the parse worker (which runs the xlsx library on untrusted files) loads no database module', () => {
     const { files, packages } = moduleClosure(join(optout, 'import-parse-worker.ts'));
@@ -285,11 +326,11 @@ describe('the two import workers', () => {
     expect(files.filter((f) => /[\\/]db[\\/]/.test(f))).toEqual([]);
   });
 
-  it('the write worker never loads the file readers', () => {
+  it('the import worker (which holds a database connection on SQLite) never loads the xlsx library', () => {
     const { files, packages } = moduleClosure(join(optout, 'import-worker.ts'));
     expect(files.some((f) => /[\\/]db[\\/]native-binding\.ts$/.test(f))).toBe(true); // opens SQLite (better-sqlite3 12 or 13)
     expect(packages).not.toContain('xlsx');
-    expect(files.some((f) => f.endsWith('import-xlsx.ts') || f.endsWith('import-parse.ts'))).toBe(false);
+    expect(files.some((f) => f.endsWith('import-xlsx.ts') || f.endsWith('import-parse-worker.ts'))).toBe(false);
   });
 });
 
@@ -313,7 +354,7 @@ describe('small text imports on the main thread (issue 25: a small import under 
       const b = await w.importFile(viaWorkers, 'emails', 'inline.csv', small, CLI_ACTOR);
       expect(a).toEqual(b);
       expect(a).toMatchObject({ newRows: 1200, duplicatedRows: 300, invalidRows: 2 });
-      expect(s.workerCount).toEqual({ parse: 0, write: 0 });
+      expect(s.workerCount).toEqual({ import: 0, workbook: 0 });
       expect(await count(inline)).toBe(1200);
       expect((await audits(inline)).map((c) => JSON.parse(c) as unknown)).toEqual([{ listId: inline, kind: 'emails', newRows: 1200, duplicatedRows: 300, invalidRows: 2 }]);
       // Over the limit, the same file goes to the workers.
