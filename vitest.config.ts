@@ -23,6 +23,13 @@ export default defineConfig({
     // files in parallel) that can take longer than the default second. Failing polls wait longer; passing ones do not.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
+    // Each worker process runs its files one after another in one module cache instead of a fresh one per file:
+    // importing the server (Express, pg, the OData compiler, ...) again for every file was ~40% of the CPU of the
+    // API suite, and the e2e files share one Chromium per worker (test/e2e/ui-harness.ts). Nothing may outlive its
+    // file: test/setup/leak-guard.ts fails a file that leaves an environment variable, a process listener, a
+    // patched pg method, fake timers or a listening server behind. CATI_TEST_ISOLATE=1 isolates every file again.
+    isolate: process.env.CATI_TEST_ISOLATE === '1',
+    setupFiles: ['test/setup/leak-guard.ts'],
     maxWorkers: WORKERS,
     // One PostgreSQL cluster per run, shared by both projects (test/global-setup.ts), removed when the run ends.
     globalSetup: ['test/global-setup.ts'],
