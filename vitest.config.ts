@@ -2,11 +2,12 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Test files run in parallel, at least two at a time: they spend most of their time waiting on servers, child
- * processes and databases, so vitest's default for `run` (one fewer than the cores: one file at a time on a
- * 2-core machine) leaves the CPU idle. CATI_TEST_WORKERS overrides it.
+ * Test files run in parallel, at least three at a time: they spend most of their time waiting on servers, child
+ * processes, Chromium and databases (the PostgreSQL project alone used ~30% of a 2-core machine with two workers),
+ * so vitest's default for `run` (one fewer than the cores: one file at a time on a 2-core machine) leaves the CPU
+ * idle. CATI_TEST_WORKERS overrides it.
  */
-const WORKERS = Number(process.env.CATI_TEST_WORKERS) || Math.max(2, availableParallelism());
+const WORKERS = Number(process.env.CATI_TEST_WORKERS) || Math.max(3, availableParallelism());
 
 /**
  * Two projects: `sqlite` runs every test (unit, API over a real server on a SQLite file, e2e in Chromium);
