@@ -2,11 +2,12 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Test files run in parallel, at least two at a time: they spend most of their time waiting on servers, child
- * processes and databases, so vitest's default for `run` (one fewer than the cores: one file at a time on a
- * 2-core machine) leaves the CPU idle. CATI_TEST_WORKERS overrides it.
+ * Test files run in parallel, at least three at a time: they spend most of their time waiting on servers, child
+ * processes, Chromium and databases (the PostgreSQL project alone used ~30% of a 2-core machine with two workers),
+ * so vitest's default for `run` (one fewer than the cores: one file at a time on a 2-core machine) leaves the CPU
+ * idle. CATI_TEST_WORKERS overrides it.
  */
-const WORKERS = Number(process.env.CATI_TEST_WORKERS) || Math.max(2, availableParallelism());
+const WORKERS = Number(process.env.CATI_TEST_WORKERS) || Math.max(3, availableParallelism());
 
 /**
  * Two projects: `sqlite` runs every test (unit, API over a real server on a SQLite file, e2e in Chromium);
@@ -23,6 +24,13 @@ export default defineConfig({
     // files in parallel) that can take longer than the default second. Failing polls wait longer; passing ones do not.
     expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
+    // Each worker process runs its files one after another in one module cache instead of a fresh one per file:
+    // importing the server (Express, pg, the OData compiler, ...) again for every file was ~40% of the CPU of the
+    // API suite, and the e2e files share one Chromium per worker (test/e2e/ui-harness.ts). Nothing may outlive its
+    // file: test/setup/leak-guard.ts fails a file that leaves an environment variable, a process listener, a
+    // patched pg method, fake timers or a listening server behind. CATI_TEST_ISOLATE=1 isolates every file again.
+    isolate: process.env.CATI_TEST_ISOLATE === '1',
+    setupFiles: ['test/setup/leak-guard.ts'],
     maxWorkers: WORKERS,
     // One PostgreSQL cluster per run, shared by both projects (test/global-setup.ts), removed when the run ends.
     globalSetup: ['test/global-setup.ts'],

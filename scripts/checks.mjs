@@ -13,7 +13,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const bin = (pkg, file) => join(dirname(require.resolve(`${pkg}/package.json`)), file);
 
-const CHECKS = [
+/** Each check: its name, the script node runs, its arguments. */
+export const CHECKS = [
   ['typecheck (server)', bin('typescript', 'bin/tsc'), ['--noEmit', '--incremental', '--tsBuildInfoFile', '.tmp/tsc.tsbuildinfo', '-p', 'tsconfig.json']],
   ['typecheck (renderer)', bin('vue-tsc', 'bin/vue-tsc.js'), ['--noEmit', '--incremental', '--tsBuildInfoFile', '.tmp/vue-tsc.tsbuildinfo', '-p', 'renderer/tsconfig.json']],
   ['lint', bin('eslint', 'bin/eslint.js'), ['--max-warnings', '0', '.']],
@@ -33,16 +34,21 @@ function run([name, script, args]) {
   });
 }
 
-const results = await Promise.all(
-  CHECKS.map((check) =>
-    run(check).then((r) => {
-      process.stdout.write(`\n> ${r.name}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} in ${r.seconds.toFixed(1)} s\n${r.output}`);
-      return r;
-    }),
-  ),
-);
-const failed = results.filter((r) => r.status !== 0).map((r) => r.name);
-if (failed.length) {
-  console.error(`\nFailed: ${failed.join(', ')}`);
-  process.exit(1);
+/** Prints a finished check's name, status, time and whole output. */
+export function report(r) {
+  process.stdout.write(`\n> ${r.name}: ${r.status === 0 ? 'ok' : `FAILED (exit ${r.status})`} in ${r.seconds.toFixed(1)} s\n${r.output}`);
+}
+
+/** Starts every check at once; one promise per check, in CHECKS order, each printed as it ends. */
+export function startChecks() {
+  return CHECKS.map((check) => run(check).then((r) => (report(r), r)));
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const results = await Promise.all(startChecks());
+  const failed = results.filter((r) => r.status !== 0).map((r) => r.name);
+  if (failed.length) {
+    console.error(`\nFailed: ${failed.join(', ')}`);
+    process.exit(1);
+  }
 }

@@ -16,7 +16,10 @@ let t: TestServer;
 let listId: number;
 beforeAll(async () => {
   t = await startTestServer();
-  listId = (await t.json('POST', '/optout/lists', { body: { projectId: 'p8000' } })).body.id;
+  // Connection: close, so no keep-alive socket sits idle through the insert below, which holds this process's event
+  // loop for seconds (SQLite runs it synchronously): the server's keep-alive timer and fetch's then fire together,
+  // and the first request after the insert could go out on a socket the server has just closed ("other side closed").
+  listId = (await t.json('POST', '/optout/lists', { body: { projectId: 'p8000' }, headers: { connection: 'close' } })).body.id;
   await t.server.ctx.store.run(
     `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
      INSERT INTO optout_emails (list_id, email_address, timestamp)

@@ -137,10 +137,15 @@ describe('Settings → Backups', () => {
 
   it('is refused in client mode (a server’s backups are made on its own machine)', async () => {
     await start();
+    // The local backend goes back afterwards, so the shutdown closes its server (else it outlives the file).
+    const local = desktop.backend;
     desktop.backend = { kind: 'remote', proxy: { localUrl: desktop.appUrl()!, sessionKey: 'x', remoteUrl: 'https://10.0.0.5:4100', fingerprint: null, close: async () => {} } };
-    await expect(call('backupNow')).rejects.toThrow(/made on the server’s own machine/);
-    await expect(call('chooseRestoreFile')).rejects.toThrow(/made on the server’s own machine/);
-    desktop.backend = null;
+    try {
+      await expect(call('backupNow')).rejects.toThrow(/made on the server’s own machine/);
+      await expect(call('chooseRestoreFile')).rejects.toThrow(/made on the server’s own machine/);
+    } finally {
+      desktop.backend = local;
+    }
   });
 });
 
