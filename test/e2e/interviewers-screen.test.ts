@@ -50,7 +50,9 @@ async function create(login: string, display: string) {
 
 describe('Interviewers screen in Chromium', () => {
   it('creates interviewers and lists them', async () => {
+    // Each is listed before the next is typed, as a user sees the first one saved before starting the second.
     await create('anna', 'Anna Berg');
+    await expect.poll(() => table().textContent()).toContain('Anna Berg');
     await create('ben', 'Ben Cole');
     await expect.poll(() => table().textContent()).toContain('Ben Cole');
     const { body } = await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'anna'");
