@@ -11,10 +11,8 @@ import { unauthorized } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 import { uploadFile } from '../optout/import-routes.ts';
 import { tagPermission, type PermissionTagged } from '../route-table.ts';
+import { scrubEngine } from '../scrub/lazy-engine.ts';
 import type { ListSource } from '../scrub/list-entries.ts';
-
-/** The job engine, loaded with the first scrub request (not at start; Node keeps the loaded module). */
-const engine = () => import('../scrub/engine.ts');
 
 /** Columns a removed row gains (after its own). */
 export const CATI_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedNumber', 'MatchType', 'Normalized'] as const;
@@ -30,7 +28,7 @@ const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFuncti
 
 /** The blacklist as a scrub's list (matched with Controller.Check's rules in the worker, phone-index.ts). */
 export function blacklistList(ctx: AppContext): ListSource {
-  return { extraColumns: CATI_REMOVED_COLUMNS, send: async (to) => (await engine()).sendBlacklist(ctx.store, to) };
+  return { extraColumns: CATI_REMOVED_COLUMNS, send: async (to) => (await scrubEngine(ctx)).e.sendBlacklist(ctx.store, to) };
 }
 
 const PERMISSIONS_LABEL = 'cati_administrate | cati_integrate | cati_read';
@@ -57,10 +55,7 @@ function scrubRoutes(ctx: AppContext): Router {
   const router = Router();
   const allowed = requirePermission('cati_administrate', 'cati_integrate', 'cati_read');
   const upload = uploadFile(ctx.config.dataDir);
-  const loaded = async () => {
-    const e = await engine();
-    return { e, service: e.scrubService(ctx) };
-  };
+  const loaded = () => scrubEngine(ctx);
   const find = async (req: Request) => {
     const { e, service } = await loaded();
     return { e, service, job: service.find(req.params[0] as string, 'phone', req.principal!) };

@@ -10,19 +10,17 @@ import { canAdministerOptOut, requirePermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
+import { scrubEngine } from '../scrub/lazy-engine.ts';
 import type { ListSource } from '../scrub/list-entries.ts';
 import { uploadFile } from './import-routes.ts';
 import { findListFor, PROJECT_ID } from './lists.ts';
-
-/** The job engine, loaded with the first scrub request (not at start; Node keeps the loaded module). */
-const engine = () => import('../scrub/engine.ts');
 
 /** Columns a removed row gains (after its own). */
 export const OPTOUT_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedList', 'Normalized'] as const;
 
 /** The lists as a scrub's list (matched with the lists' Check rules in the worker, email-index.ts). */
 function optoutLists(ctx: AppContext, listIds: number[]): ListSource {
-  return { extraColumns: OPTOUT_REMOVED_COLUMNS, send: async (to) => (await engine()).sendEmailLists(ctx.store, listIds, to) };
+  return { extraColumns: OPTOUT_REMOVED_COLUMNS, send: async (to) => (await scrubEngine(ctx)).e.sendEmailLists(ctx.store, listIds, to) };
 }
 
 /** The router of `/optout/scrubs`. */
@@ -30,10 +28,7 @@ export function optoutScrubRouter(ctx: AppContext): Router {
   const router = Router();
   const someList = requirePermission('company_administrate', 'optout_administrate');
   const upload = uploadFile(ctx.config.dataDir);
-  const loaded = async () => {
-    const e = await engine();
-    return { e, service: e.scrubService(ctx) };
-  };
+  const loaded = () => scrubEngine(ctx);
   const find = async (req: Request) => {
     const { e, service } = await loaded();
     return { e, service, job: service.find(req.params.id as string, 'email', req.principal!) };
