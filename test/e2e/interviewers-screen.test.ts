@@ -29,13 +29,23 @@ const groupIdsOf = async (id: number): Promise<number[]> =>
 
 /** Chooses an item of a row's action menu (`Lock ben`), as a pointer user does. */
 async function act(login: string, item: string) {
-  await page.getByRole('button', { name: `Actions for ${login}`, exact: true }).click();
-  await page.getByRole('menu', { name: `Actions for ${login}` }).getByRole('menuitem', { name: item }).click();
+  // Tried again (menu closed first) when the item is not there within 3 s: a clean-clone run at load saw one
+  // attempt wait out the test's 30 s with the menu not open (the list re-rendering as it opened, we think).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.getByRole('button', { name: `Actions for ${login}`, exact: true }).click({ timeout: 3000 });
+      await page.getByRole('menu', { name: `Actions for ${login}` }).getByRole('menuitem', { name: item }).click({ timeout: 3000 });
+      return;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
 }
 
 /** The items of a row's action menu (opened and closed again with Escape). */
 async function menuItems(login: string): Promise<string[]> {
-  await page.getByRole('button', { name: `Actions for ${login}`, exact: true }).click();
+  await page.getByRole('button', { name: `Actions for ${login}`, exact: true }).click({ timeout: 3000 }); // a poll tries again
   const items = await page.getByRole('menu', { name: `Actions for ${login}` }).getByRole('menuitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
   await page.keyboard.press('Escape');
   return items;
