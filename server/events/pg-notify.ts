@@ -77,7 +77,9 @@ class Bridge implements PgEventBridge {
   /** Batches this process announced and its listener has not delivered yet, by id, with their row's time. */
   private readonly mine = new Map<number, { events: Batch; time: number }>();
   private queue: number[] = [];
-  private draining: Promise<void> | null = null;
+  /** True while drain() runs; `drained` settles when it ends (close() waits for it). */
+  private draining = false;
+  private drained: Promise<void> = Promise.resolve();
   /** Database time of the newest row delivered: where a catch-up starts. */
   private lastTime = 0;
   /** Database time when this process first listened: nothing older is its to deliver. */
@@ -237,37 +239,50 @@ class Bridge implements PgEventBridge {
     this.reconnectTimer.unref();
   }
 
+  /**
+   * Queues ids and starts drain() unless it runs. drain() clears `draining` in the same synchronous step that finds
+   * the queue empty: a batch of this process's own runs through drain() without a single await, and a notification
+   * parsed from the same socket chunk right after it must start a new drain, not wait for the next notification.
+   */
   private enqueue(ids: number[]): void {
     this.queue.push(...ids);
-    this.draining ??= this.drain().finally(() => (this.draining = null));
+    if (!this.draining) this.drained = this.drain();
   }
 
-  /** Reads the queued rows in batches (this process's own from memory) and delivers them in the order they were announced. */
+  /**
+   * Reads the queued rows in batches (this process's own from memory) and delivers them in the order they were
+   * announced. `draining` is cleared by the `finally` the loop's last check falls into, with no await between.
+   */
   private async drain(): Promise<void> {
-    while (this.queue.length && !this.closed) {
-      const ids = this.queue.splice(0, 500).filter((id) => !this.delivered.has(id));
-      const others = ids.filter((id) => !this.mine.has(id));
-      let rows: { id: number; time: number; events: string }[];
-      try {
-        rows = others.length ? await this.store.all('SELECT id, time, events FROM event_outbox WHERE id = ANY(?::bigint[])', [others]) : [];
-      } catch {
-        // The database is away for a moment: try these again shortly (close() ends the loop).
-        this.queue.unshift(...ids);
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        continue;
+    this.draining = true;
+    try {
+      while (this.queue.length && !this.closed) {
+        const ids = this.queue.splice(0, 500).filter((id) => !this.delivered.has(id));
+        const others = ids.filter((id) => !this.mine.has(id));
+        let rows: { id: number; time: number; events: string }[];
+        try {
+          rows = others.length ? await this.store.all('SELECT id, time, events FROM event_outbox WHERE id = ANY(?::bigint[])', [others]) : [];
+        } catch {
+          // The database is away for a moment: try these again shortly (close() ends the loop).
+          this.queue.unshift(...ids);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          continue;
+        }
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        for (const id of ids) {
+          const own = this.mine.get(id);
+          const row = own ?? byId.get(id);
+          if (!row || this.delivered.has(id)) continue;
+          this.mine.delete(id);
+          this.delivered.set(id, row.time);
+          this.lastTime = Math.max(this.lastTime, row.time);
+          this.hub.publish(own ? own.events : (JSON.parse((row as { events: string }).events) as Batch));
+          this.waiting.get(id)?.();
+          this.waiting.delete(id);
+        }
       }
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      for (const id of ids) {
-        const own = this.mine.get(id);
-        const row = own ?? byId.get(id);
-        if (!row || this.delivered.has(id)) continue;
-        this.mine.delete(id);
-        this.delivered.set(id, row.time);
-        this.lastTime = Math.max(this.lastTime, row.time);
-        this.hub.publish(own ? own.events : (JSON.parse((row as { events: string }).events) as Batch));
-        this.waiting.get(id)?.();
-        this.waiting.delete(id);
-      }
+    } finally {
+      this.draining = false;
     }
   }
 
@@ -291,6 +306,6 @@ class Bridge implements PgEventBridge {
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
-    await this.draining;
+    await this.drained;
   }
 }

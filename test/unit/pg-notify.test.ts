@@ -3,6 +3,7 @@
  * for two servers; a batch published through either reaches both hubs, in order, whatever its size, and a
  * listener whose connection was cut catches up on what it missed.
  */
+import type { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../server/db/pg-store.ts';
 import type { EventType } from '../../server/events/publisher.ts';
@@ -61,6 +62,23 @@ describe.skipIf(!pg.available)('events through PostgreSQL NOTIFY', () => {
     const expected = [...Array.from({ length: 10 }, (_, i) => 100 + i), ...big.map((e) => e.data.id)];
     expect(ids(hubOne.batches.slice(before.one))).toEqual(expected);
     expect(ids(hubTwo.batches.slice(before.two))).toEqual(expected);
+  });
+
+  it('delivers a notification parsed right after one whose batch needed no read, without waiting for the next', async () => {
+    // pg parses a socket chunk's notifications one after another in one turn of the event loop. A batch this
+    // process published itself (or one delivered already) passes through the bridge's queue without a single
+    // await; the next notification of the same chunk used to find the queue still marked busy and wait there until
+    // some later notification came, at the end of a burst forever (issue 25: one /events id missing on a server).
+    const before = hubOne.batches.length;
+    await bridgeOne.publish([{ type: 'blacklist', data: { action: 'created', id: 901 } }]);
+    const delivered = await one.value<number>('SELECT max(id) FROM event_outbox');
+    const other = await one.value<number>('INSERT INTO event_outbox (time, events) VALUES ((extract(epoch from clock_timestamp()) * 1000)::bigint, ?) RETURNING id', [
+      JSON.stringify([{ type: 'blacklist', data: { action: 'created', id: 902 } }]),
+    ]);
+    const listener = (bridgeOne as unknown as { client: EventEmitter }).client;
+    listener.emit('notification', { channel: 'cati_events', payload: String(delivered) });
+    listener.emit('notification', { channel: 'cati_events', payload: String(other) });
+    await expect.poll(() => ids(hubOne.batches.slice(before)), { timeout: 5000 }).toEqual([901, 902]);
   });
 
   it('reconnects a listener whose connection was cut and catches up on what was published meanwhile', async () => {
