@@ -63,13 +63,23 @@ export function formatClock(at: number | string, timeZone: string | null, withSe
   return f.format(typeof at === 'number' ? at : Date.parse(at));
 }
 
-/** The short name of a zone at a moment (`CET`, `GMT+9`). */
-export const zoneShort = (timeZone: string | null, at = Date.now()): string =>
-  new Intl.DateTimeFormat('en', { timeZone: timeZone ?? undefined, timeZoneName: 'short' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+const zoneNames = new Map<string, Intl.DateTimeFormat>();
+/**
+ * The short name of a zone at a moment (`CET`, `GMT+9`). The formatter is made once per zone: making one costs
+ * more than formatting with it, and the floor asks for every row on each second's render.
+ */
+export function zoneShort(timeZone: string | null, at = Date.now()): string {
+  const key = timeZone ?? '';
+  let f = zoneNames.get(key);
+  if (!f) zoneNames.set(key, (f = new Intl.DateTimeFormat('en', { timeZone: timeZone ?? undefined, timeZoneName: 'short' })));
+  return f.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+}
+
+let browserZone: string | undefined;
 
 /** The label of a zone: its IANA name and its short name now (`Europe/Amsterdam, CET`; `UTC` once). */
 export function zoneLabel(timeZone: string | null, now = Date.now()): string {
-  const name = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const name = timeZone ?? (browserZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);
   const short = zoneShort(name, now);
   return short && short !== name ? `${name}, ${short}` : name;
 }

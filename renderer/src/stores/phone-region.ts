@@ -23,9 +23,10 @@ export interface PhoneRegionPreview {
 }
 
 /** The region's name in the user's language, e.g. `Netherlands (NL)`. */
+let regionNames: Intl.DisplayNames | undefined; // made once: the region list labels some 245 codes
 export function regionLabel(code: string): string {
   try {
-    const name = new Intl.DisplayNames([navigator.language || 'en'], { type: 'region' }).of(code);
+    const name = (regionNames ??= new Intl.DisplayNames([navigator.language || 'en'], { type: 'region' })).of(code);
     return name && name !== code ? `${name} (${code})` : code;
   } catch {
     return code;

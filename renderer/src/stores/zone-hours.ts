@@ -84,8 +84,12 @@ export function hourlySummary(s: HourlySeries, zoneLabel: string): string {
   return `Calls per hour (${s.utc ? 'UTC' : zoneLabel}): ${sum(s.today)} today, ${sum(s.yesterday)} yesterday${peakText}.`;
 }
 
+const zoneNames = new Map<string, Intl.DateTimeFormat>(); // one formatter per zone (making one is the costly part)
+
 /** A zone for labels: its IANA name and its short name at that instant (`Europe/Amsterdam (CET)`). */
 export function zoneLabel(zone: string, ms: number): string {
-  const short = new Intl.DateTimeFormat('en-GB', { timeZone: zone, timeZoneName: 'short' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value;
+  let f = zoneNames.get(zone);
+  if (!f) zoneNames.set(zone, (f = new Intl.DateTimeFormat('en-GB', { timeZone: zone, timeZoneName: 'short' })));
+  const short = f.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value;
   return short && short !== zone ? `${zone} (${short})` : zone;
 }
