@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'test-results/', 'renderer/dist/', 'release/'] },
+  { ignores: ['node_modules/', 'dist/', 'data/', 'test-results/', 'renderer/dist/', 'release/', '.tmp/', '.native/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...pluginVue.configs['flat/recommended'],
