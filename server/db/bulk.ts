@@ -113,19 +113,25 @@ export async function insertReturningIds(q: Queryable, table: string, columns: r
     return ids;
   }
   const ids: number[] = [];
+  const width = columns.length;
   for (let i = 0; i < rows.length; ) {
     const left = rows.length - i;
     const size = left >= ROWS_PER_RETURNING_INSERT ? ROWS_PER_RETURNING_INSERT : 2 ** Math.floor(Math.log2(left));
-    const chunk = rows.slice(i, (i += size));
     const key = `${table}(${columns.join(',')}):${size}`;
     let sql = returningTexts.get(key);
     if (sql === undefined) {
       const tuple = `(${columns.map(() => '?').join(', ')})`;
       returningTexts.set(key, (sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(size).fill(tuple).join(', ')} RETURNING id`));
     }
-    const made = (await q.column<number>(sql, chunk.flat())).sort((a, b) => a - b);
-    if (made.length !== chunk.length) throw new Error(`insertReturningIds: ${made.length} ids for ${chunk.length} rows`);
-    ids.push(...made);
+    const params = new Array<unknown>(size * width); // filled in a loop: Array.prototype.flat was a tenth of an import
+    for (let r = 0; r < size; r++) {
+      const row = rows[i + r]!;
+      for (let c = 0; c < width; c++) params[r * width + c] = row[c];
+    }
+    i += size;
+    const made = (await q.column<number>(sql, params)).sort((a, b) => a - b);
+    if (made.length !== size) throw new Error(`insertReturningIds: ${made.length} ids for ${size} rows`);
+    for (const id of made) ids.push(id);
   }
   return ids;
 }

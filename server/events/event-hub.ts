@@ -6,18 +6,27 @@
  */
 import type { Response } from 'express';
 import type { EventStreamLimits } from '../config.ts';
-import type { EventSink, EventType } from './publisher.ts';
+import { eventData, type EventList, type EventSink, type HubEvent } from './publisher.ts';
 
 interface Stream {
   res: Response;
   key: string;
 }
 
-/** A kept event: its text, or (published while no stream was open) what the text is made of. */
-type Kept = string | { id: number; type: EventType; data: Record<string, unknown> };
+/**
+ * A published batch as kept for `Last-Event-ID` replay: its events (as the publisher gave them, not copied), the
+ * id of the first, and their texts once made (at publish while a stream is open, else only if a replay asks).
+ * Events before `start` have left the replay window.
+ */
+interface KeptBatch {
+  first: number;
+  events: EventList;
+  start: number;
+  texts?: string[];
+}
 
 /** One event as the stream carries it. */
-const eventText = (id: number, type: EventType, data: Record<string, unknown>) => `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+const eventText = (id: number, e: HubEvent) => `id: ${id}\nevent: ${e.type}\ndata: ${JSON.stringify(eventData(e))}\n\n`;
 
 /** Why a stream was not opened. */
 export type OpenRefusal = 'too-many-streams';
@@ -25,8 +34,9 @@ export type OpenRefusal = 'too-many-streams';
 export class EventHub implements EventSink {
   /** Ids grow across restarts too: the first is derived from the start time (ms × 1000). */
   private latest = Date.now() * 1000;
-  private readonly ring: Kept[] = [];
-  private ringStart = 0; // index in `ring` of the oldest event
+  /** The replay window, oldest batch first; `kept` events in all (at most limits.replayEvents). */
+  private readonly batches: KeptBatch[] = [];
+  private kept = 0;
   private readonly streams = new Set<Stream>();
   private readonly perKey = new Map<string, number>();
   private readonly heartbeat: NodeJS.Timeout;
@@ -48,46 +58,49 @@ export class EventHub implements EventSink {
   }
 
   /**
-   * Numbers, keeps and sends a batch of committed changes (the publisher's sink). With no stream open, an
-   * event is kept unserialised and turned into text only if a reconnecting client asks for it (a bulk import
-   * publishes thousands that nobody may ever read).
+   * Numbers, keeps and sends a batch of committed changes (the publisher's sink). The batch is kept as given, one
+   * entry for all its events: an import of 10,000 numbers used to copy each event into two more objects kept for
+   * replay, and collecting them when the next import pushed them out cost the import a third of its time. With no
+   * stream open an event is turned into text only if a reconnecting client asks for it.
    */
-  publish(events: { type: EventType; data: Record<string, unknown> }[]): void {
+  publish(events: EventList): void {
     if (this.closed || events.length === 0) return;
-    if (this.streams.size === 0) {
-      for (const e of events) this.remember({ id: ++this.latest, type: e.type, data: e.data });
-      return;
+    const batch: KeptBatch = { first: this.latest + 1, events, start: 0 };
+    this.latest += events.length;
+    if (this.streams.size > 0) {
+      const texts = (batch.texts = new Array<string>(events.length));
+      for (let i = 0; i < events.length; i++) texts[i] = eventText(batch.first + i, events.at(i)!);
+      this.broadcast(texts.join(''));
     }
-    let chunk = '';
-    for (const e of events) {
-      const text = eventText(++this.latest, e.type, e.data);
-      this.remember(text);
-      chunk += text;
+    this.batches.push(batch);
+    this.kept += events.length;
+    // Drop what left the window: whole batches, then the oldest events of the batch that straddles its edge.
+    while (this.kept > this.limits.replayEvents) {
+      const oldest = this.batches[0]!;
+      const excess = this.kept - this.limits.replayEvents;
+      const left = oldest.events.length - oldest.start;
+      if (left <= excess) {
+        this.batches.shift();
+        this.kept -= left;
+      } else {
+        oldest.start += excess;
+        this.kept -= excess;
+      }
     }
-    this.broadcast(chunk);
-  }
-
-  private remember(event: Kept): void {
-    if (this.ring.length < this.limits.replayEvents) {
-      this.ring.push(event);
-      return;
-    }
-    this.ring[this.ringStart] = event;
-    this.ringStart = (this.ringStart + 1) % this.ring.length;
   }
 
   /** The kept events after `lastId`, or undefined when `lastId` is not one of them (nor the latest id). */
   private replayAfter(lastId: string): string | undefined {
     if (!/^\d{1,16}$/.test(lastId)) return undefined;
     const id = Number(lastId);
-    const oldest = this.latest - this.ring.length + 1;
+    const oldest = this.latest - this.kept + 1;
     if (id === this.latest) return '';
     if (id < oldest || id > this.latest) return undefined;
     let out = '';
-    for (let k = id - oldest + 1; k < this.ring.length; k++) {
-      const at = (this.ringStart + k) % this.ring.length;
-      const kept = this.ring[at]!;
-      out += typeof kept === 'string' ? kept : (this.ring[at] = eventText(kept.id, kept.type, kept.data));
+    for (const b of this.batches) {
+      if (b.first + b.events.length - 1 <= id) continue;
+      const texts = (b.texts ??= new Array<string>(b.events.length));
+      for (let k = Math.max(b.start, id - b.first + 1); k < b.events.length; k++) out += texts[k] ??= eventText(b.first + k, b.events.at(k)!);
     }
     return out;
   }

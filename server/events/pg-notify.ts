@@ -17,9 +17,9 @@
 import type pg from 'pg';
 import type { PgStore } from '../db/pg-store.ts';
 import type { EventHub } from './event-hub.ts';
-import type { EventSink, EventType } from './publisher.ts';
+import { eventData, type EventList, type EventSink } from './publisher.ts';
 
-type Batch = { type: EventType; data: Record<string, unknown> }[];
+type Batch = EventList;
 
 /** What the bridge delivers to: this process's EventHub. */
 export type LocalHub = Pick<EventHub, 'publish'>;
@@ -142,7 +142,11 @@ class Bridge implements PgEventBridge {
    * connection was cut), so it inserts only when no row of the catch-up window holds the same batch.
    */
   private async announce(events: Batch, again = false): Promise<{ id: number; time: number } | undefined> {
-    const text = JSON.stringify(events);
+    const wire = Array.from({ length: events.length }, (_, i) => {
+      const e = events.at(i)!;
+      return { type: e.type, data: eventData(e) }; // the outbox's rows keep one form
+    });
+    const text = JSON.stringify(wire);
     if (!again) {
       return (await this.store.get<{ id: number; time: number }>(
         `WITH e AS (INSERT INTO event_outbox (time, events) VALUES (${NOW_MS}, ?) RETURNING id, time) SELECT id, time, pg_notify('${CHANNEL}', id::text) FROM e`,

@@ -25,10 +25,25 @@ export interface Change {
   record?: Record<string, unknown>;
 }
 
+/**
+ * An event as a sink takes it: a change as its writer published it, or (read back from PostgreSQL's outbox as an
+ * older server wrote it) its `data` already made. Either way the stream's `data:` is `{action, id, ...record}`.
+ */
+export type HubEvent = Change | { type: EventType; data: Record<string, unknown> };
+
+/**
+ * Events in order: an array, or a list that makes each one when asked (`at`). A bulk write publishes thousands of
+ * changes; kept as a few arrays of values, they are made into objects only if a stream sends them (see EventHub).
+ */
+export type EventList<E = HubEvent> = readonly E[] | { readonly length: number; at(index: number): E | undefined };
+
+/** The `data:` of an event. */
+export const eventData = (e: HubEvent): Record<string, unknown> => ('data' in e ? e.data : { action: e.action, id: e.id, ...e.record });
+
 /** Where published events go (the server's EventHub). */
 export interface EventSink {
   /** Delivers to this process's subscribers (SQLite), or through the database to every process's (PostgreSQL NOTIFY). */
-  publish(events: { type: EventType; data: Record<string, unknown> }[]): void | Promise<void>;
+  publish(events: EventList): void | Promise<void>;
 }
 
 const sinks = new WeakMap<Store, EventSink>();
@@ -64,11 +79,11 @@ export async function entityRecords(q: Queryable, model: EntityModel, keys: read
 }
 
 /** Publishes committed changes, in order, to every /events subscriber. Must run after the commit (with the store, never a `tx`). */
-export async function publishChanges(store: Store, changes: readonly Change[]): Promise<void> {
+export async function publishChanges(store: Store, changes: EventList<Change>): Promise<void> {
   if (store.inTransaction) throw new Error('publishChanges inside a transaction: publish after the commit');
   const sink = sinks.get(store);
   if (!sink || changes.length === 0) return;
-  await sink.publish(changes.map((c) => ({ type: c.type, data: { action: c.action, id: c.id, ...c.record } })));
+  await sink.publish(changes); // as given: the sink keeps them, and makes each event's data only to send it
 }
 
 /** Publishes one committed change (see publishChanges). */
