@@ -271,6 +271,16 @@ describe('POST /cati/blacklist/Controller.Import', () => {
     const ok = await t.json('POST', '/cati/blacklist/Controller.Import', { body: { BlackListItems: over.slice(1) } });
     expect(ok.body.Added).toBe(10000);
   });
+  it('two imports at once with numbers in common store each number once, and their counts add up', async () => {
+    // Each import reads which numbers are stored, then inserts the rest (PostgreSQL: serializable, retried on conflict).
+    const a = Array.from({ length: 3000 }, (_, i) => `31600${String(i).padStart(5, '0')}`);
+    const b = Array.from({ length: 3000 }, (_, i) => `31600${String(i + 1500).padStart(5, '0')}`);
+    const rs = await Promise.all([a, b, a].map((items) => t.json('POST', '/cati/blacklist/Controller.Import', { body: { BlackListItems: items } })));
+    expect(rs.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(rs.reduce((n, r) => n + (r.body.Added as number), 0)).toBe(4500);
+    expect(rs.reduce((n, r) => n + (r.body.Duplicates as number), 0)).toBe(9000 - 4500);
+    expect((await t.json('GET', '/cati/blacklist?$count=true&$top=0')).body['@odata.count']).toBe(4500);
+  });
   it('is atomic: a failure mid-way stores nothing', async () => {
     // A trigger makes the 3rd insert fail inside the transaction.
     const undo = await failInsertsWhen(t.server.ctx.store, 'blacklist', 'telephone_number', '333');
