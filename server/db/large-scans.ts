@@ -3,10 +3,11 @@
  * loop for more than 50 ms at 1,000,000 calls). SQLite's bytecode tells two kinds:
  * - a scan from the start: a cursor opened on a table or index (`OpenRead`, its root page) and then rewound or
  *   counted (`Rewind`, `Last`, `Count`), where an index seek (`SeekGE`, `SeekRowid`…) reads only its range;
- * - an aggregation (`AggStep`, or `SorterOpen`: a GROUP BY's sorter) reads every row of its range before the
- *   first answer, however narrow the filter looks: every table it opens counts. A page's bounded sort
- *   (`ORDER BY … LIMIT`, a small ephemeral index) stays: it is the one-day page's plan, measured within budget.
- * Such a statement on a table holding more than LARGE_ROWS rows (its largest rowid, re-read every second) may take
+ * - an aggregation (`AggStep`, or `SorterInsert`: a GROUP BY's sorter) reads every row of its range before the
+ *   first answer, however narrow the filter looks: every table whose loop (`Next`/`Prev`) encloses it counts (all
+ *   tables opened when no table loop does). A page's bounded sort (`ORDER BY … LIMIT`, a small ephemeral index)
+ *   stays, and so does the one-day page's min/max over the per-hour key ranges: measured within budget.
+ * Such a statement on a table holding more than LARGE_ROWS rows (the span of its rowids, re-read every second) may take
  * longer than the budget: SqliteStore.clientRows sends it to the read worker. One that stops early (`$top` in key
  * order, a narrow range) is sent too; the hop costs a fraction of a millisecond.
  */
@@ -17,7 +18,10 @@ export const LARGE_ROWS = 100_000;
 const SIZE_TTL_MS = 1_000;
 const MAX_STATEMENTS = 1000;
 const SCAN_OPCODES = new Set(['Rewind', 'Last', 'Count']);
-const GATHER_OPCODES = new Set(['AggStep', 'AggStep1', 'AggValue', 'SorterOpen']);
+/** Steps that take a row into an aggregate or a GROUP BY's sorter: their loop reads its whole range first. */
+const GATHER_OPCODES = new Set(['AggStep', 'AggStep1', 'AggValue', 'SorterInsert']);
+/** The last step of a loop over cursor p1, jumping back to p2. */
+const LOOP_OPCODES = new Set(['Next', 'Prev']);
 
 interface Op {
   opcode: string;
@@ -58,13 +62,24 @@ export class LargeScans {
     }
     const cursors = new Map<number, number>();
     for (const op of code) if (op.opcode === 'OpenRead') cursors.set(op.p1, op.p2);
-    const gathers = code.some((op) => GATHER_OPCODES.has(op.opcode));
     const tables = new Set<string>();
-    for (const op of code) {
-      const root = (gathers ? op.opcode === 'OpenRead' : SCAN_OPCODES.has(op.opcode)) ? cursors.get(op.p1) : undefined;
+    const add = (cursor: number) => {
+      const root = cursors.get(cursor);
       const table = root === undefined ? undefined : this.tableOf(root);
       if (table) tables.add(table);
-    }
+    };
+    for (const op of code) if (SCAN_OPCODES.has(op.opcode)) add(op.p1);
+    // An aggregation reads every row of the table loops around it (a count over a day's range: all of that day).
+    // Only those: the one-day page takes min/max of a small per-hour table (key-ranges.ts), then seeks the calls.
+    // One fed by no table loop (rows from a subquery's coroutine, a single seek) counts every table opened.
+    let opaque = false;
+    code.forEach((op, at) => {
+      if (!GATHER_OPCODES.has(op.opcode)) return;
+      const loops = code.filter((end, endAt) => LOOP_OPCODES.has(end.opcode) && end.p2 <= at && at < endAt && cursors.has(end.p1));
+      if (loops.length === 0) opaque = true;
+      for (const end of loops) add(end.p1);
+    });
+    if (opaque) for (const cursor of cursors.keys()) add(cursor);
     return [...tables];
   }
 
@@ -76,14 +91,16 @@ export class LargeScans {
     return this.roots.get(root);
   }
 
-  /** The table's largest rowid (an upper bound of its rows, read in O(log n)); 0 for a table without rowids. */
+  /** The span of the table's rowids (an upper bound of its rows, read in O(log n)); 0 for a table without rowids. */
   private rowsOf(table: string): number {
     const now = Date.now();
     const known = this.sizes.get(table);
     if (known && known.until > now) return known.rows;
     let rows: number;
     try {
-      rows = Number(this.db.prepare(`SELECT max(rowid) FROM "${table.replaceAll('"', '""')}"`).pluck().get() ?? 0);
+      // The span of its rowids: a table keyed by something else than a counter (call_id_ranges by the hour since
+      // 1970, some 490,000) is not large for having a large key.
+      rows = Number(this.db.prepare(`SELECT max(rowid) - min(rowid) + 1 FROM "${table.replaceAll('"', '""')}"`).pluck().get() ?? 0);
     } catch {
       rows = 0; // WITHOUT ROWID: none of ours grows large
     }
