@@ -204,7 +204,9 @@ async function insertNew(tx: Queryable, valid: readonly ValidItem[], now: number
   const fresh: ValidItem[] = [];
   for (const v of valid) {
     const set = seen[v.type];
-    if (!set.has(v.number)) (set.add(v.number), fresh.push(v));
+    if (set.has(v.number)) continue;
+    set.add(v.number);
+    fresh.push(v);
   }
   const stored = await tx.all<{ n: string; t: BlacklistType }>(
     `SELECT telephone_number AS n, type AS t FROM blacklist WHERE telephone_number IN ${tx.dialect.jsonValues('text')}`,
