@@ -8,7 +8,7 @@ import { diffChanges, recordAudit } from '../audit/audit-log.ts';
 import { insertReturningIds } from '../db/bulk.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import { entityRecord, publishChange, publishChanges, wireRecord, type Change } from '../events/publisher.ts';
+import { changeList, entityRecord, publishChange, publishChanges, wireRecord, type Change, type EventList } from '../events/publisher.ts';
 import type { Row } from '../odata/collection-query.ts';
 import { checkIfMatch } from '../odata/format.ts';
 import {
@@ -198,7 +198,7 @@ const IMPORT_COLUMNS = ['telephone_number', 'type', 'comment', 'created'] as con
  * write lock, and PostgreSQL's serializable transaction reports a concurrent insert of a number it read as a
  * serialization failure, which the store retries.
  */
-async function insertNew(tx: Queryable, valid: readonly ValidItem[], now: number): Promise<ImportedItems> {
+async function insertNew(tx: Queryable, valid: readonly ValidItem[], now: number): Promise<EventList<Change>> {
   // One set of numbers per Type (no key string made per item).
   const seen: Record<BlacklistType, Set<string>> = { Equal: new Set(), StartWith: new Set() };
   const fresh: ValidItem[] = [];
@@ -216,32 +216,12 @@ async function insertNew(tx: Queryable, valid: readonly ValidItem[], now: number
   for (const r of stored) exists[r.t].add(r.n);
   const items = stored.length ? fresh.filter((v) => !exists[v.type].has(v.number)) : fresh;
   const ids = await insertReturningIds(tx, 'blacklist', IMPORT_COLUMNS, items.map((v) => [v.number, v.type, v.comment, now]));
-  return new ImportedItems(items, ids, now);
-}
-
-/**
- * The items an import added, as its /events changes (`created`, each record as GET reads it). Kept as the import's
- * own arrays and made into change objects only when a stream sends them: the server keeps the last 10,000 events
- * for replay, and 10,000 kept change objects per import made the garbage collector a third of its time.
- */
-class ImportedItems {
-  constructor(
-    private readonly items: readonly ValidItem[],
-    private readonly ids: readonly number[],
-    private readonly created: number,
-  ) {}
-
-  get length(): number {
-    return this.items.length;
-  }
-
-  at(index: number): Change | undefined {
-    const v = this.items[index];
-    if (v === undefined) return undefined;
-    const id = this.ids[index]!;
-    const row: Row = { Id: id, TelephoneNumber: v.number, Type: v.type, Comment: v.comment, Created: this.created, '@etag': 1 };
-    return { type: 'blacklist', action: 'created', id, record: wireRecord(blacklistModel, row) };
-  }
+  // The items added, as the import's /events changes (`created`, each record as GET reads it), made when sent.
+  return changeList(items.length, (i) => {
+    const v = items[i]!;
+    const row: Row = { Id: ids[i], TelephoneNumber: v.number, Type: v.type, Comment: v.comment, Created: now, '@etag': 1 };
+    return { type: 'blacklist', action: 'created', id: ids[i]!, record: wireRecord(blacklistModel, row) };
+  });
 }
 
 /** Normalises import items, each distinct (item, region) once: a file repeats numbers, and libphonenumber-js is the costly part. */

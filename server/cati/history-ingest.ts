@@ -1,7 +1,7 @@
 import { insertReturningIds } from '../db/bulk.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
-import { publishChanges, wireRecord, type Change, type EventList } from '../events/publisher.ts';
+import { changeList, publishChanges, wireRecord, type Change, type EventList } from '../events/publisher.ts';
 import type { Row } from '../odata/collection-query.ts';
 import type { EntityModel } from '../odata/model.ts';
 import { bodyObject, optBool, optInt, optString, rejectUnknown, reqString, SURVEY_ID } from './body-fields.ts';
@@ -182,7 +182,11 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
       for (const row of rows) {
         for (const [name, value] of row.variables ?? []) await tx.run(SET_VARIABLE, [row.survey, row.interviewId, name, value]);
       }
-      published = new IngestedRecords(spec, rows, out);
+      // As /events changes (`opened` when stored open, else `created`; each record as GET reads it), made when sent.
+      published = changeList(rows.length, (i) => {
+        const row = rows[i]!;
+        return { type: spec.event, action: row.open ? 'opened' : 'created', id: out[i]!, record: wireRecord(spec.model, spec.row(row.params, out[i]!)) };
+      });
       return out;
     }
     const out: number[] = [];
@@ -201,29 +205,6 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
   return ids;
 }
 
-/**
- * The records a call or break batch stored, as its /events changes (`opened` when stored open, else `created`;
- * each record as GET reads it), made only when a stream sends them: the server keeps the last 10,000 events for
- * replay, and a batch kept as 10,000 change objects was the garbage collector's work (as for blacklist imports).
- */
-class IngestedRecords {
-  constructor(
-    private readonly spec: RecordSpec,
-    private readonly rows: readonly ReadRecord[],
-    private readonly ids: readonly number[],
-  ) {}
-
-  get length(): number {
-    return this.rows.length;
-  }
-
-  at(index: number): Change | undefined {
-    const row = this.rows[index];
-    if (row === undefined) return undefined;
-    const id = this.ids[index]!;
-    return { type: this.spec.event, action: row.open ? 'opened' : 'created', id, record: wireRecord(this.spec.model, this.spec.row(row.params, id)) };
-  }
-}
 
 /** Inserts a batch's rows into the spec's table; resolves to their new ids in row order (db/bulk.ts). */
 function insertAll(tx: Queryable, spec: RecordSpec, rows: Params[]): Promise<number[]> {

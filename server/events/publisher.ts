@@ -37,6 +37,15 @@ export type HubEvent = Change | { type: EventType; data: Record<string, unknown>
  */
 export type EventList<E = HubEvent> = readonly E[] | { readonly length: number; at(index: number): E | undefined };
 
+/**
+ * A list of `length` changes, each made by `make(index)` only when asked: what a bulk write publishes (its own
+ * arrays stay the only copy the hub keeps for replay; 10,000 kept change objects per batch were the garbage
+ * collector's work).
+ */
+export function changeList(length: number, make: (index: number) => Change): EventList<Change> {
+  return { length, at: (index) => (index >= 0 && index < length ? make(index) : undefined) };
+}
+
 /** The `data:` of an event. */
 export const eventData = (e: HubEvent): Record<string, unknown> => ('data' in e ? e.data : { action: e.action, id: e.id, ...e.record });
 
