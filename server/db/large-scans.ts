@@ -83,12 +83,13 @@ export class LargeScans {
     // An aggregation reads every row of the table loops around it (a count over a day's range: all of that day).
     // Only those: the one-day page takes min/max of a small per-hour table (key-ranges.ts), then seeks the calls.
     // One fed by no table loop (rows from a subquery's coroutine, a single seek) counts every table opened.
+    const loops = code.flatMap((op, end) => (LOOP_OPCODES.has(op.opcode) && cursors.has(op.p1) ? [{ cursor: op.p1, start: op.p2, end }] : []));
     let opaque = false;
     code.forEach((op, at) => {
       if (!GATHER_OPCODES.has(op.opcode)) return;
-      const loops = code.filter((end, endAt) => LOOP_OPCODES.has(end.opcode) && end.p2 <= at && at < endAt && cursors.has(end.p1));
-      if (loops.length === 0) opaque = true;
-      for (const end of loops) add(end.p1);
+      const around = loops.filter((l) => l.start <= at && at < l.end);
+      if (around.length === 0) opaque = true;
+      for (const l of around) add(l.cursor);
     });
     if (opaque) for (const cursor of cursors.keys()) add(cursor);
     return [...tables];
