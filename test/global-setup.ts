@@ -4,15 +4,17 @@
  * setup; they share one cluster (started by the first, removed after the last), so a run of both projects
  * initialises PostgreSQL once. Without PostgreSQL the URL is '' and `pgSkipReason` says why — except under
  * CI=true, where the run fails. `CATI_TEST_PG=off` (npm run test:quick) starts none on purpose.
+ * Also once per run, on that cluster: a database the migrations have run on, the template of every test server's
+ * database (`pgTemplate`: copying it is a few times cheaper than migrating each new database again).
  * Also once per run: the server compiled to JavaScript for the tests that spawn the CLI (`serverBuild`).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { compileServer } from './helpers/compiled-server.ts';
-import { PgCluster, postgresBinDir } from './helpers/pg-cluster.ts';
+import { createTemplateDatabase, PgCluster, postgresBinDir } from './helpers/pg-cluster.ts';
 
-let shared: { cluster: Promise<PgCluster>; users: number } | undefined;
+let shared: { cluster: Promise<PgCluster>; template: Promise<string>; users: number } | undefined;
 let compiled: { dir: Promise<string>; users: number } | undefined;
 
 /**
@@ -34,6 +36,7 @@ async function provideServerBuild(project: TestProject): Promise<() => void> {
 function provideNone(project: TestProject, reason: string): undefined {
   console.warn(`SKIPPED (PostgreSQL tests): ${reason}`);
   project.provide('pgUrl', '');
+  project.provide('pgTemplate', '');
   project.provide('pgSkipReason', reason);
   return undefined;
 }
@@ -50,6 +53,7 @@ async function providePg(project: TestProject): Promise<(() => void) | undefined
   const existing = process.env.CATI_TEST_PG_URL;
   if (existing) {
     project.provide('pgUrl', existing);
+    project.provide('pgTemplate', '');
     project.provide('pgSkipReason', '');
     return undefined;
   }
@@ -59,11 +63,15 @@ async function providePg(project: TestProject): Promise<(() => void) | undefined
     if (process.env.CI === 'true') throw new Error('PostgreSQL is not installed (CI=true): apt-get install postgresql');
     return provideNone(project, 'PostgreSQL binaries not found (apt-get install postgresql, or set CATI_TEST_PG_URL)');
   }
-  shared ??= { cluster: PgCluster.create(bin), users: 0 };
+  if (!shared) {
+    const cluster = PgCluster.create(bin);
+    shared = { cluster, template: cluster.then((c) => createTemplateDatabase(c.url())), users: 0 };
+  }
   shared.users++;
   const mine = shared;
   const cluster = await mine.cluster;
   project.provide('pgUrl', cluster.url());
+  project.provide('pgTemplate', await mine.template);
   project.provide('pgSkipReason', '');
   return () => {
     if (--mine.users > 0) return;

@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { PgStore } from '../../server/db/pg-store.ts';
 
 /** The directory holding initdb and pg_ctl, or undefined when PostgreSQL is not installed. */
 export function postgresBinDir(): string | undefined {
@@ -101,18 +102,32 @@ export class PgCluster {
   }
 }
 
-/** Creates an empty database `t_<random>` on the server of `adminUrl`; resolves to its URL. */
-export async function createDatabase(adminUrl: string): Promise<string> {
+/**
+ * Creates a database `t_<random>` on the server of `adminUrl`, empty or a copy of `template` (a database nobody is
+ * connected to); resolves to its URL.
+ */
+export async function createDatabase(adminUrl: string, template = ''): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${name}`);
+    await client.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${pg.escapeIdentifier(template)}` : ''}`);
   } finally {
     await client.end();
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/**
+ * A database on the server of `adminUrl` that the migrations have run on (opened once as a store, then closed:
+ * nothing stays connected to it), to be copied with `createDatabase(adminUrl, name)`; resolves to its name.
+ */
+export async function createTemplateDatabase(adminUrl: string): Promise<string> {
+  const url = await createDatabase(adminUrl);
+  const store = await PgStore.open(url);
+  await store.close();
+  return new URL(url).pathname.slice(1);
 }
 

@@ -17,6 +17,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The admin URL of the run's PostgreSQL cluster ('' when there is none). */
     pgUrl: string;
+    /** A migrated database of that cluster to copy (global-setup.ts; '' when there is none). */
+    pgTemplate: string;
     /** Why there is no cluster (when pgUrl is ''). */
     pgSkipReason: string;
   }
@@ -35,10 +37,20 @@ export function freshPgDatabase(): Promise<string> {
   return createDatabase(url);
 }
 
+/**
+ * A fresh database on the run's cluster with the migrations already run: a copy of the run's template (empty when the
+ * run has none, e.g. with CATI_TEST_PG_URL: the store then migrates it when it opens, as a new database in production).
+ */
+export function migratedPgDatabase(): Promise<string> {
+  const url = inject('pgUrl');
+  if (!url) throw new Error(`No PostgreSQL for this run: ${inject('pgSkipReason')}`);
+  return createDatabase(url, inject('pgTemplate'));
+}
+
 
 /** A migrated store of either engine on fresh storage: a SQLite file in a temporary directory (removed on close) or a fresh PostgreSQL database. */
 export async function openTestStore(engine: 'sqlite' | 'postgres'): Promise<Store> {
-  if (engine === 'postgres') return PgStore.open(await freshPgDatabase());
+  if (engine === 'postgres') return PgStore.open(await migratedPgDatabase());
   const dir = mkdtempSync(join(tmpdir(), 'cati-store-'));
   const store = SqliteStore.open(join(dir, 'cati.sqlite'));
   const close = store.close.bind(store);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { defaultConfig, type ServerConfig } from '../../server/config.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import { testEngine } from './engine.ts';
-import { freshPgDatabase } from './postgres.ts';
+import { migratedPgDatabase } from './postgres.ts';
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef';
 
@@ -29,14 +29,14 @@ export interface RequestOptions {
 
 /**
  * The database of a data dir on this run's engine: undefined (the dir's SQLite file) or, when the run uses
- * PostgreSQL (CATI_TEST_DATABASE=postgres), a fresh database of the run's cluster made for the dir on first use
+ * PostgreSQL (CATI_TEST_DATABASE=postgres), a fresh database of the run's cluster (a copy of its migrated template) made for the dir on first use
  * and reused whenever a server starts again on the same dir (its URL kept in the dir).
  */
 export async function testDatabase(dataDir: string): Promise<string | undefined> {
   if (testEngine() !== 'postgres') return undefined;
   const file = join(dataDir, 'test-database-url');
   if (existsSync(file)) return readFileSync(file, 'utf8');
-  const url = await freshPgDatabase();
+  const url = await migratedPgDatabase();
   writeFileSync(file, url);
   return url;
 }

@@ -6,6 +6,7 @@ import { screenHref } from '../../renderer/src/composables/address-query.ts';
 import { compareValues, sortRows, useTableSort } from '../../renderer/src/composables/table-sort.ts';
 import { parseNumberList, splitCsvLine } from '../../renderer/src/stores/blacklist-import.ts';
 import { localInputToIso, presetRange, secondsBound, toLocalInput } from '../../renderer/src/stores/history-range.ts';
+import { zoneShort } from '../../renderer/src/stores/floor-format.ts';
 import { categoryFilter, categoryOf, type Outcome } from '../../renderer/src/stores/report-lookups.ts';
 
 describe('address query', () => {
@@ -101,5 +102,18 @@ describe('CSV cells', () => {
     expect(csvCell('=SUM(A1)')).toBe("'=SUM(A1)");
     expect(csvCell(-3)).toBe('-3');
     expect(csvCell(null)).toBe('');
+  });
+});
+
+describe('zone names', () => {
+  it("answers a zone's short name at each moment, across an offset change, though it keeps each minute's answer", () => {
+    const fresh = (zone: string, at: number) =>
+      new Intl.DateTimeFormat('en', { timeZone: zone, timeZoneName: 'short' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value;
+    const change = Date.UTC(2026, 2, 29, 1); // Europe/Amsterdam moves from UTC+1 to UTC+2
+    const moments = [change - 3_600_000, change - 1, change, change + 1, change + 59_999, change - 1, change + 86_400_000 * 220];
+    const names = moments.map((at) => zoneShort('Europe/Amsterdam', at));
+    expect(names).toEqual(moments.map((at) => fresh('Europe/Amsterdam', at)));
+    expect(names[1]).not.toBe(names[2]);
+    expect(zoneShort('Asia/Tokyo', change)).toBe(fresh('Asia/Tokyo', change));
   });
 });

@@ -63,16 +63,22 @@ export function formatClock(at: number | string, timeZone: string | null, withSe
   return f.format(typeof at === 'number' ? at : Date.parse(at));
 }
 
-const zoneNames = new Map<string, Intl.DateTimeFormat>();
+const zoneNames = new Map<string, { format: Intl.DateTimeFormat; minute: number; name: string }>();
 /**
- * The short name of a zone at a moment (`CET`, `GMT+9`). The formatter is made once per zone: making one costs
- * more than formatting with it, and the floor asks for every row on each second's render.
+ * The short name of a zone at a moment (`CET`, `GMT+9`). The floor asks for it for every row on each second's
+ * render, so the formatter is made once per zone (making one costs more than formatting with it) and its answer is
+ * kept for the minute asked about: a zone's name changes only at an offset change, which falls on a whole minute.
  */
 export function zoneShort(timeZone: string | null, at = Date.now()): string {
   const key = timeZone ?? '';
-  let f = zoneNames.get(key);
-  if (!f) zoneNames.set(key, (f = new Intl.DateTimeFormat('en', { timeZone: timeZone ?? undefined, timeZoneName: 'short' })));
-  return f.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  const minute = Math.floor(at / 60_000);
+  let z = zoneNames.get(key);
+  if (!z) zoneNames.set(key, (z = { format: new Intl.DateTimeFormat('en', { timeZone: timeZone ?? undefined, timeZoneName: 'short' }), minute: NaN, name: '' }));
+  if (z.minute !== minute) {
+    z.name = z.format.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+    z.minute = minute;
+  }
+  return z.name;
 }
 
 let browserZone: string | undefined;
