@@ -14,21 +14,29 @@ import type { TestProject } from 'vitest/node';
 import { compileServer } from './helpers/compiled-server.ts';
 import { createTemplateDatabase, PgCluster, postgresBinDir } from './helpers/pg-cluster.ts';
 
-let shared: { cluster: Promise<PgCluster>; template: Promise<string>; users: number } | undefined;
-let compiled: { dir: Promise<string>; users: number } | undefined;
+/**
+ * What the setups of one run share. vitest loads this file once for each project (and once more for the root
+ * config), each a module of its own, so module variables would start a cluster and compile the server for each:
+ * the shared state lives on the process's global object instead (every setup runs in vitest's main process).
+ */
+interface RunShared {
+  cluster?: { cluster: Promise<PgCluster>; template: Promise<string>; users: number };
+  compiled?: { dir: Promise<string>; users: number };
+}
+const run = ((globalThis as { catiTestRun?: RunShared }).catiTestRun ??= {});
 
 /**
  * The server compiled once per run for the tests that spawn the CLI (helpers/compiled-server.ts), provided as
  * `serverBuild`; shared by both projects like the cluster, removed after the last.
  */
 async function provideServerBuild(project: TestProject): Promise<() => void> {
-  compiled ??= { dir: compileServer(join(import.meta.dirname, '..')), users: 0 };
-  compiled.users++;
-  const mine = compiled;
+  run.compiled ??= { dir: compileServer(join(import.meta.dirname, '..')), users: 0 };
+  run.compiled.users++;
+  const mine = run.compiled;
   project.provide('serverBuild', await mine.dir);
   return () => {
     if (--mine.users > 0) return;
-    if (compiled === mine) compiled = undefined;
+    if (run.compiled === mine) run.compiled = undefined;
     void mine.dir.then((dir) => rmSync(dir, { recursive: true, force: true }));
   };
 }
@@ -63,19 +71,19 @@ async function providePg(project: TestProject): Promise<(() => void) | undefined
     if (process.env.CI === 'true') throw new Error('PostgreSQL is not installed (CI=true): apt-get install postgresql');
     return provideNone(project, 'PostgreSQL binaries not found (apt-get install postgresql, or set CATI_TEST_PG_URL)');
   }
-  if (!shared) {
+  if (!run.cluster) {
     const cluster = PgCluster.create(bin);
-    shared = { cluster, template: cluster.then((c) => createTemplateDatabase(c.url())), users: 0 };
+    run.cluster = { cluster, template: cluster.then((c) => createTemplateDatabase(c.url())), users: 0 };
   }
-  shared.users++;
-  const mine = shared;
+  run.cluster.users++;
+  const mine = run.cluster;
   const cluster = await mine.cluster;
   project.provide('pgUrl', cluster.url());
   project.provide('pgTemplate', await mine.template);
   project.provide('pgSkipReason', '');
   return () => {
     if (--mine.users > 0) return;
-    if (shared === mine) shared = undefined;
+    if (run.cluster === mine) run.cluster = undefined;
     cluster.remove();
   };
 }
