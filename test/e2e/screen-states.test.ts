@@ -201,6 +201,21 @@ describe('Surveys today: loading, stale after a failed refresh', () => {
   });
 });
 
+describe('Floor whose first load fails', () => {
+  it('says so as an alert with the server message and Retry, not "Nobody is logged in"; Retry shows the rows', async () => {
+    const page = await ui.open('floor', (c) => c.route('**/cati/floor?**', fail500));
+    const alert = page.getByRole('alert').filter({ hasText: 'The floor could not be loaded' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('Database on fire.');
+    expect(await page.getByText('Nobody is logged in.').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().unroute('**/cati/floor?**');
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('table', { name: 'Interviewers on the floor' }).getByText('Anna Berg').waitFor();
+    expect(await alert.count()).toBe(0);
+  });
+});
+
 describe('Floor with its event stream down', () => {
   it('marks its figures stale, stops the times and shows one banner however often it retries', async () => {
     const page: Page = await ui.open('floor', async (c) => {
