@@ -203,7 +203,9 @@ describe('Surveys today: loading, stale after a failed refresh', () => {
 
 describe('Floor whose first load fails', () => {
   it('says so as an alert with the server message and Retry, not "Nobody is logged in"; Retry shows the rows', async () => {
-    const page = await ui.open('floor', (c) => c.route('**/cati/floor?**', fail500));
+    const page = await ui.open('floor', async (c) => {
+      await c.route('**/cati/floor?**', fail500);
+    });
     const alert = page.getByRole('alert').filter({ hasText: 'The floor could not be loaded' });
     await alert.waitFor();
     expect(await alert.textContent()).toContain('Database on fire.');
