@@ -11,25 +11,53 @@ import { from as copyFrom } from 'pg-copy-streams';
 
 const ROWS_PER_CHUNK = 500;
 
+const SPECIAL = /[\\\t\n\r]/;
+const SPECIALS = /[\\\t\n\r]/g;
+const escapeSpecial = (c: string) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r');
 
 /** One value in COPY text format: `\N` for null, backslash escapes for \ tab newline CR, bytea as \\x hex. */
 export function copyText(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return SPECIAL.test(value) ? value.replace(SPECIALS, escapeSpecial) : value;
   if (value === null || value === undefined) return '\\N';
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (Buffer.isBuffer(value)) return `\\\\x${value.toString('hex')}`;
-  return String(value).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  return String(value).replace(SPECIALS, escapeSpecial);
 }
 
+/** One row as a line of COPY text. */
+function line(row: readonly unknown[], width: number): string {
+  if (row.length !== width) throw new Error(`copyRows: a row has ${row.length} values for ${width} columns`);
+  let text = copyText(row[0]);
+  for (let i = 1; i < width; i++) text += `\t${copyText(row[i])}`;
+  return `${text}\n`;
+}
+
+/**
+ * The rows as chunks of COPY text. A synchronous source is read with for...of: for await costs a promise per row
+ * (profiled: a sixth of the Node side of a 10,000-call ingest batch went to it and the per-row array of texts).
+ */
 async function* lines(rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>, width: number): AsyncGenerator<string> {
   let chunk = '';
   let n = 0;
-  for await (const row of rows) {
-    if (row.length !== width) throw new Error(`copyRows: a row has ${row.length} values for ${width} columns`);
-    chunk += `${row.map(copyText).join('\t')}\n`;
-    if (++n >= ROWS_PER_CHUNK) {
-      yield chunk;
-      chunk = '';
-      n = 0;
+  /** Adds a row; answers the chunk when it is full. */
+  const add = (row: readonly unknown[]): string | undefined => {
+    chunk += line(row, width);
+    if (++n < ROWS_PER_CHUNK) return undefined;
+    const full = chunk;
+    chunk = '';
+    n = 0;
+    return full;
+  };
+  if (Symbol.iterator in rows) {
+    for (const row of rows) {
+      const full = add(row);
+      if (full) yield full;
+    }
+  } else {
+    for await (const row of rows) {
+      const full = add(row);
+      if (full) yield full;
     }
   }
   if (chunk) yield chunk;
