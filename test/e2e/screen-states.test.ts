@@ -201,8 +201,10 @@ describe('Surveys today: loading, stale after a failed refresh', () => {
   });
 });
 
-describe('Floor whose first load fails', () => {
-  it('says so as an alert with the server message and Retry, not "Nobody is logged in"; Retry shows the rows', async () => {
+describe('Floor whose loads fail while its stream is up', () => {
+  const indicator = (page: Page) => page.locator('.live-indicator .live-state');
+
+  it('first load: an alert with the server message and Retry, not "Nobody is logged in", and the header does not say Live; Retry shows the rows', async () => {
     const page = await ui.open('floor', async (c) => {
       await c.route('**/cati/floor?**', fail500);
     });
@@ -210,11 +212,37 @@ describe('Floor whose first load fails', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain('Database on fire.');
     expect(await page.getByText('Nobody is logged in.').count()).toBe(0);
+    await expect.poll(() => indicator(page).textContent()).toBe('Not updating (the floor could not be loaded)');
     expect(await axeViolations(page)).toEqual([]);
     await page.context().unroute('**/cati/floor?**');
     await alert.getByRole('button', { name: 'Retry' }).click();
     await page.getByRole('table', { name: 'Interviewers on the floor' }).getByText('Anna Berg').waitFor();
     expect(await alert.count()).toBe(0);
+    await expect.poll(() => indicator(page).textContent()).toBe('Live');
+  });
+
+  it('a later load: the figures are marked stale and the times stop while events still arrive; Retry brings them back', async () => {
+    const page = await ui.open('floor');
+    const time = page.locator('.floor-table tbody tr .time-in-state');
+    await time.waitFor();
+    await expect.poll(() => indicator(page).textContent()).toBe('Live');
+    await page.context().route('**/cati/floor?**', fail500);
+    // An event the floor follows (a new interviewer, who changes no row): the page loads the floor again, and that load fails.
+    const created = await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'bert', DisplayName: 'Bert Visser' } });
+    expect(created.status).toBe(201);
+    const banner = page.getByTestId('floor-stale');
+    await banner.waitFor();
+    expect(await banner.textContent()).toMatch(/Not updating\. Figures as of \d\d:\d\d:\d\d — out of date; times in state are stopped\..*Database on fire\./);
+    expect(await indicator(page).textContent()).toBe('Not updating (the floor could not be loaded)');
+    const stopped = await time.textContent();
+    await page.waitForTimeout(2200);
+    expect(await time.textContent()).toBe(stopped);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().unroute('**/cati/floor?**');
+    await banner.getByRole('button', { name: 'Retry now' }).click();
+    await expect.poll(() => banner.count()).toBe(0);
+    expect(await indicator(page).textContent()).toBe('Live');
+    await expect.poll(() => time.textContent(), { timeout: 3000 }).not.toBe(stopped);
   });
 });
 

@@ -225,10 +225,11 @@ export const useFloorStore = defineStore('floor', () => {
     // While the stream is down the times stop: they would tick on figures nobody is sure of (CONTRACT §17).
     setInterval(() => {
       clock.value = Date.now();
-      if (live.status === 'live') now.value = clock.value;
+      if (live.status === 'live' && loadProblem.value === null) now.value = clock.value;
     }, 1000);
+    // Polled while the stream is down, and while loads fail with the stream up (events alone may not come).
     setInterval(() => {
-      if (live.status !== 'live') void loadQuietly();
+      if (live.status !== 'live' || loadProblem.value !== null) void loadQuietly();
     }, POLL_MS);
   }
 
@@ -254,8 +255,11 @@ export const useFloorStore = defineStore('floor', () => {
   useAddressQuery('wallboard', filterFields, loadGroupMembers);
 
   const live = useLiveEventsStore();
-  /** The stream is down: the figures are those of `lastUpdated` (polled every POLL_MS), marked stale, times stopped. */
-  const stale = computed(() => live.status !== 'live' && live.status !== 'connecting' && lastUpdated.value !== null);
+  /**
+   * The figures are those of `lastUpdated`, marked stale, times stopped: the stream is down (the floor is polled every
+   * POLL_MS), or the stream is up but the floor's loads fail (events arrive, the rows cannot follow them).
+   */
+  const stale = computed(() => lastUpdated.value !== null && ((live.status !== 'live' && live.status !== 'connecting') || loadProblem.value !== null));
   /** Reconnects the stream and reloads now (the banner's Retry). */
   function retry() {
     live.retryNow();
