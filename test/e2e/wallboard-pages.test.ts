@@ -16,11 +16,17 @@ beforeAll(async () => {
     const id = (await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: name, DisplayName: `Person ${name}`, Password: 'pass-1234' } })).body.InterviewerId;
     const r = await ui.server.json('POST', '/cati/interviewersessionhistory', { key: dialer, body: { InterviewerId: id, CallCenterId: 1, LoginTime: login } });
     expect(r.status).toBe(201);
+    if (i === 1) {
+      // A survey with a long name on one row: the widest a row gets, as on a real floor.
+      await ui.server.json('POST', '/cati/surveys', { body: { SurveyId: 'p9001', SurveyName: 'Customer satisfaction Q4 - Energy and utilities households', State: 'Open' } });
+      const call = { Time: new Date(Date.now() - 120_000).toISOString(), SurveyId: 'p9001', InterviewerId: id, TelephoneNumber: '0201234567', Duration: 60, ExtendedStatus: 1, CallCenterId: 1 };
+      expect((await ui.server.json('POST', '/cati/callhistory', { key: dialer, body: call })).status).toBe(201);
+    }
   }
 });
 afterAll(() => ui?.close());
 
-/** Watches the wallboard for `ms`: every name shown, and whether every shown row fitted in the window. */
+/** Watches the wallboard for `ms`: every name shown, and whether every shown row fitted in the window (down and across). */
 async function watchPages(page: Page, ms: number) {
   const seen = new Set<string>();
   let overflow = false;
@@ -32,10 +38,11 @@ async function watchPages(page: Page, ms: number) {
         names: rows.map((r) => r.querySelector('td')?.textContent?.trim() ?? ''),
         bottom: Math.max(0, ...rows.map((r) => r.getBoundingClientRect().bottom)),
         height: window.innerHeight,
+        wide: document.documentElement.scrollWidth > window.innerWidth,
       };
     });
     shot.names.forEach((n) => seen.add(n));
-    if (shot.bottom > shot.height) overflow = true;
+    if (shot.bottom > shot.height || shot.wide) overflow = true;
     await page.waitForTimeout(250);
   }
   return { seen, overflow };

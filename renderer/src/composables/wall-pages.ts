@@ -7,12 +7,19 @@ import { computed, nextTick, onBeforeUnmount, onMounted, ref, watch, type Ref } 
 /** Room kept under the last row (the page line). */
 const BOTTOM_MARGIN_PX = 56;
 
-/** Pages `count()` rows inside `container` (the element holding the table); `everyMs` per page. */
+/**
+ * Pages `count()` rows inside `container` (the element holding the table); `everyMs` per page. A page starts where the
+ * last one ended (not at page × rows-per-page): rows differ in height (a long survey name wraps), so how many fit changes
+ * from page to page, and a page size that grew would otherwise skip the rows between the two sizes.
+ */
 export function useWallPages(count: () => number, container: Ref<HTMLElement | null>, everyMs: number) {
   const perPage = ref(Number.MAX_SAFE_INTEGER);
-  const page = ref(0);
+  /** The first row shown. */
+  const start = ref(0);
   const pages = computed(() => Math.max(1, Math.ceil(count() / perPage.value)));
-  const range = computed<[number, number]>(() => [page.value * perPage.value, (page.value + 1) * perPage.value]);
+  /** The page number shown (from 0): where `start` falls, at the size that fits now. */
+  const page = computed(() => Math.min(pages.value - 1, Math.floor(start.value / perPage.value)));
+  const range = computed<[number, number]>(() => [start.value, start.value + perPage.value]);
 
   /** Rows that fit: the free height below the table body's top over the tallest row shown (never fewer than one). */
   function measure() {
@@ -23,7 +30,7 @@ export function useWallPages(count: () => number, container: Ref<HTMLElement | n
     const free = window.innerHeight - (body.getBoundingClientRect().top + window.scrollY) - BOTTOM_MARGIN_PX;
     const fit = Math.max(1, Math.floor(free / tallest));
     if (fit !== perPage.value) perPage.value = fit;
-    if (page.value >= pages.value) page.value = 0;
+    if (start.value >= count()) start.value = 0;
   }
   const remeasure = () => void nextTick(measure);
 
@@ -32,7 +39,8 @@ export function useWallPages(count: () => number, container: Ref<HTMLElement | n
     window.addEventListener('resize', remeasure);
     remeasure();
     timer = setInterval(() => {
-      page.value = (page.value + 1) % pages.value;
+      const next = start.value + perPage.value;
+      start.value = next >= count() ? 0 : next;
       remeasure();
     }, everyMs);
   });
