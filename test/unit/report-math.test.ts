@@ -3,7 +3,7 @@ import type {} from '../../renderer/env.d.ts';
 import { describe, expect, it } from 'vitest';
 import { productivityColumns } from '../../renderer/src/components/reports/productivity-columns.ts';
 import { exportTable } from '../../renderer/src/components/table/data-table.ts';
-import { formatHours, formatRate, formatShare, loginSeconds, perHour, productivityRows, share, tallyByKey } from '../../renderer/src/stores/report-math.ts';
+import { formatHours, formatRate, formatShare, loginSeconds, perHour, productivityRows, share, tallyByKey, withOpenBreaks } from '../../renderer/src/stores/report-math.ts';
 import type { Outcome } from '../../renderer/src/stores/report-lookups.ts';
 import { hourlySeries, hourlySummary, wholeHourOffset, zoneDays, zoneLabel } from '../../renderer/src/stores/zone-hours.ts';
 
@@ -59,6 +59,36 @@ describe('loginSeconds: sessions clipped to the range', () => {
     expect(Object.fromEntries(s)).toEqual({ 1: 7 * 3600, 2: 2 * 3600 });
     // An open session when the range ended before now counts to the end of the range.
     expect(loginSeconds(sessions, start, end, end + 5 * H).get(2)).toBe(16 * 3600);
+  });
+});
+
+describe('withOpenBreaks: breaks in progress count up to now', () => {
+  const at = (iso: string) => Date.parse(iso);
+  it('adds the time since an open break began (to now, or the range end when that is earlier) to its bucket, and leaves closed ones alone', () => {
+    const buckets = [
+      { InterviewerId: 7, BreakTypeId: 1, Breaks: 2, Seconds: 600 }, // one closed 10-minute break and one open
+      { InterviewerId: 8, BreakTypeId: 2, Breaks: 1, Seconds: null }, // only an open one
+      { InterviewerId: 9, BreakTypeId: 1, Breaks: 1, Seconds: 300 },
+    ];
+    const open = [
+      { InterviewerId: 7, BreakTypeId: 1, Time: '2026-11-27T10:00:00Z' },
+      { InterviewerId: 8, BreakTypeId: 2, Time: '2026-11-27T10:20:00Z' },
+    ];
+    const now = at('2026-11-27T10:25:00Z');
+    expect(withOpenBreaks(buckets, open, [], at('2026-11-28T00:00:00Z'), now).map((b) => b.Seconds)).toEqual([600 + 1500, 300, 300]);
+    // A range that ended at 10:15: the open break counts to the end, the one begun after it adds nothing.
+    expect(withOpenBreaks(buckets, open, [], at('2026-11-27T10:15:00Z'), now).map((b) => b.Seconds)).toEqual([600 + 900, null, 300]);
+    expect(buckets[0]!.Seconds).toBe(600); // the input is not changed
+  });
+
+  it('ends a break left open at the logout of the session it began in', () => {
+    const sessions = [
+      { InterviewerId: 7, LoginTime: '2026-11-27T08:00:00Z', LogoutTime: '2026-11-27T10:10:00Z' },
+      { InterviewerId: 7, LoginTime: '2026-11-27T10:20:00Z', LogoutTime: null },
+    ];
+    const buckets = [{ InterviewerId: 7, BreakTypeId: 1, Breaks: 1, Seconds: null }];
+    const open = [{ InterviewerId: 7, BreakTypeId: 1, Time: '2026-11-27T10:00:00Z' }];
+    expect(withOpenBreaks(buckets, open, sessions, at('2026-11-28T00:00:00Z'), at('2026-11-27T12:00:00Z'))[0]!.Seconds).toBe(600);
   });
 });
 

@@ -7,7 +7,7 @@ import { sortRows, useTableSort } from '../composables/table-sort.ts';
 import { useDisplayZoneStore } from './display-zone.ts';
 import { fetchCallCenters, fetchGroupOptions, fetchInterviewerOptions, OPTIONS_LIMIT, type CallCenter, type Group, type InterviewerOption } from './groups.ts';
 import { presetRange, rangeAddressFields, rangeBounds, type RangePreset } from './history-range.ts';
-import { loginSeconds, productivityRows, tallyByKey, type BreakBucket, type OutcomeBucket, type ProductivityRow, type SessionSpan } from './report-math.ts';
+import { loginSeconds, productivityRows, tallyByKey, withOpenBreaks, type BreakBucket, type OpenBreak, type OutcomeBucket, type ProductivityRow, type SessionSpan } from './report-math.ts';
 import { fetchOutcomes } from './report-lookups.ts';
 import { quietly, useResourceState } from './resource-state.ts';
 import { aggregate, allOf, fetchEvery, odataTime, timeRange } from './report-queries.ts';
@@ -92,12 +92,13 @@ export const useProductivityStore = defineStore('productivity', () => {
     const inCentre = centre.value && `CallCenterId eq ${Number(centre.value)}`;
     const ofMembers = members && (members.size ? `InterviewerId in (${[...members].join(',')})` : 'InterviewerId eq -1');
     const ofSurvey = survey.value && `SurveyId eq ${odataString(survey.value)}`;
-    const [calls, breaks, sessions, outcomes] = await Promise.all([
+    const [calls, breaks, openBreaks, sessions, outcomes] = await Promise.all([
       aggregate<OutcomeBucket & { InterviewerId: number | null }>(
         '/cati/callhistory',
         `filter(${allOf(timeRange('Time', start, end), inCentre, ofMembers, ofSurvey)})/groupby((InterviewerId,ExtendedStatus),${CALL_FIGURES})`,
       ),
       aggregate<BreakBucket>('/cati/breakhistory', `filter(${allOf(timeRange('Time', start, end), inCentre, ofMembers)})/groupby((InterviewerId,BreakTypeId),${BREAK_FIGURES})`),
+      fetchEvery<OpenBreak>('/cati/breakhistory', { $filter: allOf('Duration eq null', timeRange('Time', start, end), inCentre, ofMembers), $select: 'InterviewerId,BreakTypeId,Time' }),
       fetchEvery<SessionSpan>('/cati/interviewersessionhistory', {
         $filter: allOf(`LoginTime lt ${odataTime(end)}`, `(LogoutTime eq null or LogoutTime gt ${odataTime(start)})`, inCentre, ofMembers),
         $select: 'InterviewerId,LoginTime,LogoutTime',
@@ -108,7 +109,8 @@ export const useProductivityStore = defineStore('productivity', () => {
     const tallies = tallyByKey(calls, (r) => r.InterviewerId, outcomes);
     // A survey narrows the report to the interviewers who called for it; their login time and breaks stay whole.
     const only = survey.value ? new Set(tallies.keys()) : members;
-    result.value = productivityRows({ calls: tallies, login: loginSeconds(sessions, start, end, Date.now()), breaks, nameOf, only });
+    const now = Date.now();
+    result.value = productivityRows({ calls: tallies, login: loginSeconds(sessions, start, end, now), breaks: withOpenBreaks(breaks, openBreaks, sessions, end, now), nameOf, only });
     shownRange.value = asked;
   }
 

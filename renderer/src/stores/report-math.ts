@@ -78,6 +78,32 @@ export interface BreakBucket {
   Seconds: number | null;
 }
 
+/** A break still in progress (`Duration` null): who, which type, since when. */
+export interface OpenBreak {
+  InterviewerId: number | null;
+  BreakTypeId: number | null;
+  Time: string;
+}
+
+/**
+ * The break buckets with the breaks still in progress counted up to now (or the range's end, or the logout of the
+ * session the break began in, whichever is first): the aggregation sums `Duration`, which an open break does not have
+ * yet, so a 25-minute coffee break in progress read "1 · 0".
+ */
+export function withOpenBreaks(buckets: readonly BreakBucket[], open: readonly OpenBreak[], sessions: readonly SessionSpan[], end: number, now: number): BreakBucket[] {
+  const out = buckets.map((b) => ({ ...b }));
+  for (const o of open) {
+    const began = Date.parse(o.Time);
+    const session = sessions.find((s) => s.InterviewerId === o.InterviewerId && Date.parse(s.LoginTime) <= began && (s.LogoutTime === null || Date.parse(s.LogoutTime) > began));
+    const until = Math.min(now, end, session?.LogoutTime ? Date.parse(session.LogoutTime) : Infinity);
+    const seconds = Math.max(0, (until - began) / 1000);
+    if (!seconds) continue;
+    const bucket = out.find((b) => b.InterviewerId === o.InterviewerId && b.BreakTypeId === o.BreakTypeId);
+    if (bucket) bucket.Seconds = Number(bucket.Seconds ?? 0) + seconds;
+  }
+  return out;
+}
+
 /** Count and seconds of one break type. */
 export interface BreakFigure {
   count: number;
