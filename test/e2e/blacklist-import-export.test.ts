@@ -88,8 +88,12 @@ describe('Blacklist: sort, address, import in parts, export', () => {
     const text = await readFile((await download.path())!, 'utf8');
     const rows = text.replace(/^\uFEFF/, '').trim().split('\r\n');
     // The screen's columns in its order, the time in the zone shown (named in the header), then the id (CONTRACT §17).
-    const short = new Intl.DateTimeFormat('en', { timeZoneName: 'short' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')!.value;
-    expect(rows[0]).toBe(`Number,Type,Comment,Created (${short}),Id`);
+    // The zone by its short name when its offset is the same all year (UTC here), else by its IANA name.
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const offset = (at: number, style: 'short' | 'longOffset') => new Intl.DateTimeFormat('en', { timeZone: zone, timeZoneName: style }).formatToParts(at).find((p) => p.type === 'timeZoneName')!.value;
+    const year = new Date().getUTCFullYear();
+    const named = offset(Date.UTC(year, 0, 1), 'longOffset') === offset(Date.UTC(year, 6, 1), 'longOffset') ? offset(Date.now(), 'short') : zone;
+    expect(rows[0]).toBe(`Number,Type,Comment,Created (${named}),Id`);
     const expected = Array.from({ length: 25_000 }, (_, i) => i).filter((i) => i % 7 === 3).length;
     expect(rows).toHaveLength(expected + 1);
     expect(rows.slice(1).every((r) => /^0709\d{6},Equal,batch 3,"?\d[^"]*\d"?,\d+$/.test(r))).toBe(true);

@@ -6,7 +6,7 @@ import { screenHref } from '../../renderer/src/composables/address-query.ts';
 import { compareValues, sortRows, useTableSort } from '../../renderer/src/composables/table-sort.ts';
 import { parseNumberList, splitCsvLine } from '../../renderer/src/stores/blacklist-import.ts';
 import { localInputToIso, presetRange, secondsBound, toLocalInput } from '../../renderer/src/stores/history-range.ts';
-import { zoneShort } from '../../renderer/src/stores/floor-format.ts';
+import { zoneHeading, zoneShort } from '../../renderer/src/stores/floor-format.ts';
 import { categoryFilter, categoryOf, type Outcome } from '../../renderer/src/stores/report-lookups.ts';
 
 describe('address query', () => {
@@ -115,5 +115,14 @@ describe('zone names', () => {
     expect(names).toEqual(moments.map((at) => fresh('Europe/Amsterdam', at)));
     expect(names[1]).not.toBe(names[2]);
     expect(zoneShort('Asia/Tokyo', change)).toBe(fresh('Asia/Tokyo', change));
+  });
+
+  it('names a zone in column headers by its short name only when its offset is the same all year', () => {
+    const winter = Date.UTC(2026, 0, 15);
+    expect(zoneHeading('Europe/Amsterdam', winter)).toBe('Europe/Amsterdam'); // rows at GMT+1 and at GMT+2
+    expect(zoneHeading('America/New_York', winter)).toBe('America/New_York');
+    expect(zoneHeading('Asia/Tokyo', winter)).toBe('GMT+9');
+    expect(zoneHeading('UTC', winter)).toBe('UTC');
+    expect(zoneHeading('Pacific/Kiritimati', winter)).toBe('GMT+14');
   });
 });

@@ -7,13 +7,13 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { request } from '../api/client.ts';
 import type { ODataCollection } from '../api/odata.ts';
-import { zoneShort } from './floor-format.ts';
+import { zoneHeading } from './floor-format.ts';
 
 export const useDisplayZoneStore = defineStore('display-zone', () => {
   /** The centre's IANA zone; null = this computer's. */
   const zone = ref<string | null>(null);
-  /** Its short name now, for column headers: `CET`, `UTC`, `GMT+9`. */
-  const short = computed(() => zoneShort(zone.value));
+  /** Its name for column headers: `UTC`, `GMT+9`, or `Europe/Amsterdam` for a zone that changes its clocks (zoneHeading). */
+  const short = computed(() => zoneHeading(zone.value));
   let reading: Promise<void> | null = null;
 
   /** Reads the first centre's zone once (again after a failure). */

@@ -83,6 +83,25 @@ export function zoneShort(timeZone: string | null, at = Date.now()): string {
 
 let browserZone: string | undefined;
 
+const yearRound = new Map<string, boolean>();
+/**
+ * How a column header names a zone: its short name when that is the same all year (`UTC`, `GMT+9`), else its IANA name
+ * (`Europe/Amsterdam`). A table's rows fall on both sides of a clock change: a header saying `GMT+1` over July's rows
+ * (shown at GMT+2, rightly) told the reader the wrong offset.
+ */
+export function zoneHeading(timeZone: string | null, at = Date.now()): string {
+  const name = timeZone ?? (browserZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const year = new Date(at).getUTCFullYear();
+  const key = `${name} ${year}`;
+  let constant = yearRound.get(key);
+  if (constant === undefined) {
+    const format = new Intl.DateTimeFormat('en', { timeZone: name, timeZoneName: 'longOffset' });
+    const offset = (ms: number) => format.formatToParts(ms).find((p) => p.type === 'timeZoneName')?.value;
+    yearRound.set(key, (constant = offset(Date.UTC(year, 0, 1)) === offset(Date.UTC(year, 6, 1))));
+  }
+  return constant ? zoneShort(name, at) : name;
+}
+
 /** The label of a zone: its IANA name and its short name now (`Europe/Amsterdam, CET`; `UTC` once). */
 export function zoneLabel(timeZone: string | null, now = Date.now()): string {
   const name = timeZone ?? (browserZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);

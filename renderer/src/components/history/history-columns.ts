@@ -1,6 +1,6 @@
 /** The columns of each History tab: what a supervisor reads, formatted from the API's rows. */
 import { formatTime } from '../../api/odata.ts';
-import { zoneShort } from '../../stores/floor-format.ts';
+import { zoneHeading } from '../../stores/floor-format.ts';
 import type { HistoryRow, HistoryTab } from '../../stores/history.ts';
 import type { DataColumn, ExtraColumn } from '../table/data-table.ts';
 
@@ -35,7 +35,7 @@ const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const col = (label: string, field: string, mono = false): HistoryColumn => ({ label, value: (r) => text(r[field]), mono, field });
 /** A time column: shown in the display zone (the call centre's; the range's zone too), named in the header. */
 const timeCol = (label: string, field: string, zone: string | null): HistoryColumn =>
-  ({ label: `${label} (${zoneShort(zone)})`, value: (r) => formatTime(r[field] as string | null, zone), field });
+  ({ label: `${label} (${zoneHeading(zone)})`, value: (r) => formatTime(r[field] as string | null, zone), field });
 const secondsCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatSeconds(r[field]), field });
 const named = (label: string, field: string, name: (n: NameLookups, v: unknown) => string, idLabel: string): HistoryColumn =>
   ({ label, value: (r, n) => name(n, r[field]), field, idField: field, idLabel });
@@ -57,7 +57,7 @@ export function historyColumns(tab: Exclude<HistoryTab, 'variables'>, zone: stri
     ],
     sessions: [
       col('Session', 'SessionId'), interviewerCol, timeCol('Login', 'LoginTime', zone),
-      { label: `Logout (${zoneShort(zone)})`, value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : 'still logged in'), field: 'LogoutTime' },
+      { label: `Logout (${zoneHeading(zone)})`, value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : 'still logged in'), field: 'LogoutTime' },
       {
         label: 'Duration',
         value: (r) => (r.LogoutTime ? formatSeconds(Math.round((Date.parse(r.LogoutTime as string) - Date.parse(r.LoginTime as string)) / 1000)) : ''),
