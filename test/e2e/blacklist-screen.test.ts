@@ -92,7 +92,9 @@ describe('Blacklist screen in Chromium', () => {
     const check = page.getByRole('region', { name: 'Check a number' });
     await check.getByLabel('Number').fill('0409 555 111');
     await check.getByRole('button', { name: 'Check' }).click();
-    await expect.poll(() => page.getByTestId('check-result').textContent()).toMatch(/is blocked \(entry #\d+\)/);
+    // The entry that blocks it, as the table shows it (not an id): the StartWith prefix imported above.
+    await expect.poll(() => page.getByTestId('check-result').textContent()).toMatch(/0409 555 111\s+is blocked as it starts with 0409\./);
+    expect(await check.getByRole('status').textContent()).toContain('is blocked');
     await check.getByLabel('Number').fill('0123');
     await check.getByRole('button', { name: 'Check' }).click();
     await expect.poll(() => page.getByTestId('check-result').textContent()).toContain('is not on the blacklist');

@@ -30,6 +30,8 @@ export interface CheckResult {
   MatchedId: number | null;
   /** The digits the server compared (CONTRACT §14). */
   Normalized?: string;
+  /** The entry that blocks the number, read after a match (null when it could not be read, e.g. deleted since). */
+  Matched?: Pick<BlacklistItem, 'TelephoneNumber' | 'Type' | 'Comment'> | null;
 }
 
 const BASE = '/cati/blacklist';
@@ -103,8 +105,12 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     return saveFile(name, toCsv(['Number', 'Type', 'Comment', `Created (${tz.short})`, 'Id'], rows));
   }
 
+  /** Asks the server whether `number` is blocked and, when it is, which entry blocks it (its number, type and comment). */
   async function check(number: string): Promise<CheckResult> {
-    return request<CheckResult>('GET', `${BASE}/Controller.Check(telephoneNumber=${encodeURIComponent(odataString(number))})`);
+    const result = await request<CheckResult>('GET', `${BASE}/Controller.Check(telephoneNumber=${encodeURIComponent(odataString(number))})`);
+    if (!result.value || result.MatchedId === null) return result;
+    const Matched = await request<BlacklistItem>('GET', `${BASE}(${result.MatchedId})`, { query: { $select: 'TelephoneNumber,Type,Comment' } }).catch(() => null);
+    return { ...result, Matched };
   }
 
   return { ...list, search, sort, setSearch, add, update, remove, importItems, exportCsv, check };
