@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,9 +123,12 @@ describe.skipIf(unavailable !== undefined)(`a full data disk ${unavailable ? `(s
     fillVolume(root, filler, 64 * 1024);
     try {
       const to = join(backups, 'cli.sqlite');
-      const cli = spawnSync(process.execPath, [...CLI, 'backup', '--data-dir', join(root, 'data'), '--to', to], {
-        encoding: 'utf8',
-        timeout: 60_000,
+      // Run without blocking this process, whose event loop is the server's too: a spawnSync held it for seconds, and
+      // the request below then reused a keep-alive socket the server was just closing (ECONNRESET, once in CI).
+      const cli = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        execFile(process.execPath, [...CLI, 'backup', '--data-dir', join(root, 'data'), '--to', to], { encoding: 'utf8', timeout: 60_000 }, (err, _out, stderr) =>
+          resolve({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stderr }),
+        );
       });
       expect(cli.status, cli.stderr).toBe(2);
       expect(cli.stderr).toMatch(/disk is full/);
