@@ -41,7 +41,12 @@ describe('Blacklist: scrub a call list', () => {
     expect(removed.map((r) => r.split(',').slice(0, 4).join(','))).toEqual([
       'Id,Name,Phone,Reason', '1,Ann,0301000001,blacklist', '2,Bob,0900 123456,blacklist', '4,Dee,call me,invalid',
     ]);
-    await expect.poll(() => panel().getByRole('table', { name: 'Recent scrubs' }).locator('tbody tr').count()).toBe(1);
+    const recent = panel().getByRole('table', { name: 'Recent scrubs' });
+    await expect.poll(() => recent.locator('tbody tr').count()).toBe(1);
+    // Each count in a column of its own (sortable, like every table's columns), with the result's figures.
+    expect(await recent.locator('tbody tr td').evaluateAll((cells) => cells.slice(2, 5).map((c) => c.textContent!.trim()))).toEqual(['1', '2', '1']);
+    await recent.getByRole('columnheader', { name: 'Removed' }).getByRole('button').click();
+    expect(await recent.getByRole('columnheader', { name: 'Removed' }).getAttribute('aria-sort')).toBe('ascending');
     expect(await axeViolations(page)).toEqual([]);
   });
 
