@@ -102,7 +102,7 @@ export const useBlacklistStore = defineStore('blacklist', () => {
       if (page.value.length < PAGE) break;
     }
     const name = `blacklist-${utcDate()}.csv`;
-    return saveFile(name, toCsv(['Number', 'Type', 'Comment', `Created (${tz.short})`, 'Id'], rows));
+    return saveFile(name, toCsv(['Number', 'Type', 'Comment', `Created (${tz.heading})`, 'Id'], rows));
   }
 
   /** Asks the server whether `number` is blocked and, when it is, which entry blocks it (its number, type and comment). */

@@ -13,7 +13,7 @@ export const useDisplayZoneStore = defineStore('display-zone', () => {
   /** The centre's IANA zone; null = this computer's. */
   const zone = ref<string | null>(null);
   /** Its name for column headers: `UTC`, `GMT+9`, or `Europe/Amsterdam` for a zone that changes its clocks (zoneHeading). */
-  const short = computed(() => zoneHeading(zone.value));
+  const heading = computed(() => zoneHeading(zone.value));
   let reading: Promise<void> | null = null;
 
   /** Reads the first centre's zone once (again after a failure). */
@@ -26,10 +26,10 @@ export const useDisplayZoneStore = defineStore('display-zone', () => {
     return reading;
   }
 
-  return { zone, short, load };
+  return { zone, heading, load };
 });
 
-/** The display zone, read on first use: `zone` (null until known) and `short` for headers. */
+/** The display zone, read on first use: `zone` (null until known) and `heading` for column headers. */
 export function useDisplayZone() {
   const store = useDisplayZoneStore();
   void store.load();
