@@ -16,19 +16,18 @@ const ingest = async (path: string, body: unknown) => {
   return r.body.value?.[0] as number;
 };
 
-/** Grants desktop notifications and records every `new Notification(…)` in `window.__notes`. */
+/**
+ * Desktop notifications as granted, recording every `new Notification(…)` in `window.__notes`. The permission is
+ * the double's own: Chromium's headless shell answers 'denied' whatever the browser context grants.
+ */
 async function captureNotifications(context: BrowserContext) {
-  await context.grantPermissions(['notifications']);
   await context.addInitScript(() => {
     const w = window as unknown as { __notes: { title: string; body?: string }[]; Notification: unknown };
-    const Real = window.Notification;
     w.__notes = [];
     w.Notification = class {
-      static get permission() {
-        return Real.permission;
-      }
-      static requestPermission() {
-        return Real.requestPermission();
+      static readonly permission: NotificationPermission = 'granted';
+      static requestPermission(): Promise<NotificationPermission> {
+        return Promise.resolve('granted');
       }
       constructor(title: string, options?: NotificationOptions) {
         w.__notes.push({ title, body: options?.body });

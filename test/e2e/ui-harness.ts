@@ -8,7 +8,14 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const RENDERER_DIR = join(ROOT, 'dist', 'renderer');
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * Debian's Chromium for the tests: its headless shell (`chromium-headless-shell`, the same Blink and V8 without the
+ * browser's UI layers, what Playwright itself runs headless tests in) when installed, else the full browser in
+ * headless mode. Measured over the same 8 pages with axe-core: 8.8–9.4 s of CPU in the shell against 15–18 s in the
+ * full browser (axe-core's run 0.5 s against 1.4 s). CHROMIUM_PATH chooses another binary.
+ */
+const SHELL = '/usr/bin/chromium-headless-shell';
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? (existsSync(SHELL) ? SHELL : '/usr/bin/chromium');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /** Builds dist/renderer once when it is missing (`npm test` builds it before vitest runs). */
@@ -21,7 +28,7 @@ export function ensureRendererBuilt(): void {
 
 /** Debian's Chromium in headless mode (`npx playwright install` cannot run here). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium-headless-shell (or chromium, or set CHROMIUM_PATH)`);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }
 
