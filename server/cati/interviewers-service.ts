@@ -7,7 +7,7 @@ import {
 } from './body-fields.ts';
 import { checkVersion } from './etag-check.ts';
 import { missingGroup, ROOT_GROUP_ID } from './groups-service.ts';
-import { hashPassword } from './password.ts';
+import { hashPassword, INTERVIEWER_COST } from '../auth/passwords.ts';
 
 export const DIAL_TYPES = ['Automatic', 'Manual', 'Assisted'] as const;
 export const LIST_MODES = ['AssignedCallsOnly', 'AllCalls'] as const;
@@ -90,7 +90,7 @@ export async function createInterviewer(store: Store, body: unknown): Promise<nu
   const input = readInput(body, true);
   const id = (body as Record<string, unknown>).InterviewerId;
   if (id !== undefined && id !== 0 && id !== null) throw badRequest('InterviewerId must be absent or 0 when creating an interviewer (the server assigns it)');
-  const hash = input.password === undefined ? null : await hashPassword(input.password);
+  const hash = input.password === undefined ? null : await hashPassword(input.password, INTERVIEWER_COST);
   const now = Date.now();
   return store.transaction(async (tx) => {
     await assertReferences(tx, input);
@@ -122,7 +122,7 @@ export async function updateInterviewer(store: Store, id: number, body: unknown,
   const input = readInput(body, false);
   const bodyId = (body as Record<string, unknown>).InterviewerId;
   if (bodyId !== undefined && bodyId !== id) throw badRequest(`InterviewerId in the body (${String(bodyId)}) does not match the key ${id}`);
-  const hash = input.password === undefined ? undefined : await hashPassword(input.password);
+  const hash = input.password === undefined ? undefined : await hashPassword(input.password, INTERVIEWER_COST);
   const now = Date.now();
   await store.transaction(async (tx) => {
     checkVersion(await interviewerVersion(tx, id), ifMatch);

@@ -1,3 +1,4 @@
+import { scryptSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { createGroup, deleteGroup, getGroup, updateGroup } from '../../server/ca
 import { closeSession } from '../../server/cati/history-close.ts';
 import { ingestHistory } from '../../server/cati/history-ingest.ts';
 import { createInterviewer, deleteInterviewer, lockInterviewer, updateInterviewer } from '../../server/cati/interviewers-service.ts';
-import { verifyPassword } from '../../server/cati/password.ts';
+import { verifyPassword } from '../../server/auth/passwords.ts';
 import { createSurvey, getBasicProperties, updateSurvey } from '../../server/cati/surveys-service.ts';
 import { parseIsoTime } from '../../server/lib/time.ts';
 
@@ -96,6 +97,17 @@ describe('interviewers service', () => {
     expect(rows[0]!.pwd_set_date).toBeGreaterThan(0);
     await updateInterviewer(store, a, { DisplayName: 'A' });
     expect(db.prepare('SELECT password_hash FROM interviewers WHERE id = ?').pluck().get(a)).toBe(rows[0]!.password_hash);
+  });
+
+  it("hashes at the interviewer cost (p=1) and still reads hashes stored in base64 ('+', '/', '=') before", async () => {
+    const id = await createInterviewer(store, { Name: 'c', Password: 'secret-2' });
+    expect(db.prepare('SELECT password_hash FROM interviewers WHERE id = ?').pluck().get(id)).toMatch(/^scrypt\$16384\$8\$1\$[\w-]+\$[\w-]+$/);
+    const salt = Buffer.from('fbefbe' + '00'.repeat(13), 'hex'); // base64 '++++AAAA…=='
+    const key = scryptSync('secret-2', salt, 32, { N: 16384, r: 8, p: 1 });
+    const stored = `scrypt$16384$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
+    expect(stored).toMatch(/[+/=]/);
+    expect(await verifyPassword('secret-2', stored)).toBe(true);
+    expect(await verifyPassword('secret-3', stored)).toBe(false);
   });
 
   it('puts an interviewer without ParentGroups into the root group; PUT without ParentGroups keeps them', async () => {
