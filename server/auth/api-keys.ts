@@ -96,7 +96,12 @@ interface CachedKey {
 export interface KeyChangeSignal {
   /** Moves on every announced revocation and every reconnection of the listener; undefined while it cannot hear. */
   readonly keyVersion: number | undefined;
+  /** Resolves once `keyVersion` is no longer `since` (at once when it is not), or after `timeoutMs`. */
+  keyVersionPast(since: number, timeoutMs: number): Promise<void>;
 }
+
+/** How long a revocation waits to hear its own announcement before it answers (the listener is slow or away). */
+const ANNOUNCED_WITHIN_MS = 2000;
 
 /**
  * API-key store over the `api_keys` table. An authenticated key is cached by digest for a few seconds, and
@@ -134,8 +139,13 @@ export class ApiKeyStore {
    * comes back, keys are never deleted) — one small read. Tagged by source, so a change of source clears the cache.
    */
   private async revocationVersion(): Promise<string> {
-    const heard = this.signal?.keyVersion;
-    if (heard !== undefined) return `heard ${heard}`;
+    if (this.signal?.keyVersion !== undefined) {
+      // One turn of the event loop first: an announcement that reached the listener's socket in the same turn as
+      // this request is read before the version is.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const heard = this.signal.keyVersion;
+      if (heard !== undefined) return `heard ${heard}`;
+    }
     const data = await this.store.changeVersion();
     if (data !== null) return `data ${data}`;
     return `revoked ${await this.store.value<number>('SELECT count(revoked_at) FROM api_keys')}`;
@@ -187,9 +197,14 @@ export class ApiKeyStore {
     return (await this.store.all<KeyRow>('SELECT * FROM api_keys ORDER BY id')).map(toInfo);
   }
 
-  /** Revokes a key; returns false when no such active key exists. */
-  revoke(id: number): Promise<boolean> {
-    return this.store.transaction(async (tx) => {
+  /**
+   * Revokes a key; returns false when no such active key exists. With a signal (PostgreSQL), it answers once this
+   * process's listener has heard the revocation announced: every server's listener was told at the same commit, so
+   * a client that hears "revoked" and turns to another server finds the key refused there too (CONTRACT §2: at once).
+   */
+  async revoke(id: number): Promise<boolean> {
+    const before = this.signal?.keyVersion;
+    const revoked = await this.store.transaction(async (tx) => {
       const now = Date.now();
       if ((await tx.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, id])).changes === 0) return false;
       this.clearCache();
@@ -197,6 +212,8 @@ export class ApiKeyStore {
       await recordAudit(tx, { action: 'revoked', entity: 'keys', entityId: id, changes: { name, prefix, revokedAt: [null, new Date(now).toISOString()] } }, now);
       return true;
     });
+    if (revoked && before !== undefined) await this.signal!.keyVersionPast(before, ANNOUNCED_WITHIN_MS);
+    return revoked;
   }
 
   /** Records when a key was last used, at most once a minute, best effort (see `writeIfIdle`). */

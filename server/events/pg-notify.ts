@@ -51,6 +51,8 @@ export interface PgEventBridge extends EventSink {
   readonly connections: number;
   /** Moves whenever keys may have been revoked in any process; undefined while the listener is down (KeyChangeSignal). */
   readonly keyVersion: number | undefined;
+  /** Resolves once `keyVersion` is no longer `since` (at once when it is not), or after `timeoutMs` (KeyChangeSignal). */
+  keyVersionPast(since: number, timeoutMs: number): Promise<void>;
   /** Stops listening and cleaning up. */
   close(): Promise<void>;
 }
@@ -67,6 +69,8 @@ class Bridge implements PgEventBridge {
   connections = 0;
   /** Key announcements heard plus connections made (see keyVersion). */
   private keyChanges = 0;
+  /** Who waits for the next key announcement (keyVersionPast). */
+  private keyWaiters: (() => void)[] = [];
   private closed = false;
   private backoffMs = 250;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -104,6 +108,25 @@ class Bridge implements PgEventBridge {
 
   get keyVersion(): number | undefined {
     return this.client === null ? undefined : this.keyChanges;
+  }
+
+  keyVersionPast(since: number, timeoutMs: number): Promise<void> {
+    if (this.keyVersion !== since) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      this.keyWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private keyChanged(): void {
+    this.keyChanges++;
+    const waiters = this.keyWaiters;
+    this.keyWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   async publish(events: Batch): Promise<void> {
@@ -183,7 +206,7 @@ class Bridge implements PgEventBridge {
     client.on('end', () => this.lost(client));
     client.on('notification', (msg) => {
       if (msg.channel === CHANNEL && msg.payload) this.enqueue([Number(msg.payload)]);
-      else if (msg.channel === KEYS_CHANNEL) this.keyChanges++;
+      else if (msg.channel === KEYS_CHANNEL) this.keyChanged();
     });
     try {
       await client.connect();
@@ -199,7 +222,7 @@ class Bridge implements PgEventBridge {
       return;
     }
     const reconnected = this.connections > 0;
-    this.keyChanges++; // revocations announced while no listener heard them: every cached key is read again
+    this.keyChanged(); // revocations announced while no listener heard them: every cached key is read again
     this.client = client;
     this.connections++;
     this.backoffMs = 250;

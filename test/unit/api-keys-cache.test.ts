@@ -53,4 +53,31 @@ describe('The API-key cache and revocations by another connection or process', (
     await elsewhere.create('another', ['cati_administrate']);
     expect((await here.authenticate(kept.key))?.name).toBe('kept');
   });
+
+  it('with a key-change signal, a revocation answers only once the signal has heard it (or its wait ran out)', async () => {
+    const [a] = twoConnections();
+    let version = 7;
+    const waits: { since: number; wake: () => void }[] = [];
+    const signal = {
+      get keyVersion() {
+        return version;
+      },
+      keyVersionPast: (since: number) => new Promise<void>((wake) => waits.push({ since, wake })),
+    };
+    const keys = new ApiKeyStore(asPostgres(a));
+    keys.useKeyChangeSignal(signal);
+    const made = await keys.create('dialer', ['cati_integrate']);
+    let answered = false;
+    const revoking = keys.revoke(made.info.id).then((ok) => ((answered = true), ok));
+    await expect.poll(() => waits.length).toBe(1);
+    expect(waits[0]!.since).toBe(7);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(answered).toBe(false);
+    version++;
+    waits[0]!.wake();
+    expect(await revoking).toBe(true);
+    // Nothing revoked: nothing to wait for.
+    expect(await keys.revoke(made.info.id)).toBe(false);
+    expect(waits).toHaveLength(1);
+  });
 });
