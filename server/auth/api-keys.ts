@@ -96,11 +96,11 @@ interface CachedKey {
 export interface KeyChangeSignal {
   /** Moves on every announced revocation and every reconnection of the listener; undefined while it cannot hear. */
   readonly keyVersion: number | undefined;
-  /** Resolves once `keyVersion` is no longer `since` (at once when it is not), or after `timeoutMs`. */
-  keyVersionPast(since: number, timeoutMs: number): Promise<void>;
+  /** Resolves once every server's listener has heard of a revocation just committed, or after `timeoutMs`. */
+  revocationHeard(timeoutMs: number): Promise<void>;
 }
 
-/** How long a revocation waits to hear its own announcement before it answers (the listener is slow or away). */
+/** How long a revocation waits for every server to hear of it before it answers (a listener is slow or away). */
 const ANNOUNCED_WITHIN_MS = 2000;
 
 /**
@@ -193,12 +193,11 @@ export class ApiKeyStore {
   }
 
   /**
-   * Revokes a key; returns false when no such active key exists. With a signal (PostgreSQL), it answers once this
-   * process's listener has heard the revocation announced: every server's listener was told at the same commit, so
-   * a client that hears "revoked" and turns to another server finds the key refused there too (CONTRACT §2: at once).
+   * Revokes a key; returns false when no such active key exists. With a signal (PostgreSQL), it answers once every
+   * server's listener has heard of it, so a client that hears "revoked" and turns to another server finds the key
+   * refused there too (CONTRACT §2: at once; §12).
    */
   async revoke(id: number): Promise<boolean> {
-    const before = this.signal?.keyVersion;
     const revoked = await this.store.transaction(async (tx) => {
       const now = Date.now();
       if ((await tx.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, id])).changes === 0) return false;
@@ -207,7 +206,7 @@ export class ApiKeyStore {
       await recordAudit(tx, { action: 'revoked', entity: 'keys', entityId: id, changes: { name, prefix, revokedAt: [null, new Date(now).toISOString()] } }, now);
       return true;
     });
-    if (revoked && before !== undefined) await this.signal!.keyVersionPast(before, ANNOUNCED_WITHIN_MS);
+    if (revoked && this.signal) await this.signal.revocationHeard(ANNOUNCED_WITHIN_MS);
     return revoked;
   }
 

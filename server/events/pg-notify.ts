@@ -14,6 +14,7 @@
  * may have missed some while away), and is undefined while the listener is down, so the key cache asks the
  * database again until it listens.
  */
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { PgStore } from '../db/pg-store.ts';
 import type { EventHub } from './event-hub.ts';
@@ -27,6 +28,8 @@ export type LocalHub = Pick<EventHub, 'publish'>;
 const CHANNEL = 'cati_events';
 /** NOTIFYed by the trigger of migration 021 when API keys are revoked. */
 const KEYS_CHANNEL = 'cati_keys';
+/** Where listeners answer a revocation's nonce (revocationHeard). */
+const ACK_CHANNEL = 'cati_keys_ack';
 /** The listener's application_name in pg_stat_activity. */
 export const LISTENER_NAME = 'cati-events';
 /** The database's clock in epoch ms (one clock for every process). */
@@ -51,8 +54,8 @@ export interface PgEventBridge extends EventSink {
   readonly connections: number;
   /** Moves whenever keys may have been revoked in any process; undefined while the listener is down (KeyChangeSignal). */
   readonly keyVersion: number | undefined;
-  /** Resolves once `keyVersion` is no longer `since` (at once when it is not), or after `timeoutMs` (KeyChangeSignal). */
-  keyVersionPast(since: number, timeoutMs: number): Promise<void>;
+  /** Resolves once every server's listener has heard of a revocation just committed, or after `timeoutMs` (KeyChangeSignal). */
+  revocationHeard(timeoutMs: number): Promise<void>;
   /** Stops listening and cleaning up. */
   close(): Promise<void>;
 }
@@ -69,8 +72,8 @@ class Bridge implements PgEventBridge {
   connections = 0;
   /** Key announcements heard plus connections made (see keyVersion). */
   private keyChanges = 0;
-  /** Who waits for the next key announcement (keyVersionPast). */
-  private keyWaiters: (() => void)[] = [];
+  /** Revocations this process announced, by nonce: the listeners yet to answer, and the waiter to wake (revocationHeard). */
+  private readonly keyAcks = new Map<string, { left: number; done: () => void }>();
   private closed = false;
   private backoffMs = 250;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -110,23 +113,42 @@ class Bridge implements PgEventBridge {
     return this.client === null ? undefined : this.keyChanges;
   }
 
-  keyVersionPast(since: number, timeoutMs: number): Promise<void> {
-    if (this.keyVersion !== since) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      timer.unref();
-      this.keyWaiters.push(() => {
+  /**
+   * Announces on `cati_keys` a nonce after a revocation has committed, and resolves when as many listeners as
+   * the database has (this one too) have answered it on `cati_keys_ack`. Each listener reads its notifications in
+   * commit order, so one that answers has counted the revocation's own announcement (migration 021) already, and
+   * its server refuses the key from then on. A listener that is away when asked counts its reconnection as a key
+   * change anyway; the wait is bounded by `timeoutMs` in case one never answers.
+   */
+  async revocationHeard(timeoutMs: number): Promise<void> {
+    if (this.client === null) return;
+    const nonce = randomUUID();
+    const listeners = (await this.store.value<number>(
+      'SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND application_name = ?',
+      [LISTENER_NAME],
+    ))!;
+    await new Promise<void>((resolve) => {
+      const done = () => {
         clearTimeout(timer);
+        this.keyAcks.delete(nonce);
         resolve();
-      });
+      };
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      this.keyAcks.set(nonce, { left: listeners, done });
+      this.store.value('SELECT pg_notify(?, ?)', [KEYS_CHANNEL, nonce]).catch(done);
     });
   }
 
-  private keyChanged(): void {
+  /** A notification on `cati_keys`: a key change; a nonce (revocationHeard) is answered on `cati_keys_ack`. */
+  private keyChanged(client: pg.Client | null, nonce: string | undefined): void {
     this.keyChanges++;
-    const waiters = this.keyWaiters;
-    this.keyWaiters = [];
-    for (const wake of waiters) wake();
+    if (client && nonce) client.query('SELECT pg_notify($1, $2)', [ACK_CHANNEL, nonce]).catch(() => undefined);
+  }
+
+  private keyAcked(nonce: string | undefined): void {
+    const waiting = nonce ? this.keyAcks.get(nonce) : undefined;
+    if (waiting && --waiting.left <= 0) waiting.done();
   }
 
   async publish(events: Batch): Promise<void> {
@@ -206,11 +228,12 @@ class Bridge implements PgEventBridge {
     client.on('end', () => this.lost(client));
     client.on('notification', (msg) => {
       if (msg.channel === CHANNEL && msg.payload) this.enqueue([Number(msg.payload)]);
-      else if (msg.channel === KEYS_CHANNEL) this.keyChanged();
+      else if (msg.channel === KEYS_CHANNEL) this.keyChanged(client, msg.payload);
+      else if (msg.channel === ACK_CHANNEL) this.keyAcked(msg.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}; LISTEN ${KEYS_CHANNEL}`);
+      await client.query(`LISTEN ${CHANNEL}; LISTEN ${KEYS_CHANNEL}; LISTEN ${ACK_CHANNEL}`);
       // First connection: rows written before this process listened are not its to deliver.
       if (this.startTime === 0) this.lastTime = this.startTime = (await client.query<{ now: number }>(`SELECT ${NOW_MS} AS now`)).rows[0]!.now;
     } catch (err) {
@@ -222,7 +245,7 @@ class Bridge implements PgEventBridge {
       return;
     }
     const reconnected = this.connections > 0;
-    this.keyChanged(); // revocations announced while no listener heard them: every cached key is read again
+    this.keyChanged(null, undefined); // revocations announced while no listener heard them: every cached key is read again
     this.client = client;
     this.connections++;
     this.backoffMs = 250;
