@@ -12,7 +12,8 @@
  * The same connection LISTENs on `cati_keys`, which a trigger on `api_keys` (migration 021) NOTIFYs whenever a
  * statement revokes keys: `keyVersion` moves on each such announcement and on every reconnection (the listener
  * may have missed some while away), and is undefined while the listener is down, so the key cache asks the
- * database again until it listens.
+ * database again until it listens. A revocation through this server waits until every listener has answered a
+ * nonce it announces after the commit (`revocationHeard`), so no server still accepts the key once it is answered.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
