@@ -4,7 +4,7 @@
  * answers — services must not be able to tell the engines apart.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { insertMany } from '../../server/db/bulk.ts';
+import { insertMany, insertReturningIds } from '../../server/db/bulk.ts';
 import { listMigrations } from '../../server/db/open.ts';
 import { PG_MIGRATIONS_DIR } from '../../server/db/pg-migrate.ts';
 import type { Store } from '../../server/db/store.ts';
@@ -214,6 +214,19 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
     expect(await store.value("INSERT INTO groups (name) VALUES ('generated') RETURNING id")).toBe(51);
     await insertMany(store, 'interviewers', ['id', 'name'], [[70, 'iv70'], [71, 'iv71']]);
     expect(await store.value("INSERT INTO interviewers (name) VALUES ('next') RETURNING id")).toBe(72);
+  });
+
+  it('answers the new ids in row order, never an id the table held before', async () => {
+    const add = (numbers: string[]) => store.transaction((tx) => insertReturningIds(tx, 'blacklist', ['telephone_number', 'type', 'created'], numbers.map((n) => [n, 'Equal', 1])));
+    const first = await add(['3110', '3111', '3112']);
+    expect(first).toEqual([first[0], first[0]! + 1, first[0]! + 2]);
+    expect(await store.rows('SELECT id, telephone_number FROM blacklist WHERE id >= ? ORDER BY id', [first[0]])).toEqual(first.map((id, i) => [id, `311${i}`]));
+    await store.run('DELETE FROM blacklist WHERE id = ?', [first[2]]); // the largest: an AUTOINCREMENT id is not given again
+    expect(await add(['3113'])).toEqual([first[2]! + 1]);
+    await expect(add(['3120', '3110'])).rejects.toThrow(); // a stored number: the whole insert fails
+    expect(await store.value("SELECT count(*) FROM blacklist WHERE telephone_number = '3120'")).toBe(0);
+    const [next] = await add(['3120']); // PostgreSQL's sequence keeps the ids the failed insert drew
+    expect(next).toBeGreaterThan(first[2]! + 1);
   });
 
   it('keeps the call summaries, id ranges and break types by trigger, with identical rows', async () => {
