@@ -5,7 +5,7 @@
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { CountryCode } from 'libphonenumber-js';
 import { diffChanges, recordAudit } from '../audit/audit-log.ts';
-import { insertReturningIds } from '../db/bulk.ts';
+import { insertNewReturningIds } from '../db/bulk.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { changeList, entityRecord, publishChange, publishChanges, wireRecord, type Change, type EventList } from '../events/publisher.ts';
@@ -188,37 +188,21 @@ const PARSE_SLICE = 1000;
 type ValidItem = { number: string; type: BlacklistType; comment: string | null };
 
 const IMPORT_COLUMNS = ['telephone_number', 'type', 'comment', 'created'] as const;
+/** The table's unique key: an import adds a (number, Type) once. */
+const IMPORT_KEY = ['telephone_number', 'type'] as const;
 
 /**
- * Stores the import's new items and answers them as GET reads them. Repeats within the import are dropped first
- * (the first one stays), then those stored already (one indexed read of the import's numbers); the rest go in with
- * `insertReturningIds` (COPY on PostgreSQL), whose ids come back in row order. Before, each 500-row INSERT … ON
- * CONFLICT DO NOTHING RETURNING handed back four columns per new row (numbers as strings) and doubled the cost of
- * the write itself on SQLite. Inside the transaction no other writer can add a number in between: SQLite holds the
- * write lock, and PostgreSQL's serializable transaction reports a concurrent insert of a number it read as a
- * serialization failure, which the store retries.
+ * Stores the import's new items and answers them as GET reads them: insertNewReturningIds keeps the first of
+ * repeats within the import and leaves out those stored already (db/bulk.ts), and hands back which went in with
+ * their ids. Before, each 500-row INSERT … ON CONFLICT DO NOTHING RETURNING handed back four columns per new row
+ * (numbers as strings) and doubled the cost of the write itself on SQLite.
  */
 async function insertNew(tx: Queryable, valid: readonly ValidItem[], now: number): Promise<EventList<Change>> {
-  // One set of numbers per Type (no key string made per item).
-  const seen: Record<BlacklistType, Set<string>> = { Equal: new Set(), StartWith: new Set() };
-  const fresh: ValidItem[] = [];
-  for (const v of valid) {
-    const set = seen[v.type];
-    if (set.has(v.number)) continue;
-    set.add(v.number);
-    fresh.push(v);
-  }
-  const stored = await tx.all<{ n: string; t: BlacklistType }>(
-    `SELECT telephone_number AS n, type AS t FROM blacklist WHERE telephone_number IN ${tx.dialect.jsonValues('text')}`,
-    [JSON.stringify(fresh.map((v) => v.number))],
-  );
-  const exists: Record<BlacklistType, Set<string>> = { Equal: new Set(), StartWith: new Set() };
-  for (const r of stored) exists[r.t].add(r.n);
-  const items = stored.length ? fresh.filter((v) => !exists[v.type].has(v.number)) : fresh;
-  const ids = await insertReturningIds(tx, 'blacklist', IMPORT_COLUMNS, items.map((v) => [v.number, v.type, v.comment, now]));
+  const rows = valid.map((v) => [v.number, v.type, v.comment, now]);
+  const { index, ids } = await insertNewReturningIds(tx, 'blacklist', IMPORT_COLUMNS, rows, IMPORT_KEY);
   // The items added, as the import's /events changes (`created`, each record as GET reads it), made when sent.
-  return changeList(items.length, (i) => {
-    const v = items[i]!;
+  return changeList(index.length, (i) => {
+    const v = valid[index[i]!]!;
     const row: Row = { Id: ids[i], TelephoneNumber: v.number, Type: v.type, Comment: v.comment, Created: now, '@etag': 1 };
     return { type: 'blacklist', action: 'created', id: ids[i]!, record: wireRecord(blacklistModel, row) };
   });

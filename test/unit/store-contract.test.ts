@@ -4,7 +4,7 @@
  * answers — services must not be able to tell the engines apart.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { insertMany, insertReturningIds } from '../../server/db/bulk.ts';
+import { insertMany, insertNewReturningIds, insertReturningIds } from '../../server/db/bulk.ts';
 import { listMigrations } from '../../server/db/open.ts';
 import { PG_MIGRATIONS_DIR } from '../../server/db/pg-migrate.ts';
 import type { Store } from '../../server/db/store.ts';
@@ -227,6 +227,26 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
     expect(await store.value("SELECT count(*) FROM blacklist WHERE telephone_number = '3120'")).toBe(0);
     const [next] = await add(['3120']); // PostgreSQL's sequence keeps the ids the failed insert drew
     expect(next).toBeGreaterThan(first[2]! + 1);
+  });
+
+  it('inserts only the rows new to the table and to the batch, answering their indexes and ids in order', async () => {
+    const cols = ['telephone_number', 'type', 'comment', 'created'];
+    const [stored] = await store.transaction((tx) => insertReturningIds(tx, 'blacklist', cols, [['3150', 'Equal', null, 1]]));
+    const rows = [
+      ['3150', 'Equal', 'stored already', 2],
+      ['3151', 'Equal', 'first', 2],
+      ['3151', 'Equal', 'a repeat', 2],
+      ['3150', 'StartWith', 'another type', 2],
+      ['3152', 'Equal', null, 2],
+    ];
+    const { index, ids } = await store.transaction((tx) => insertNewReturningIds(tx, 'blacklist', cols, rows, ['telephone_number', 'type']));
+    expect(index).toEqual([1, 3, 4]);
+    expect(ids).toHaveLength(3);
+    expect(ids[0]).toBeGreaterThan(stored!);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    const got = await store.rows('SELECT id, telephone_number, type, comment FROM blacklist WHERE created = 2 ORDER BY id');
+    expect(got).toEqual(index.map((i, k) => [ids[k], rows[i]![0], rows[i]![1], rows[i]![2]]));
+    expect(await store.transaction((tx) => insertNewReturningIds(tx, 'blacklist', cols, rows, ['telephone_number', 'type']))).toEqual({ index: [], ids: [] });
   });
 
   it('keeps the call summaries, id ranges and break types by trigger, with identical rows', async () => {
