@@ -4,7 +4,8 @@
  * (one prepared statement reused) on SQLite, yielding to the event loop between statements.
  *
  * `insertReturningIds` (history ingest) answers the new ids in row order: on PostgreSQL they are drawn from the
- * table's sequence in one statement and the rows COPYed with them.
+ * table's sequence in one statement and the rows COPYed with them. `insertNewReturningIds` (blacklist import) does
+ * the same for the rows new to the table's unique key.
  *
  * `ignoreConflicts` skips rows that collide with stored ones or with each other. COPY cannot skip, so on
  * PostgreSQL the rows are copied into a staging table dropped at commit and merged with one
@@ -99,8 +100,8 @@ const NEXT_IDS = "WITH s AS MATERIALIZED (SELECT pg_get_serial_sequence(?, 'id')
  * Inserts `rows` (values in `columns` order) into `table`, whose integer key `id` the database assigns, inside the
  * caller's transaction; resolves to the new ids in row order, ascending. PostgreSQL: one statement draws the ids
  * from the table's sequence, then one COPY writes the rows with them (no parsing of thousands of parameters, no
- * RETURNING). SQLite: the ids follow the largest the table holds or held, and go in with the rows, ROWS_PER_INSERT rows or a
- * power of two (the rest) per INSERT, so a few statement texts serve every size.
+ * RETURNING). SQLite: the ids follow the largest the table holds or held, and go in with the rows, ROWS_PER_INSERT
+ * rows or a power of two (the rest) per INSERT, so a few statement texts serve every size.
  */
 export async function insertReturningIds(q: Queryable, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number[]> {
   assertPlainIdentifiers([table, ...columns]);
