@@ -154,8 +154,8 @@ async function sqliteInsertWithIds(q: Queryable, table: string, columns: readonl
 }
 
 /**
- * Inserts those of `rows` whose `key` columns (the table's unique key; the first one text) match no stored row and
- * no earlier row of `rows`, inside the caller's transaction. Resolves to the rows inserted: their indexes in `rows`
+ * Inserts those of `rows` whose `key` columns (the table's only unique key besides `id`; the first one text) match
+ * no stored row and no earlier row of `rows`, inside the caller's transaction. Resolves to the rows inserted: their indexes in `rows`
  * and their new ids, both ascending. SQLite: INSERT … ON CONFLICT DO NOTHING with ids chosen beforehand, then one
  * read of that id range tells which went in (no lookup of the keys). PostgreSQL (COPY cannot skip a row): repeats
  * are dropped here and stored keys looked up with one indexed read; the rest go in with insertReturningIds. Inside
