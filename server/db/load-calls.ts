@@ -24,8 +24,23 @@ async function rebuildCallIdRanges(tx: Queryable): Promise<void> {
 }
 
 /**
+ * The check of migration 022's trigger (disabled for the COPY), run once over the calls loaded: every survey
+ * and call centre they name exists, locked FOR KEY SHARE until the commit.
+ */
+async function checkReferences(tx: Queryable, after: number): Promise<void> {
+  await tx.column('SELECT 1 FROM surveys WHERE id IN (SELECT survey_id FROM calls WHERE id > ?) FOR KEY SHARE', [after]);
+  await tx.column('SELECT 1 FROM call_centers WHERE id IN (SELECT call_center_id FROM calls WHERE id > ?) FOR KEY SHARE', [after]);
+  const missing = await tx.get<{ survey_id: string; call_center_id: number }>(
+    `SELECT survey_id, call_center_id FROM calls c WHERE id > ?
+       AND (NOT EXISTS (SELECT 1 FROM surveys s WHERE s.id = c.survey_id) OR NOT EXISTS (SELECT 1 FROM call_centers cc WHERE cc.id = c.call_center_id)) LIMIT 1`,
+    [after],
+  );
+  if (missing) throw new Error(`loadCalls: a call names survey ${missing.survey_id} and call centre ${missing.call_center_id}, one of which does not exist`);
+}
+
+/**
  * PostgreSQL's path of loadCalls, in one transaction: the secondary indexes of `calls` dropped and its triggers
- * disabled for the COPY, then the indexes recreated from their stored definitions, `call_id_ranges` and
+ * disabled for the COPY (their reference check run once over the new rows), then the indexes recreated from their stored definitions, `call_id_ranges` and
  * `call_counts` rebuilt from the rows and the triggers enabled again.
  */
 async function loadCallsPostgres(store: Store, columns: readonly string[], rows: Iterable<readonly unknown[]>, log: (line: string) => void): Promise<void> {
@@ -36,8 +51,10 @@ async function loadCallsPostgres(store: Store, columns: readonly string[], rows:
          AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'calls'::regclass)`,
     );
     for (const def of indexes) await tx.exec(`DROP INDEX ${/^CREATE (?:UNIQUE )?INDEX (\S+)/.exec(def)![1]}`);
+    const before = (await tx.value<number>('SELECT coalesce(max(id), 0) FROM calls'))!;
     await tx.exec('ALTER TABLE calls DISABLE TRIGGER USER');
     await insertMany(tx, 'calls', columns, rows);
+    await checkReferences(tx, before);
     log(`seed: rows written in ${Math.round(performance.now() - started)} ms; indexing…`);
     for (const def of indexes) await tx.exec(def);
     await tx.exec('ALTER TABLE calls ENABLE TRIGGER USER');
