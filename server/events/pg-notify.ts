@@ -19,9 +19,67 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { PgStore } from '../db/pg-store.ts';
 import type { EventHub } from './event-hub.ts';
-import { eventData, type EventList, type EventSink } from './publisher.ts';
+import { eventData, type EventList, type EventSink, type EventType, type HubEvent } from './publisher.ts';
 
 type Batch = EventList;
+
+/**
+ * A run of events in the outbox: consecutive events of one type whose data have the same keys in the same
+ * order, the data as rows of values. An ingest of 10,000 calls is one run of 1 MB, where 10,000 objects each
+ * naming their keys were 3 MB: the text made, sent and stored per batch was 60-100 ms of a 400 ms ingest
+ * (JSON.stringify, Buffer.byteLength in pg's bind, the INSERT; node --cpu-prof and a /tmp INSERT timing).
+ */
+interface OutboxRun {
+  type: EventType;
+  keys: string[];
+  rows: unknown[][];
+}
+
+/** The data's values when its own keys are exactly `keys`, in that order; else undefined. */
+function valuesIn(data: Record<string, unknown>, keys: readonly string[]): unknown[] | undefined {
+  const values = new Array<unknown>(keys.length);
+  let i = 0;
+  for (const key in data) {
+    if (keys[i] !== key) return undefined;
+    values[i++] = data[key];
+  }
+  return i === keys.length ? values : undefined;
+}
+
+/** The outbox's text of a batch: a JSON array of runs (OutboxRun). */
+export function outboxText(events: Batch): string {
+  const runs: OutboxRun[] = [];
+  let run: OutboxRun | undefined;
+  for (let i = 0; i < events.length; i++) {
+    const e = events.at(i)!;
+    const data = eventData(e);
+    const values = run && run.type === e.type ? valuesIn(data, run.keys) : undefined;
+    if (values) run!.rows.push(values);
+    else runs.push((run = { type: e.type, keys: Object.keys(data), rows: [Object.values(data)] }));
+  }
+  return JSON.stringify(runs);
+}
+
+/** The events of an outbox row: runs (outboxText), or the `{type, data}` objects of a row an older server wrote. */
+export function outboxEvents(text: string): HubEvent[] {
+  const events: HubEvent[] = [];
+  for (const item of JSON.parse(text) as (OutboxRun | { type: EventType; data: Record<string, unknown> })[]) {
+    if (!('keys' in item)) {
+      events.push(item);
+      continue;
+    }
+    for (const values of item.rows) {
+      const data: Record<string, unknown> = {};
+      for (let k = 0; k < item.keys.length; k++) {
+        const key = item.keys[k]!;
+        if (key === '__proto__') Object.defineProperty(data, key, { value: values[k], enumerable: true, writable: true, configurable: true });
+        else data[key] = values[k];
+      }
+      events.push({ type: item.type, data });
+    }
+  }
+  return events;
+}
 
 /** What the bridge delivers to: this process's EventHub. */
 export type LocalHub = Pick<EventHub, 'publish'>;
@@ -188,11 +246,7 @@ class Bridge implements PgEventBridge {
    * connection was cut), so it inserts only when no row of the catch-up window holds the same batch.
    */
   private async announce(events: Batch, again = false): Promise<{ id: number; time: number } | undefined> {
-    const wire = Array.from({ length: events.length }, (_, i) => {
-      const e = events.at(i)!;
-      return { type: e.type, data: eventData(e) }; // the outbox's rows keep one form
-    });
-    const text = JSON.stringify(wire);
+    const text = outboxText(events);
     if (!again) {
       return (await this.store.get<{ id: number; time: number }>(
         `WITH e AS (INSERT INTO event_outbox (time, events) VALUES (${NOW_MS}, ?) RETURNING id, time) SELECT id, time, pg_notify('${CHANNEL}', id::text) FROM e`,
@@ -327,7 +381,7 @@ class Bridge implements PgEventBridge {
           this.mine.delete(id);
           this.delivered.set(id, row.time);
           this.lastTime = Math.max(this.lastTime, row.time);
-          this.hub.publish(own ? own.events : (JSON.parse((row as { events: string }).events) as Batch));
+          this.hub.publish(own ? own.events : outboxEvents((row as { events: string }).events));
           this.waiting.get(id)?.();
           this.waiting.delete(id);
         }

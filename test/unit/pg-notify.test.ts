@@ -6,8 +6,8 @@
 import type { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../server/db/pg-store.ts';
-import type { EventType } from '../../server/events/publisher.ts';
-import { LISTENER_NAME, pgEventSink, type PgEventBridge } from '../../server/events/pg-notify.ts';
+import { LISTENER_NAME, outboxEvents, outboxText, pgEventSink, type PgEventBridge } from '../../server/events/pg-notify.ts';
+import { eventData, type EventType } from '../../server/events/publisher.ts';
 import { freshPgDatabase, pgAvailability } from '../helpers/postgres.ts';
 
 type Batch = { type: EventType; data: Record<string, unknown> }[];
@@ -21,6 +21,33 @@ const recorder = () => {
   return { batches, publish: (events: Batch) => void batches.push(events) };
 };
 const ids = (batches: Batch[]) => batches.flat().map((e) => e.data.id);
+
+describe('the outbox text of a batch', () => {
+  it('stores runs of one type and one key order as rows of values, and reads back exactly the events written', () => {
+    const calls = Array.from({ length: 3 }, (_, i) => ({ type: 'call' as const, action: 'created' as const, id: i + 1, record: { Id: i + 1, Time: '2026-11-28T08:00:00.000Z', Duration: i ? 60 : null } }));
+    const events = [
+      ...calls,
+      { type: 'call' as const, action: 'closed' as const, id: 9, record: { Duration: 5, Id: 9 } }, // another key order
+      { type: 'session' as const, action: 'opened' as const, id: 4, record: { SessionId: 4 } },
+      { type: 'session' as const, action: 'deleted' as const, id: 5 },
+      { type: 'blacklist' as const, data: { action: 'created', id: 7, Number: '555', ['__proto__']: 'x' } }, // read back from an older row
+    ];
+    const text = outboxText(events);
+    expect(JSON.parse(text)).toHaveLength(5);
+    expect(JSON.parse(text)[0]).toEqual({
+      type: 'call',
+      keys: ['action', 'id', 'Id', 'Time', 'Duration'],
+      rows: [['created', 1, 1, '2026-11-28T08:00:00.000Z', null], ['created', 2, 2, '2026-11-28T08:00:00.000Z', 60], ['created', 3, 3, '2026-11-28T08:00:00.000Z', 60]],
+    });
+    const back = outboxEvents(text);
+    expect(back.map((e) => JSON.stringify(eventData(e)))).toEqual(events.map((e) => JSON.stringify(eventData(e))));
+    expect(back.map((e) => e.type)).toEqual(events.map((e) => e.type));
+    expect(JSON.stringify(eventData(back[6]!))).toContain('"__proto__":"x"'); // a key, not the prototype
+    expect(Object.getPrototypeOf((back[6] as { data: object }).data)).toBe(Object.prototype);
+    // A row an older server wrote: {type, data} objects.
+    expect(outboxEvents(JSON.stringify([{ type: 'interviewer', data: { action: 'locked', id: 3 } }]))).toEqual([{ type: 'interviewer', data: { action: 'locked', id: 3 } }]);
+  });
+});
 
 describe.skipIf(!pg.available)('events through PostgreSQL NOTIFY', () => {
   let one: PgStore;
