@@ -1,7 +1,7 @@
 import { insertReturningIds } from '../db/bulk.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
-import { changeList, publishChanges, wireRecord, type Change, type EventList } from '../events/publisher.ts';
+import { changeList, preparePublish, publishChanges, wireRecord, type Change, type EventList } from '../events/publisher.ts';
 import type { Row } from '../odata/collection-query.ts';
 import type { EntityModel } from '../odata/model.ts';
 import { bodyObject, optBool, optInt, optString, rejectUnknown, reqString, SURVEY_ID } from './body-fields.ts';
@@ -178,20 +178,23 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
       if (!callCenters.has(row.callCenter)) throw badRequest(`${at}unknown call centre ${row.callCenter}`);
     }
     if (kind !== 'interviewersessionhistory') {
-      const out = await insertAll(tx, spec, rows.map((r) => r.params));
+      // As /events changes (`opened` when stored open, else `created`; each record as GET reads it), made when sent;
+      // what announcing them takes is made while the database writes the rows.
+      const out = await insertReturningIds(tx, spec.table, spec.columns, rows.map((r) => r.params), (ids) => {
+        published = changeList(rows.length, (i) => {
+          const row = rows[i]!;
+          return { type: spec.event, action: row.open ? 'opened' : 'created', id: ids[i]!, record: wireRecord(spec.model, spec.row(row.params, ids[i]!)) };
+        });
+        preparePublish(store, published);
+      });
       for (const row of rows) {
         for (const [name, value] of row.variables ?? []) await tx.run(SET_VARIABLE, [row.survey, row.interviewId, name, value]);
       }
-      // As /events changes (`opened` when stored open, else `created`; each record as GET reads it), made when sent.
-      published = changeList(rows.length, (i) => {
-        const row = rows[i]!;
-        return { type: spec.event, action: row.open ? 'opened' : 'created', id: out[i]!, record: wireRecord(spec.model, spec.row(row.params, out[i]!)) };
-      });
       return out;
     }
     const out: number[] = [];
     for (const row of rows) {
-      const [id] = await insertAll(tx, spec, [row.params]);
+      const [id] = await insertReturningIds(tx, spec.table, spec.columns, [row.params]);
       out.push(id!);
       // One open session per interviewer: this login closes the earlier open one (or, posted open before a
       // later open login, is closed by it). Records are captured now, as each change happened.
@@ -205,11 +208,6 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
   return ids;
 }
 
-
-/** Inserts a batch's rows into the spec's table; resolves to their new ids in row order (db/bulk.ts). */
-function insertAll(tx: Queryable, spec: RecordSpec, rows: Params[]): Promise<number[]> {
-  return insertReturningIds(tx, spec.table, spec.columns, rows);
-}
 
 /** Which of `keys` (nulls left out) exist as ids of `table`: one query for the whole batch. */
 async function existing<K extends string | number>(db: Queryable, table: string, type: 'int' | 'text', keys: (K | null)[]): Promise<Set<K>> {

@@ -93,32 +93,49 @@ const ROWS_PER_INSERT = 500;
 
 const insertTexts = new Map<string, string>();
 
-/** `n` new ids from the sequence of `table`'s id column (PostgreSQL). */
-const NEXT_IDS = "WITH s AS MATERIALIZED (SELECT pg_get_serial_sequence(?, 'id')::regclass AS seq) SELECT nextval(s.seq) FROM s, generate_series(1, ?::int)";
+/**
+ * `n` new ids from the sequence of `table`'s id column (PostgreSQL), as runs of consecutive ids (first, count) in
+ * ascending order: one row unless another writer drew ids at the same time. Read as 10,000 rows, the ids were
+ * 12.9 ms of a batch; as runs 10.4 ms, and no rows to parse (/tmp script, 20 rounds each).
+ */
+const NEXT_IDS = `WITH s AS MATERIALIZED (SELECT pg_get_serial_sequence(?, 'id')::regclass AS seq),
+  v AS (SELECT nextval(s.seq) AS id FROM s, generate_series(1, ?::int))
+  SELECT min(id), count(*)::int FROM (SELECT id, id - row_number() OVER (ORDER BY id) AS run FROM v) r GROUP BY run ORDER BY 1`;
 
 /**
  * Inserts `rows` (values in `columns` order) into `table`, whose integer key `id` the database assigns, inside the
  * caller's transaction; resolves to the new ids in row order, ascending. PostgreSQL: one statement draws the ids
  * from the table's sequence, then one COPY writes the rows with them (no parsing of thousands of parameters, no
  * RETURNING). SQLite: the ids follow the largest the table holds or held, and go in with the rows, ROWS_PER_INSERT
- * rows or a power of two (the rest) per INSERT, so a few statement texts serve every size.
+ * rows or a power of two (the rest) per INSERT, so a few statement texts serve every size. `whileInserting` gets the
+ * ids once they are known: on PostgreSQL while the database writes the rows sent (work done there costs no time),
+ * on SQLite after the insert.
  */
-export async function insertReturningIds(q: Queryable, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<number[]> {
+export async function insertReturningIds(
+  q: Queryable,
+  table: string,
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  whileInserting?: (ids: readonly number[]) => void,
+): Promise<number[]> {
   assertPlainIdentifiers([table, ...columns]);
   if (rows.length === 0) return [];
   if (hasCopy(q)) {
     // The sequence is looked up once (a MATERIALIZED CTE): as nextval's argument the planner inlined the lookup and
     // ran it for every row, 25-34 ms of catalog reads for a 10,000-call batch against 3-5 ms for the nextvals alone.
-    const ids = (await q.column<number>(NEXT_IDS, [table, rows.length])).sort((a, b) => a - b);
+    const ids: number[] = [];
+    for (const [first, count] of (await q.rows(NEXT_IDS, [table, rows.length])) as [number, number][]) for (let i = 0; i < count; i++) ids.push(first + i);
     const withIds = function* () {
       for (let i = 0; i < rows.length; i++) yield [ids[i], ...rows[i]!];
     };
-    const copied = await q.copyRows(table, ['id', ...columns], withIds());
+    const copied = await q.copyRows(table, ['id', ...columns], withIds(), whileInserting && (() => whileInserting(ids)));
     if (copied !== rows.length) throw new Error(`insertReturningIds: ${copied} rows copied of ${rows.length}`);
     return ids;
   }
   const first = await sqliteInsertWithIds(q, table, columns, rows, false);
-  return Array.from({ length: rows.length }, (_, i) => first + i);
+  const ids = Array.from({ length: rows.length }, (_, i) => first + i);
+  whileInserting?.(ids);
+  return ids;
 }
 
 /**

@@ -63,16 +63,31 @@ async function* lines(rows: Iterable<readonly unknown[]> | AsyncIterable<readonl
   if (chunk) yield chunk;
 }
 
-/** Copies `rows` into `table (columns)` on `client`; resolves to the number of rows copied. */
+/**
+ * Copies `rows` into `table (columns)` on `client`; resolves to the number of rows copied. `whileCopying` runs
+ * once every row has been sent, while the database is still writing them (it may throw: the copy then fails).
+ */
 export async function copyRowsOn(
   client: pg.ClientBase,
   table: string,
   columns: readonly string[],
   rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>,
+  whileCopying?: () => void,
 ): Promise<number> {
   assertPlainIdentifiers([table, ...columns]);
   const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-  await pipeline(Readable.from(lines(rows, columns.length)), stream);
+  const source = Readable.from(lines(rows, columns.length));
+  let failed: unknown;
+  // After 'end' the pipeline ends the COPY (CopyDone is written); setImmediate runs after that.
+  if (whileCopying) source.once('end', () => setImmediate(() => {
+    try {
+      whileCopying();
+    } catch (err) {
+      failed = err;
+    }
+  }));
+  await pipeline(source, stream);
+  if (failed !== undefined) throw failed;
   return stream.rowCount;
 }
 

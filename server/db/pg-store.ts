@@ -42,8 +42,11 @@ interface Tx {
 const PG_LOCK_NOT_AVAILABLE = '55P03';
 
 export interface PgQueryable extends Queryable {
-  /** Bulk insert through COPY FROM STDIN (inside the current transaction when there is one); resolves to the rows copied. */
-  copyRows(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>): Promise<number>;
+  /**
+   * Bulk insert through COPY FROM STDIN (inside the current transaction when there is one); resolves to the rows
+   * copied. `whileCopying` runs once every row is sent, while the database still writes them (pg-copy.ts).
+   */
+  copyRows(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>, whileCopying?: () => void): Promise<number>;
 }
 
 export interface PgStoreOptions {
@@ -174,7 +177,7 @@ export class PgStore implements Store, PgQueryable {
       run: async (s, p) => ({ changes: (await q(s, p)).rowCount ?? 0 }),
       exec: async (s) => void (await q(s, undefined)),
       changeVersion: () => Promise.resolve(null), // no counter as cheap as SQLite's data_version
-      copyRows: (table, columns, rows) => this.copy(runner, table, columns, rows),
+      copyRows: (table, columns, rows, whileCopying) => this.copy(runner, table, columns, rows, whileCopying),
     };
     Object.defineProperty(view, 'inTransaction', { get: inTx });
     return view;
@@ -229,14 +232,14 @@ export class PgStore implements Store, PgQueryable {
   }
 
   /** COPY FROM STDIN into `table` (inside the current transaction when called in one); resolves to the rows copied. */
-  copyRows(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>): Promise<number> {
-    return this.storeView.copyRows(table, columns, rows);
+  copyRows(table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>, whileCopying?: () => void): Promise<number> {
+    return this.storeView.copyRows(table, columns, rows, whileCopying);
   }
 
-  private async copy(runner: pg.PoolClient | undefined, table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>): Promise<number> {
+  private async copy(runner: pg.PoolClient | undefined, table: string, columns: readonly string[], rows: Iterable<readonly unknown[]> | AsyncIterable<readonly unknown[]>, whileCopying?: () => void): Promise<number> {
     const on = runner ?? this.openTx()?.client;
-    if (on) return copyRowsOn(on, table, columns, rows).catch((err: unknown) => Promise.reject(asUnavailable(err, this.where)));
-    return this.withClient((client) => copyRowsOn(client, table, columns, rows));
+    if (on) return copyRowsOn(on, table, columns, rows, whileCopying).catch((err: unknown) => Promise.reject(asUnavailable(err, this.where)));
+    return this.withClient((client) => copyRowsOn(client, table, columns, rows, whileCopying));
   }
 
   /** Runs `work` on a connection of its own, released (destroyed when it broke) afterwards. */

@@ -245,8 +245,16 @@ class Bridge implements PgEventBridge {
    * failure whose reply was lost may find its row written already (the statement may have committed before the
    * connection was cut), so it inserts only when no row of the catch-up window holds the same batch.
    */
+  /** Batches' outbox texts made ahead (prepare), until announced. */
+  private readonly prepared = new WeakMap<Batch, string>();
+
+  prepare(events: Batch): void {
+    if (events.length > 0) this.prepared.set(events, outboxText(events));
+  }
+
   private async announce(events: Batch, again = false): Promise<{ id: number; time: number } | undefined> {
-    const text = outboxText(events);
+    const text = this.prepared.get(events) ?? outboxText(events);
+    this.prepared.delete(events);
     if (!again) {
       return (await this.store.get<{ id: number; time: number }>(
         `WITH e AS (INSERT INTO event_outbox (time, events) VALUES (${NOW_MS}, ?) RETURNING id, time) SELECT id, time, pg_notify('${CHANNEL}', id::text) FROM e`,

@@ -53,6 +53,8 @@ export const eventData = (e: HubEvent): Record<string, unknown> => ('data' in e 
 export interface EventSink {
   /** Delivers to this process's subscribers (SQLite), or through the database to every process's (PostgreSQL NOTIFY). */
   publish(events: EventList): void | Promise<void>;
+  /** Makes ahead what publishing `events` will send (the outbox text on PostgreSQL), while the database is busy. */
+  prepare?(events: EventList): void;
 }
 
 const sinks = new WeakMap<Store, EventSink>();
@@ -93,6 +95,15 @@ export async function publishChanges(store: Store, changes: EventList<Change>): 
   const sink = sinks.get(store);
   if (!sink || changes.length === 0) return;
   await sink.publish(changes); // as given: the sink keeps them, and makes each event's data only to send it
+}
+
+/**
+ * Lets the sink make what publishing `changes` will send while the caller waits on the database (inside the
+ * transaction that makes them: nothing is announced). Publish the same list after the commit; a list never
+ * published is forgotten.
+ */
+export function preparePublish(store: Store, changes: EventList<Change>): void {
+  sinks.get(store)?.prepare?.(changes);
 }
 
 /** Publishes one committed change (see publishChanges). */

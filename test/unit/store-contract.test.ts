@@ -229,6 +229,22 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
     expect(next).toBeGreaterThan(first[2]! + 1);
   });
 
+  it('hands the new ids to whileInserting once, before the insert resolves; its throw fails the insert', async () => {
+    const cols = ['telephone_number', 'type', 'created'];
+    const seen: (readonly number[])[] = [];
+    const ids = await store.transaction((tx) =>
+      insertReturningIds(tx, 'blacklist', cols, [['3160', 'Equal', 1], ['3161', 'Equal', 1]], (given) => void seen.push([...given])),
+    );
+    expect(seen).toEqual([ids]);
+    const failing = store.transaction((tx) =>
+      insertReturningIds(tx, 'blacklist', cols, [['3162', 'Equal', 1]], () => {
+        throw new Error('not now');
+      }),
+    );
+    await expect(failing).rejects.toThrow('not now');
+    expect(await store.value("SELECT count(*) FROM blacklist WHERE telephone_number = '3162'")).toBe(0);
+  });
+
   it('inserts only the rows new to the table and to the batch, answering their indexes and ids in order', async () => {
     const cols = ['telephone_number', 'type', 'comment', 'created'];
     const [stored] = await store.transaction((tx) => insertReturningIds(tx, 'blacklist', cols, [['3150', 'Equal', null, 1]]));
