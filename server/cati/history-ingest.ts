@@ -162,7 +162,9 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
     const r = rec as Record<string, unknown>;
     if (r.Id !== undefined || r.SessionId !== undefined) throw badRequest(`${pre}ids are assigned by the server; leave out ${r.Id !== undefined ? 'Id' : 'SessionId'}`);
     rejectUnknown(r, spec.fields, pre);
-    return { pre, ...spec.read(r, pre) };
+    const read = spec.read(r, pre) as ReadRecord & { pre: string };
+    read.pre = pre; // set, not spread into a copy: 10,000 objects fewer per batch
+    return read;
   });
   const changes: Change[] = [];
   let published: EventList<Change> = changes;

@@ -16,12 +16,17 @@
  * nonce it announces after the commit (`revocationHeard`), so no server still accepts the key once it is answered.
  */
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import * as zlib from 'node:zlib';
 import type pg from 'pg';
 import type { PgStore } from '../db/pg-store.ts';
 import type { EventHub } from './event-hub.ts';
-import { eventData, type EventList, type EventSink, type EventType, type HubEvent } from './publisher.ts';
+import { eventData, type Change, type EventList, type EventSink, type EventType, type HubEvent } from './publisher.ts';
 
 type Batch = EventList;
+
+const deflate = promisify(zlib.deflate);
+const inflate = promisify(zlib.inflate);
 
 /**
  * A run of events in the outbox: consecutive events of one type whose data have the same keys in the same
@@ -46,18 +51,74 @@ function valuesIn(data: Record<string, unknown>, keys: readonly string[]): unkno
   return i === keys.length ? values : undefined;
 }
 
+/**
+ * A change's data values ({action, id, ...record}) when its keys are exactly `keys`, read from the change without
+ * making the data object; undefined when they differ or the record has keys of its own named action or id.
+ */
+function changeValuesIn(e: Change, record: Record<string, unknown>, keys: readonly string[]): unknown[] | undefined {
+  if (keys[0] !== 'action' || keys[1] !== 'id') return undefined;
+  const values = new Array<unknown>(keys.length);
+  values[0] = e.action;
+  values[1] = e.id;
+  let i = 2;
+  for (const key in record) {
+    if (keys[i] !== key || key === 'action' || key === 'id') return undefined;
+    values[i++] = record[key];
+  }
+  return i === keys.length ? values : undefined;
+}
+
 /** The outbox's text of a batch: a JSON array of runs (OutboxRun). */
 export function outboxText(events: Batch): string {
   const runs: OutboxRun[] = [];
   let run: OutboxRun | undefined;
   for (let i = 0; i < events.length; i++) {
     const e = events.at(i)!;
+    if (run && run.type === e.type) {
+      const values = (!('data' in e) && e.record && changeValuesIn(e, e.record, run.keys)) || valuesIn(eventData(e), run.keys);
+      if (values) {
+        run.rows.push(values);
+        continue;
+      }
+    }
     const data = eventData(e);
-    const values = run && run.type === e.type ? valuesIn(data, run.keys) : undefined;
-    if (values) run!.rows.push(values);
-    else runs.push((run = { type: e.type, keys: Object.keys(data), rows: [Object.values(data)] }));
+    runs.push((run = { type: e.type, keys: Object.keys(data), rows: [Object.values(data)] }));
   }
   return JSON.stringify(runs);
+}
+
+/** Outbox texts from this many characters on are stored deflated (`packed`, migration 023). */
+const PACK_FROM = 64 * 1024;
+
+/** An outbox row's batch: its JSON text, or (large) an empty text and the text deflated. */
+interface OutboxRow {
+  text: string;
+  packed: Buffer | null;
+}
+
+/** What the outbox stores of a row as read back. */
+interface StoredRow {
+  id: number;
+  time: number;
+  events: string;
+  packed: Buffer | null;
+}
+
+/** The outbox row of a batch; a large one deflated on libuv's threads (zlib level 1: 1 MB of calls in 250 KB). */
+async function outboxRow(events: Batch): Promise<OutboxRow> {
+  const text = outboxText(events);
+  if (text.length < PACK_FROM) return { text, packed: null };
+  return { text: '', packed: await deflate(text, { level: 1 }) };
+}
+
+/** A stored row's events (inflated on libuv's threads); none, with a warning, when it cannot be read. */
+async function readRow(row: StoredRow): Promise<{ id: number; time: number; events: HubEvent[] }> {
+  try {
+    return { id: row.id, time: row.time, events: outboxEvents(row.packed ? (await inflate(row.packed)).toString() : row.events) };
+  } catch (err) {
+    console.warn(`Events of outbox row ${row.id} could not be read (${(err as Error).message}); skipped`);
+    return { id: row.id, time: row.time, events: [] };
+  }
 }
 
 /** The events of an outbox row: runs (outboxText), or the `{type, data}` objects of a row an older server wrote. */
@@ -245,26 +306,27 @@ class Bridge implements PgEventBridge {
    * failure whose reply was lost may find its row written already (the statement may have committed before the
    * connection was cut), so it inserts only when no row of the catch-up window holds the same batch.
    */
-  /** Batches' outbox texts made ahead (prepare), until announced. */
-  private readonly prepared = new WeakMap<Batch, string>();
+  /** Batches' outbox rows made ahead (prepare), until announced. */
+  private readonly prepared = new WeakMap<Batch, Promise<OutboxRow>>();
 
   prepare(events: Batch): void {
-    if (events.length > 0) this.prepared.set(events, outboxText(events));
+    if (events.length > 0) this.prepared.set(events, outboxRow(events));
   }
 
   private async announce(events: Batch, again = false): Promise<{ id: number; time: number } | undefined> {
-    const text = this.prepared.get(events) ?? outboxText(events);
+    const { text, packed } = await (this.prepared.get(events) ?? outboxRow(events));
     this.prepared.delete(events);
     if (!again) {
       return (await this.store.get<{ id: number; time: number }>(
-        `WITH e AS (INSERT INTO event_outbox (time, events) VALUES (${NOW_MS}, ?) RETURNING id, time) SELECT id, time, pg_notify('${CHANNEL}', id::text) FROM e`,
-        [text],
+        `WITH e AS (INSERT INTO event_outbox (time, events, packed) VALUES (${NOW_MS}, ?, ?) RETURNING id, time) SELECT id, time, pg_notify('${CHANNEL}', id::text) FROM e`,
+        [text, packed],
       ))!;
     }
     return this.store.get<{ id: number; time: number }>(
-      `WITH e AS (INSERT INTO event_outbox (time, events) SELECT ${NOW_MS}, ? WHERE NOT EXISTS (SELECT 1 FROM event_outbox WHERE time >= ${NOW_MS} - ? AND events = ?) RETURNING id, time)
+      `WITH e AS (INSERT INTO event_outbox (time, events, packed) SELECT ${NOW_MS}, ?, ?
+         WHERE NOT EXISTS (SELECT 1 FROM event_outbox WHERE time >= ${NOW_MS} - ? AND events = ? AND packed IS NOT DISTINCT FROM ?) RETURNING id, time)
        SELECT id, time, pg_notify('${CHANNEL}', id::text) FROM e`,
-      [text, this.keepMs, text],
+      [text, packed, this.keepMs, text, packed],
     );
   }
 
@@ -372,15 +434,16 @@ class Bridge implements PgEventBridge {
       while (this.queue.length && !this.closed) {
         const ids = this.queue.splice(0, 500).filter((id) => !this.delivered.has(id));
         const others = ids.filter((id) => !this.mine.has(id));
-        let rows: { id: number; time: number; events: string }[];
+        let stored: StoredRow[];
         try {
-          rows = others.length ? await this.store.all('SELECT id, time, events FROM event_outbox WHERE id = ANY(?::bigint[])', [others]) : [];
+          stored = others.length ? await this.store.all<StoredRow>('SELECT id, time, events, packed FROM event_outbox WHERE id = ANY(?::bigint[])', [others]) : [];
         } catch {
           // The database is away for a moment: try these again shortly (close() ends the loop).
           this.queue.unshift(...ids);
           await new Promise((resolve) => setTimeout(resolve, 1000));
           continue;
         }
+        const rows = await Promise.all(stored.map(readRow));
         const byId = new Map(rows.map((r) => [r.id, r]));
         for (const id of ids) {
           const own = this.mine.get(id);
@@ -389,7 +452,7 @@ class Bridge implements PgEventBridge {
           this.mine.delete(id);
           this.delivered.set(id, row.time);
           this.lastTime = Math.max(this.lastTime, row.time);
-          this.hub.publish(own ? own.events : outboxEvents((row as { events: string }).events));
+          this.hub.publish(row.events);
           this.waiting.get(id)?.();
           this.waiting.delete(id);
         }

@@ -35,12 +35,33 @@ const parse = express.json({
  * the body (validation, echoing an invalid item, JSON.stringify) may then recurse safely.
  */
 export function nestingExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
+  // Two parallel stacks, no pair per value: a 10,000-record ingest body is 10,000 objects to look into.
+  const values: object[] = [];
+  const depths: number[] = [];
+  if (value !== null && typeof value === 'object') {
+    values.push(value);
+    depths.push(0);
+  }
+  while (values.length > 0) {
+    const v = values.pop()!;
+    const depth = depths.pop()!;
     if (depth >= limit) return true;
-    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    if (Array.isArray(v)) {
+      for (const child of v) {
+        if (child !== null && typeof child === 'object') {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    for (const key in v) {
+      const child = (v as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
   }
   return false;
 }

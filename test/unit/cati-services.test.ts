@@ -251,4 +251,27 @@ describe('time parsing', () => {
     expect(parseIsoTime('2026-02-30T00:00:00Z')).toBeUndefined();
     expect(parseIsoTime('yesterday')).toBeUndefined();
   });
+
+  it("reads toISOString's form digit by digit exactly as the general parser reads it, valid or not", () => {
+    // A leading space takes the general (regex) path, which trims it; the plain text takes the digit-by-digit one.
+    const general = (t: string) => parseIsoTime(` ${t}`);
+    const texts = [
+      '2026-11-02T09:15:00.123Z', '2026-11-02T09:15:00Z', '2024-02-29T23:59:59.999Z', '2023-02-29T00:00:00.000Z', '2000-02-29T00:00:00Z',
+      '1900-02-29T00:00:00Z', '2026-04-31T00:00:00Z', '2026-12-31T24:00:00Z', '2026-12-31T23:60:00Z', '2026-12-31T23:59:60Z',
+      '2026-00-10T00:00:00Z', '2026-13-10T00:00:00Z', '2026-01-00T00:00:00Z', '0999-01-01T00:00:00.000Z', '0050-01-01T00:00:00Z',
+      '1000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '2026-11-02T09:15:00.12Z', '2026-11-02T09:15:00.1234Z', '2026-11-02t09:15:00Z',
+      '2026-11-02T09:15:00.123z', '2026-11-02 09:15:00.123Z', '2026-11-02T09:1a:00.123Z', '2026-11-02T09:15:00.12aZ', '2026-1１-02T09:15:00Z',
+    ];
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let i = 0; i < 2000; i++) {
+      const ms = Math.floor(random() * 4e12) - 5e11;
+      const iso = new Date(ms).toISOString();
+      expect(parseIsoTime(iso)).toBe(ms);
+      const chars = [...iso];
+      chars[Math.floor(random() * chars.length)] = '0123456789-:.TZx'[Math.floor(random() * 16)]!; // one character changed
+      texts.push(chars.join(''), iso.replace('.000Z', 'Z'));
+    }
+    for (const t of texts) expect(parseIsoTime(t), t).toBe(general(t));
+  });
 });

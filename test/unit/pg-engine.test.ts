@@ -43,7 +43,7 @@ describe.skipIf(!pg.available)('PostgreSQL schema', () => {
       for (const table of tables) {
         const liteColumns = (await lite.all<{ name: string; type: string; notnull: number; pk: number }>(`PRAGMA table_info(${table})`)).map((c) => ({
           name: c.name,
-          kind: c.type === 'TEXT' ? 'text' : 'integer',
+          kind: c.type === 'TEXT' ? 'text' : c.type === 'BLOB' ? 'bytes' : 'integer',
           nullable: c.notnull === 0 && c.pk === 0,
         }));
         const pgColumns = (
@@ -51,7 +51,7 @@ describe.skipIf(!pg.available)('PostgreSQL schema', () => {
             "SELECT column_name AS name, data_type AS type, is_nullable AS nullable FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
             [table],
           )
-        ).map((c) => ({ name: c.name, kind: c.type === 'text' ? 'text' : /int/.test(c.type) ? 'integer' : c.type, nullable: c.nullable === 'YES' }));
+        ).map((c) => ({ name: c.name, kind: c.type === 'text' ? 'text' : c.type === 'bytea' ? 'bytes' : /int/.test(c.type) ? 'integer' : c.type, nullable: c.nullable === 'YES' }));
         expect(pgColumns, table).toEqual(liteColumns);
         // Text compares and sorts by code point, as SQLite's BINARY, whatever the database's locale.
         const collations = await post.column(

@@ -28,12 +28,15 @@ describe('the outbox text of a batch', () => {
     const events = [
       ...calls,
       { type: 'call' as const, action: 'closed' as const, id: 9, record: { Duration: 5, Id: 9 } }, // another key order
+      { type: 'call' as const, action: 'closed' as const, id: 10, record: { Duration: 6, id: 11 } }, // its own id wins, as in eventData
+      { type: 'call' as const, action: 'closed' as const, id: 12, record: { Duration: 7, id: 13 } },
       { type: 'session' as const, action: 'opened' as const, id: 4, record: { SessionId: 4 } },
       { type: 'session' as const, action: 'deleted' as const, id: 5 },
       { type: 'blacklist' as const, data: { action: 'created', id: 7, Number: '555', ['__proto__']: 'x' } }, // read back from an older row
     ];
     const text = outboxText(events);
-    expect(JSON.parse(text)).toHaveLength(5);
+    expect(JSON.parse(text)).toHaveLength(6);
+    expect(JSON.parse(text)[2]).toEqual({ type: 'call', keys: ['action', 'id', 'Duration'], rows: [['closed', 11, 6], ['closed', 13, 7]] });
     expect(JSON.parse(text)[0]).toEqual({
       type: 'call',
       keys: ['action', 'id', 'Id', 'Time', 'Duration'],
@@ -42,8 +45,8 @@ describe('the outbox text of a batch', () => {
     const back = outboxEvents(text);
     expect(back.map((e) => JSON.stringify(eventData(e)))).toEqual(events.map((e) => JSON.stringify(eventData(e))));
     expect(back.map((e) => e.type)).toEqual(events.map((e) => e.type));
-    expect(JSON.stringify(eventData(back[6]!))).toContain('"__proto__":"x"'); // a key, not the prototype
-    expect(Object.getPrototypeOf((back[6] as { data: object }).data)).toBe(Object.prototype);
+    expect(JSON.stringify(eventData(back[8]!))).toContain('"__proto__":"x"'); // a key, not the prototype
+    expect(Object.getPrototypeOf((back[8] as { data: object }).data)).toBe(Object.prototype);
     // A row an older server wrote: {type, data} objects.
     expect(outboxEvents(JSON.stringify([{ type: 'interviewer', data: { action: 'locked', id: 3 } }]))).toEqual([{ type: 'interviewer', data: { action: 'locked', id: 3 } }]);
   });
@@ -89,6 +92,21 @@ describe.skipIf(!pg.available)('events through PostgreSQL NOTIFY', () => {
     const expected = [...Array.from({ length: 10 }, (_, i) => 100 + i), ...big.map((e) => e.data.id)];
     expect(ids(hubOne.batches.slice(before.one))).toEqual(expected);
     expect(ids(hubTwo.batches.slice(before.two))).toEqual(expected);
+  });
+
+  it('stores a large batch deflated and delivers it to the other process as written; a row it cannot read is skipped', async () => {
+    const before = hubTwo.batches.length;
+    const big: Batch = Array.from({ length: 10_000 }, (_, i) => ({ type: 'call', data: { action: 'created', id: 50_000 + i, Time: new Date(1.79e12 + i * 997).toISOString(), Duration: i % 600 } }));
+    await bridgeOne.publish(big);
+    const row = (await one.get<{ events: string; packed: Buffer | null }>('SELECT events, packed FROM event_outbox ORDER BY id DESC LIMIT 1'))!;
+    expect(row.events).toBe('');
+    expect(row.packed!.length).toBeLessThan(JSON.stringify(big).length / 4);
+    await expect.poll(() => hubTwo.batches.length).toBe(before + 1);
+    expect(hubTwo.batches[before]).toEqual(big);
+    const broken = await one.value<number>("INSERT INTO event_outbox (time, events, packed) VALUES ((extract(epoch from clock_timestamp()) * 1000)::bigint, '', '\\x0102') RETURNING id");
+    await bridgeOne.publish([{ type: 'blacklist', data: { action: 'created', id: 903 } }]);
+    await expect.poll(() => ids(hubTwo.batches.slice(before + 1))).toEqual([903]); // the broken row between delivers nothing
+    expect(broken).toBeGreaterThan(0);
   });
 
   it('delivers a notification parsed right after one whose batch needed no read, without waiting for the next', async () => {
