@@ -310,7 +310,10 @@ class Bridge implements PgEventBridge {
   private readonly prepared = new WeakMap<Batch, Promise<OutboxRow>>();
 
   prepare(events: Batch): void {
-    if (events.length > 0) this.prepared.set(events, outboxRow(events));
+    if (events.length === 0) return;
+    const row = outboxRow(events);
+    row.catch(() => undefined); // a batch never published must not fail the process; announce() sees the failure
+    this.prepared.set(events, row);
   }
 
   private async announce(events: Batch, again = false): Promise<{ id: number; time: number } | undefined> {
