@@ -77,16 +77,27 @@ export async function copyRowsOn(
   assertPlainIdentifiers([table, ...columns]);
   const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
   const source = Readable.from(lines(rows, columns.length));
+  let ran = false;
   let failed: unknown;
-  // After 'end' the pipeline ends the COPY (CopyDone is written); setImmediate runs after that.
-  if (whileCopying) source.once('end', () => setImmediate(() => {
+  const run = () => {
+    if (ran) return;
+    ran = true;
     try {
-      whileCopying();
+      whileCopying?.();
     } catch (err) {
       failed = err;
     }
-  }));
-  await pipeline(source, stream);
+  };
+  // After 'end' the pipeline ends the COPY (CopyDone is written); setImmediate runs after that. Should the database
+  // answer first (a few rows), it runs before the copy resolves all the same; never after a failed copy.
+  if (whileCopying) source.once('end', () => setImmediate(run));
+  try {
+    await pipeline(source, stream);
+  } catch (err) {
+    ran = true;
+    throw err;
+  }
+  run();
   if (failed !== undefined) throw failed;
   return stream.rowCount;
 }

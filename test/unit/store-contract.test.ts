@@ -232,9 +232,11 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
   it('hands the new ids to whileInserting once, before the insert resolves; its throw fails the insert', async () => {
     const cols = ['telephone_number', 'type', 'created'];
     const seen: (readonly number[])[] = [];
-    const ids = await store.transaction((tx) =>
-      insertReturningIds(tx, 'blacklist', cols, [['3160', 'Equal', 1], ['3161', 'Equal', 1]], (given) => void seen.push([...given])),
-    );
+    const ids = await store.transaction(async (tx) => {
+      const out = await insertReturningIds(tx, 'blacklist', cols, [['3160', 'Equal', 1], ['3161', 'Equal', 1]], (given) => void seen.push([...given]));
+      expect(seen).toEqual([out]); // already when the insert resolves, even with rows so few the database answers at once
+      return out;
+    });
     expect(seen).toEqual([ids]);
     const failing = store.transaction((tx) =>
       insertReturningIds(tx, 'blacklist', cols, [['3162', 'Equal', 1]], () => {
