@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import XLSX from 'xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './axe.ts';
@@ -28,6 +28,8 @@ async function download(button: string): Promise<string> {
 
 describe('Blacklist: scrub a call list', () => {
   it('previews the file with the detected column, scrubs it, and downloads the kept and removed rows', async () => {
+    // Before any scrub the list says it is empty (not a blank space that also means "still loading").
+    await expect.poll(() => panel().getByRole('table', { name: 'Recent scrubs' }).locator('td.empty').textContent()).toBe('No scrubs in the last 24 hours.');
     await panel().getByLabel('List file').setInputFiles({ name: 'calls.csv', mimeType: 'text/csv', buffer: Buffer.from(LIST) });
     const preview = panel().getByRole('table', { name: 'Preview of calls.csv' });
     await expect.poll(() => preview.locator('th.chosen').textContent()).toContain('Phone');
@@ -61,6 +63,65 @@ describe('Blacklist: scrub a call list', () => {
     const buffer = XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
     await panel().getByLabel('List file').setInputFiles({ name: 'calls.xlsx', mimeType: 'application/octet-stream', buffer });
     await expect.poll(() => panel().getByRole('table', { name: 'Preview of calls.xlsx' }).locator('th.chosen').textContent()).toContain('Number');
+  });
+});
+
+describe('Blacklist: the recent scrubs list tells loading, failed and offline apart', () => {
+  /** Leaves the screen and comes back through the navigation (the screen is kept alive: coming back asks again). */
+  async function comeBack() {
+    const nav = page.getByRole('navigation', { name: 'Screens' });
+    await nav.getByRole('link', { name: 'History' }).click();
+    await page.getByRole('heading', { name: 'History', level: 1 }).waitFor();
+    await nav.getByRole('link', { name: 'Blacklist' }).click();
+    await page.getByRole('heading', { name: 'Telephone blacklist' }).waitFor();
+  }
+  const isList = (url: URL) => url.pathname.endsWith('/cati/scrubs');
+  const recent = () => panel().getByRole('table', { name: 'Recent scrubs' });
+
+  it('says "Loading" while the list is on its way, then shows it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(isList, async (route: Route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await comeBack();
+      await expect.poll(() => panel().getByRole('status').textContent()).toBe('Loading recent scrubs…');
+      expect(await recent().getAttribute('aria-busy')).toBe('true');
+      release();
+      await expect.poll(() => panel().getByRole('status').count()).toBe(0);
+      expect(await recent().locator('tbody tr').count()).toBe(1);
+    } finally {
+      release();
+      await page.unroute(isList);
+    }
+  });
+
+  it('says what failed when the server refuses, keeps the last list marked out of date, and Retry loads it again', async () => {
+    await page.route(isList, (route: Route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: { code: '500', message: 'The database is busy.' } }) }),
+    );
+    await comeBack();
+    const alert = panel().getByRole('alert');
+    await expect.poll(() => alert.textContent()).toContain('Recent scrubs could not be loaded');
+    expect(await alert.textContent()).toMatch(/Showing what was loaded at \d\d:\d\d:\d\d \(out of date\)/);
+    expect(await recent().locator('tbody tr:not(:has(td.empty))').count()).toBe(1);
+    await page.unroute(isList);
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => panel().getByRole('alert').count()).toBe(0);
+    expect(await recent().locator('tbody tr').count()).toBe(1);
+  });
+
+  it('says the server cannot be reached when it is offline', async () => {
+    await page.route(isList, (route: Route) => route.abort('connectionrefused'));
+    try {
+      await comeBack();
+      await expect.poll(() => panel().getByRole('alert').textContent()).toContain('The server cannot be reached: recent scrubs could not be loaded.');
+      expect(await axeViolations(page)).toEqual([]);
+    } finally {
+      await page.unroute(isList);
+    }
   });
 });
 
