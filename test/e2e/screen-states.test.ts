@@ -201,6 +201,37 @@ describe('Surveys today: loading, stale after a failed refresh', () => {
   });
 });
 
+describe('two screens that cannot reach the server', () => {
+  it('going from one to the other keeps the window responsive, and the offline state is said once, in place', async () => {
+    const page = await ui.open('surveys-today');
+    const nav = page.getByRole('navigation', { name: 'Screens' });
+    const show = async (screen: string) => {
+      // A frozen window (two offline states waking each other) never takes the click: it times out.
+      await nav.getByRole('link', { name: screen, exact: true }).click({ timeout: 10_000 });
+      await page.getByRole('heading', { name: screen, level: 1 }).waitFor({ timeout: 10_000 });
+    };
+    await expect.poll(() => page.getByRole('table', { name: 'Surveys today' }).locator('tbody tr').count()).toBe(1);
+    await show('Productivity');
+    await page.getByRole('button', { name: 'Show' }).waitFor();
+    const offline = (url: URL) => url.pathname.startsWith('/cati/');
+    await page.context().route(offline, (r) => r.abort('connectionrefused'));
+    const unreachable = page.getByRole('alert').filter({ hasText: 'The server cannot be reached' });
+    await page.getByRole('button', { name: 'Show' }).click();
+    await unreachable.waitFor();
+    await show('Surveys today');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await unreachable.waitFor();
+    for (const screen of ['Productivity', 'Surveys today', 'Productivity']) {
+      await show(screen);
+      await unreachable.waitFor({ timeout: 10_000 });
+      // Said in place on the screen shown; the notice area does not repeat it.
+      expect(await page.locator('.notice').filter({ hasText: 'cannot be reached' }).count()).toBe(0);
+    }
+    expect(await page.evaluate(() => document.title.length >= 0)).toBe(true);
+    await page.context().close();
+  });
+});
+
 describe('Floor whose loads fail while its stream is up', () => {
   const indicator = (page: Page) => page.locator('.live-indicator .live-state');
 
