@@ -118,6 +118,23 @@ describe('Settings sections: loading, failed and offline, said once', () => {
     await page.context().close();
   });
 
+  it('an empty list whose refresh fails still says it was empty when last loaded, marked out of date', async () => {
+    const page = await ui.open('settings');
+    const breaks = page.locator('section[aria-labelledby="st-breaks"]');
+    const none = breaks.getByText('No break types yet: they appear with the first break the dialer reports.');
+    await none.waitFor();
+    await page.context().route('**/cati/breaktypes**', (r) => r.abort('connectionrefused'));
+    // Shown again (the screen is kept alive): the section asks again, and cannot reach the server.
+    await page.evaluate(() => (window.location.hash = '#/groups'));
+    await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
+    await page.evaluate(() => (window.location.hash = '#/settings'));
+    const alert = breaks.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/The server cannot be reached: break types could not be loaded\. Showing what was loaded at \d\d:\d\d:\d\d \(out of date\)/);
+    expect(await none.count()).toBe(1);
+    await page.context().close();
+  });
+
   it('when the server cannot be reached, says so once: in place, not again as a notice', async () => {
     const page = await ui.open('interviewers', async (c) => {
       await c.route('**/cati/**', (r) => r.abort('connectionrefused'));
