@@ -196,7 +196,8 @@ describe('Surveys today: loading, stale after a failed refresh', () => {
     await page.context().unroute(aggregation);
     await alert.getByRole('button', { name: 'Retry' }).click();
     await expect.poll(() => alert.count()).toBe(0);
-    expect(await table.locator('tbody').getAttribute('class')).not.toContain('stale');
+    // The alert gives way to "Loading…" as soon as Retry asks; the rows are current once the answer is in.
+    await expect.poll(() => table.locator('tbody').getAttribute('class')).not.toContain('stale');
     await page.context().close();
   });
 });
@@ -308,6 +309,27 @@ describe('Floor with its event stream down', () => {
     await expect.poll(() => banner.count()).toBe(0);
     const later = await time.textContent();
     await expect.poll(() => time.textContent(), { timeout: 3000 }).not.toBe(later);
+    await page.context().close();
+  });
+});
+
+describe('Floor with the server gone', () => {
+  it('says once, in its banner, that the server cannot be reached: the notice area does not repeat it', async () => {
+    const page = await ui.open('floor', async (c) => {
+      await c.route('**/events', (r) => r.abort('connectionrefused'));
+    });
+    const banner = page.getByTestId('floor-stale');
+    await expect.poll(() => banner.textContent(), { timeout: 15_000 }).toContain('The server cannot be reached');
+    await page.context().route((url) => url.pathname.startsWith('/cati/'), (r) => r.abort('connectionrefused'));
+    await banner.getByRole('button', { name: 'Retry now' }).click();
+    // An action that fails for the same reason (Lock) is not said a second time as a notice.
+    const anna = page.getByRole('row').filter({ hasText: 'Anna Berg' });
+    await anna.getByRole('button', { name: 'Lock anna' }).click();
+    await anna.getByRole('button', { name: 'Lock Anna Berg (anna)' }).click();
+    await page.waitForTimeout(1500);
+    expect(await banner.textContent()).toContain('The server cannot be reached');
+    expect(await page.getByText(/cannot be reached/).count()).toBe(1);
+    expect(await page.getByText(/^Locked anna/).count()).toBe(0);
     await page.context().close();
   });
 });

@@ -12,6 +12,7 @@ import { sortRows, useTableSort } from '../composables/table-sort.ts';
 import { fetchBreakTypes, type BreakType } from './break-types.ts';
 import { breakLevel, countFloor, FLOOR_STATES, secondsInState, type FloorRow, type FloorState } from './floor-format.ts';
 import { fetchGroupOptions, type Group } from './groups.ts';
+import { isUnreachable } from './resource-state.ts';
 import { OPEN_EVENT, useLiveEventsStore } from './live-events.ts';
 import { fetchSurveyOptions } from './surveys.ts';
 
@@ -135,11 +136,19 @@ export const useFloorStore = defineStore('floor', () => {
 
   /** Why the last load failed (null after a success): shown in the one "not live" banner, never one notice per poll. */
   const loadProblem = ref<string | null>(null);
+  /** The last load failed because the server could not be reached at all. */
+  const loadUnreachable = ref(false);
   /** The load of a poll or an event: a failure is kept as the floor's problem, not pushed as a notice. */
   const loadQuietly = () =>
     load().then(
-      () => (loadProblem.value = null),
-      (err: unknown) => (loadProblem.value = describeError(err)),
+      () => {
+        loadProblem.value = null;
+        loadUnreachable.value = false;
+      },
+      (err: unknown) => {
+        loadProblem.value = describeError(err);
+        loadUnreachable.value = isUnreachable(err);
+      },
     );
 
   /** Loads the floor now (a load already running is followed by one more). */
@@ -267,7 +276,7 @@ export const useFloorStore = defineStore('floor', () => {
   }
 
   return {
-    stale, loadProblem, retry, loadQuietly, clock, surveyName, holdOrder, orderHeld: computed(() => heldOrder.value !== null),
+    stale, loadProblem, loadUnreachable, retry, loadQuietly, clock, surveyName, holdOrder, orderHeld: computed(() => heldOrder.value !== null),
     rows, visible, counts, loading, lastUpdated, now, centres, groups, breakTypes, filters, sort, surveys, limits, zoneOf, displayZone, multiZone,
     levelOf, secondsInState: (r: FloorRow) => secondsInState(r, now.value), load, schedule, loadLookups, setFilter, start, setLocked,
   };

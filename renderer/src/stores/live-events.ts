@@ -7,6 +7,7 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { ApiRequestError, describeError, send } from '../api/client.ts';
 import { createSseParser, type SseMessage } from '../api/sse.ts';
+import { isUnreachable } from './resource-state.ts';
 
 /** `connecting` before the first answer, `live` while the stream is open, `reconnecting` after it broke, `stopped` when refused for good. */
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
@@ -20,6 +21,8 @@ const MAX_BACKOFF_MS = 30_000;
 export const useLiveEventsStore = defineStore('live-events', () => {
   const status = ref<LiveStatus>('connecting');
   const problem = ref<string | null>(null);
+  /** The problem is that the server cannot be reached at all (no HTTP answer). */
+  const unreachable = ref(false);
   const listeners = new Set<(m: SseMessage) => void>();
   let lastEventId: string | null = null;
   let running = false;
@@ -38,6 +41,7 @@ export const useLiveEventsStore = defineStore('live-events', () => {
     if (!res.body) throw new Error('The event stream has no body.');
     status.value = 'live';
     problem.value = null;
+    unreachable.value = false;
     failures = 0;
     lastHeard = Date.now();
     emit({ event: OPEN_EVENT, data: '{}', id: lastEventId });
@@ -75,10 +79,12 @@ export const useLiveEventsStore = defineStore('live-events', () => {
         if (err instanceof ApiRequestError && (err.status === 401 || err.status === 403)) {
           status.value = 'stopped';
           problem.value = describeError(err);
+          unreachable.value = false;
           running = false;
           return;
         }
         problem.value = describeError(err);
+        unreachable.value = isUnreachable(err);
       }
       if (!running) return;
       status.value = 'reconnecting';
@@ -118,5 +124,5 @@ export const useLiveEventsStore = defineStore('live-events', () => {
     return () => listeners.delete(listener);
   }
 
-  return { status, problem, start, stop, retryNow, subscribe };
+  return { status, problem, unreachable, start, stop, retryNow, subscribe };
 });

@@ -1,4 +1,4 @@
-import { computed, reactive, ref } from 'vue';
+import { computed, onActivated, onDeactivated, reactive, ref, watch } from 'vue';
 import { ApiRequestError, describeError } from '../api/client.ts';
 
 /**
@@ -13,6 +13,26 @@ export type ResourceStatus = 'idle' | 'loading' | 'ready' | 'empty' | 'error' | 
  * area then leaves out its own "cannot be reached" notice, so the problem is said once (CONTRACT §17).
  */
 export const offlineInPlace = ref(0);
+
+/**
+ * Counts the calling component into offlineInPlace while `saying()` is true and its screen is shown (a screen kept
+ * alive but not shown does not count). Only `saying` is watched: an effect that also read the counter it changes
+ * would wake every other such component, and two of them would wake each other without end (a frozen window).
+ */
+export function useSaysOfflineInPlace(saying: () => boolean): void {
+  const shown = ref(true);
+  onActivated(() => (shown.value = true));
+  onDeactivated(() => (shown.value = false));
+  watch(
+    () => shown.value && saying(),
+    (now, _before, onCleanup) => {
+      if (!now) return;
+      offlineInPlace.value++;
+      onCleanup(() => offlineInPlace.value--);
+    },
+    { immediate: true },
+  );
+}
 
 /** True when an error means the server could not be reached at all (no HTTP answer). */
 export const isUnreachable = (err: unknown): boolean => err instanceof ApiRequestError && err.status === 0;
