@@ -144,6 +144,15 @@ describe('Interviewers screen in Chromium', () => {
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/HTTP 409/);
   });
 
+  it('shows an interviewer another client added while the screen was away, when it is shown again', async () => {
+    await page.getByRole('search').getByLabel('Search login or display name').fill('');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await show('Groups');
+    expect((await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'zed', DisplayName: 'Zed Walker', Password: 'secret-12' } })).status).toBe(201);
+    await show('Interviewers');
+    await expect.poll(() => table().textContent()).toContain('Zed Walker');
+  });
+
   it('fits a row at 1280 px: its actions behind one menu button, opened and moved through from the keyboard', async () => {
     // Demo-like names: long display names and logins.
     await create('margarethe.vandenberg', 'Margarethe van den Berg-Oosterhuis');
