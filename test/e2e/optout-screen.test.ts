@@ -92,4 +92,16 @@ describe('Opt-out screen in Chromium', () => {
     await expect.poll(() => page.getByTestId('current-list').textContent()).toMatch(/Project p1234/);
     await expect.poll(() => entries().textContent()).toContain('No entries yet');
   });
+
+  it('shows an address that unsubscribed while the screen was away, when it is shown again', async () => {
+    const id = (await ui.server.json('GET', '/optout/lists?projectId=p1234')).body.id as number;
+    await page.getByRole('tab', { name: 'E-mail addresses' }).click();
+    await expect.poll(() => entries().textContent()).toContain('No entries yet');
+    const nav = page.getByRole('navigation', { name: 'Screens' });
+    await nav.getByRole('link', { name: 'Blacklist', exact: true }).click();
+    await page.getByRole('heading', { name: 'Telephone blacklist', level: 1 }).waitFor();
+    expect((await ui.server.json('POST', `/optout/lists/${id}/emails`, { body: { emailAddress: 'zoe@example.org' } })).status).toBe(200);
+    await nav.getByRole('link', { name: 'Opt-out lists', exact: true }).click();
+    await expect.poll(() => entries().textContent()).toContain('zoe@example.org');
+  });
 });
