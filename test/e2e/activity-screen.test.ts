@@ -99,6 +99,17 @@ describe('Settings → Activity in Chromium', () => {
     expect(JSON.parse(rows[0]!['Changes (JSON)']!)).toEqual({ Name: ['Early shift', 'Late shift'] });
   });
 
+  it('shows a change made while the screen was away, when it is shown again', async () => {
+    await page.evaluate(() => (window.location.hash = '#/settings?entity=blacklist'));
+    await expect.poll(() => table().getByRole('row').nth(1).textContent()).toContain('TelephoneNumber: 5550119');
+    const nav = page.getByRole('navigation', { name: 'Screens' });
+    await nav.getByRole('link', { name: 'Groups', exact: true }).click();
+    await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
+    expect((await ui.server.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '5559999' } })).status).toBe(201);
+    await nav.getByRole('link', { name: 'Settings', exact: true }).click();
+    await expect.poll(() => table().getByRole('row').nth(1).textContent()).toContain('TelephoneNumber: 5559999');
+  });
+
   it('has no axe violations', async () => {
     expect(await axeViolations(page)).toEqual([]);
   });
