@@ -164,6 +164,18 @@ describe('Times in the call centre\'s zone', () => {
     await page.evaluate(() => (window.location.hash = '#/blacklist'));
     await page.getByRole('table', { name: 'Numbers' }).getByRole('columnheader', { name: 'Created (GMT+9)' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
+
+    // "Showing what was loaded at …" of a failed refresh is in the same zone as the table's times.
+    await page.context().route((url) => url.pathname === '/cati/interviewers', (r) => r.abort('connectionrefused'));
+    const shownAt = Date.now();
+    await page.evaluate(() => (window.location.hash = '#/interviewers'));
+    const alert = page.getByRole('alert').filter({ hasText: 'interviewers could not be loaded' });
+    await alert.waitFor();
+    const [, clock] = /loaded at (\d\d:\d\d:\d\d)/.exec((await alert.textContent())!)!;
+    const minutes = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3, 5));
+    const inTokyo = (ms: number) => new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Tokyo', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(ms));
+    // The list was loaded within the last few minutes; in Tokyo's clock (this machine's differs by hours unless it is GMT+9).
+    expect(Math.abs(((minutes(clock!) - minutes(inTokyo(shownAt)) + 1440 + 720) % 1440) - 720)).toBeLessThanOrEqual(5);
     await page.context().close();
   });
 });
