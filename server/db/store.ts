@@ -32,6 +32,12 @@ export interface RunResult {
 
 export type EngineName = 'sqlite' | 'postgres';
 
+/** How a client-shaped read may run (Queryable.clientRows). */
+export interface ClientRead {
+  /** Its best plan is the same whatever its values: planned once per connection rather than on every run. */
+  fixedPlan?: boolean;
+}
+
 /** What runs statements: the store itself or an open transaction. */
 export interface Queryable {
   readonly engine: EngineName;
@@ -52,9 +58,11 @@ export interface Queryable {
    * `rows` of a query a client shaped (`$filter`, `$orderby`, `$apply`, `$count`), which no index may bound: on
    * SQLite, outside a transaction, one whose plan scans a large table from its start, or aggregates rows
    * of one, runs on the read worker, so it cannot hold the event loop (CONTRACT §13). Otherwise, and on
-   * PostgreSQL, it is `rows`.
+   * PostgreSQL, it is `rows`. `read.fixedPlan`: the caller knows the statement's best plan does not depend on
+   * its values (a time-bounded page read in key order from the primary key, odata/key-ranges.ts); PostgreSQL then
+   * keeps one generic plan for it instead of planning it afresh on every run. SQLite plans a statement once anyway.
    */
-  clientRows(sql: string, params?: Params): Promise<unknown[][]>;
+  clientRows(sql: string, params?: Params, read?: ClientRead): Promise<unknown[][]>;
   /** INSERT/UPDATE/DELETE; use `RETURNING` with `get`/`value` to read generated keys. */
   run(sql: string, params?: Params): Promise<RunResult>;
   /** Several statements without parameters (schema changes). */

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../errors.ts';
 import type { Dialect } from '../db/dialect.ts';
-import type { Queryable } from '../db/store.ts';
+import type { ClientRead, Queryable } from '../db/store.ts';
 import { compileFilter, compileFilterCached, compileOrderby, resolveProperty, type OrderKey, type SqlFragment } from './compile-sql.ts';
 import { keyRangeScan } from './key-ranges.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
@@ -203,6 +203,8 @@ interface CollectionPlan {
   pageParams: unknown[];
   keys: OrderKey[];
   order: string;
+  /** The page read's best plan does not depend on its values (keyRangeScan): it may keep one. */
+  read: ClientRead | undefined;
 }
 
 function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions): CollectionPlan {
@@ -238,8 +240,10 @@ function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: Collecti
     pageParams.push(...s.params);
   }
   const order = keys.map((k) => d.orderTerm(`(${k.prop.column})`, k.desc, k.prop.nullable === true)).join(', ');
-  return { where, params, from, pageWhere, pageParams, keys, order };
+  return { where, params, from, pageWhere, pageParams, keys, order, read: scan?.fixedPlan && !q.scope?.where ? FIXED_PLAN : undefined };
 }
+
+const FIXED_PLAN: ClientRead = { fixedPlan: true };
 
 const whereText = (conditions: string[]) => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
 
@@ -278,11 +282,11 @@ function chunks(db: Queryable, p: CollectionPlan, text: string, columns: readonl
     if (left <= 0) return [];
     let rows: unknown[][];
     if (!last) {
-      rows = await db.clientRows(text, [...p.pageParams, Math.min(STREAM_CHUNK, left), skip]);
+      rows = await db.clientRows(text, [...p.pageParams, Math.min(STREAM_CHUNK, left), skip], p.read);
     } else {
       const after = seek(db.dialect, p.keys, at.map((i) => last![i] ?? null));
       const next = text.replace(' ORDER BY ', `${p.pageWhere.length ? ' AND ' : ' WHERE '}${after.sql} ORDER BY `);
-      rows = await db.clientRows(next, [...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0]);
+      rows = await db.clientRows(next, [...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0], p.read);
     }
     left = rows.length < STREAM_CHUNK ? 0 : left - rows.length;
     last = rows.at(-1);
@@ -306,7 +310,7 @@ export async function queryCollection(db: Queryable, model: EntityModel, options
   if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK && !q.postProcess) {
     return tablePage({ columns, values: [] }, { count, more: chunks(db, p, text, columns, options.top, options.skip ?? 0) });
   }
-  let values = await db.clientRows(text, params);
+  let values = await db.clientRows(text, params, p.read);
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && values.length > pageSize) {
     values = values.slice(0, pageSize);

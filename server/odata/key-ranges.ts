@@ -21,32 +21,38 @@ function literalMs(node: FilterNode): number | undefined {
   return undefined;
 }
 
-/** The [lower, upper] instants (inclusive, either may be unbounded) a conjunction imposes on `property`. */
-export function timeBounds(ast: FilterNode | undefined, property: string): { lo: number; hi: number } | undefined {
+/**
+ * The [lower, upper] instants (inclusive, either may be unbounded) a conjunction imposes on `property`; `only`
+ * when the conjunction says nothing else.
+ */
+export function timeBounds(ast: FilterNode | undefined, property: string): { lo: number; hi: number; only: boolean } | undefined {
   let lo = -Infinity;
   let hi = Infinity;
+  let only = true;
   const visit = (n: FilterNode): void => {
-    if (n.kind !== 'binary') return;
+    if (n.kind !== 'binary') return void (only = false);
     if (n.op === 'and') return visit(n.left), visit(n.right);
     const isProp = (x: FilterNode) => x.kind === 'property' && x.path.length === 1 && x.path[0] === property;
     let op: string | undefined;
     let ms: number | undefined;
     if (isProp(n.left)) [op, ms] = [n.op, literalMs(n.right)];
     else if (isProp(n.right)) [op, ms] = [FLIP[n.op], literalMs(n.left)];
-    if (ms === undefined || !Number.isFinite(ms)) return;
+    if (ms === undefined || !Number.isFinite(ms) || !(op! in FLIP)) return void (only = false);
     if (op === 'gt' || op === 'ge' || op === 'eq') lo = Math.max(lo, ms);
     if (op === 'lt' || op === 'le' || op === 'eq') hi = Math.min(hi, ms);
   };
   if (ast) visit(ast);
-  return lo === -Infinity && hi === Infinity ? undefined : { lo, hi };
+  return lo === -Infinity && hi === Infinity ? undefined : { lo, hi, only };
 }
 
 /**
  * The extra condition and FROM for reading a time-bounded `$filter` in ascending key order from the primary
  * key; undefined when the model keeps no bounds or the filter does not bound its time. The FROM is the
- * dialect's (`ODataSql.keyRangeFrom`).
+ * dialect's (`ODataSql.keyRangeFrom`). `fixedPlan` when the filter bounds the time and nothing else: the page is
+ * then the primary key's range read whatever the instants, so it may keep one plan (Queryable.clientRows); with
+ * another condition, the best index may depend on its value.
  */
-export function keyRangeScan(model: EntityModel, ast: FilterNode | undefined, dialect: Dialect): { from: string; where: SqlFragment } | undefined {
+export function keyRangeScan(model: EntityModel, ast: FilterNode | undefined, dialect: Dialect): { from: string; where: SqlFragment; fixedPlan: boolean } | undefined {
   const spec = model.keyRangesByTime;
   if (!spec || model.key.length !== 1) return undefined;
   const bounds = timeBounds(ast, spec.property);
@@ -63,5 +69,6 @@ export function keyRangeScan(model: EntityModel, ast: FilterNode | undefined, di
       sql: `(${key}) BETWEEN (SELECT COALESCE(min(min_id), 1) ${range}) AND (SELECT COALESCE(max(max_id), 0) ${range})`,
       params: [first, last, first, last],
     },
+    fixedPlan: bounds.only,
   };
 }

@@ -25,6 +25,8 @@ export interface BenchWorkerData {
   key: string;
   /** `select` on PostgreSQL (else the data dir's SQLite file): the page SQL of cati-bare.ts, bound with the query string's `a` and `b`. */
   database?: string;
+  /** `select` on PostgreSQL: keep one generic plan (plan_cache_mode), as the API does for this page. */
+  fixedPlan?: boolean;
   /** `app`: config overrides (e.g. raised rate limits). */
   config?: Partial<ServerConfig>;
 }
@@ -54,7 +56,7 @@ if (data.mode === 'app') {
   const engine = data.database ? 'postgres' : 'sqlite';
   const db = data.mode === 'select' && !data.database ? new Database(databaseFile(data.dataDir), { readonly: true }) : null;
   const stmt = db?.prepare(pageSql('sqlite'));
-  const pool = data.mode === 'select' && data.database ? new pg.Pool({ connectionString: data.database, types: pgTypes, max: 4 }) : null;
+  const pool = data.mode === 'select' && data.database ? new pg.Pool({ connectionString: data.database, types: pgTypes, max: 4, ...(data.fixedPlan ? { options: '-c plan_cache_mode=force_generic_plan' } : {}) }) : null;
   const page = Buffer.from('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unsubscribe</title></head><body><p>Unsubscribe</p></body></html>');
   const http = createServer((req, res) => {
     if (data.mode === 'empty') {

@@ -30,6 +30,8 @@ export interface Bare {
   /** A single value. */
   value<T>(sql: string, params?: unknown[]): Promise<T>;
   page: Run<[a: number, b: number], unknown[]>;
+  /** PostgreSQL: the page with one generic plan (plan_cache_mode), as the API runs it (for the figure beside the ratio). */
+  pageFixedPlan?: Run<[a: number, b: number], unknown[]>;
   deep: Run<[after: number], unknown[]>;
   count: Run<[a: number, b: number], unknown>;
   plan(a: number, b: number): Promise<string>;
@@ -69,13 +71,15 @@ export function sqliteBare(file: string, size: () => number): Bare {
 /** Bare `pg` on one connection of the bench's PostgreSQL database (named prepared statements, COPY for inserts). */
 export async function postgresBare(url: string): Promise<Bare> {
   const client = new pg.Client({ connectionString: url, types: pgTypes });
-  await client.connect();
+  const fixed = new pg.Client({ connectionString: url, types: pgTypes, options: '-c plan_cache_mode=force_generic_plan' });
+  await Promise.all([client.connect(), fixed.connect()]);
   const query = async (name: string | undefined, text: string, values: unknown[]) => (await client.query({ name, text, values, rowMode: 'array' })).rows as unknown[][];
   const page = pageSql('postgres');
   return {
     engine: 'postgres',
     value: async <T>(sql: string, params: unknown[] = []) => (await query(undefined, sql, params))[0]![0] as T,
     page: (a, b) => query('page', page, [a, b]),
+    pageFixedPlan: async (a, b) => (await fixed.query({ name: 'page', text: page, values: [a, b], rowMode: 'array' })).rows as unknown[][],
     deep: (after) => query('deep', `SELECT ${COLUMNS} FROM calls WHERE id > $1 ORDER BY id LIMIT 1001`, [after]),
     count: async (a, b) => (await query('count', 'SELECT count(*) FROM calls WHERE time >= $1 AND time < $2', [a, b]))[0]![0],
     plan: async (a, b) => (await query(undefined, `EXPLAIN (COSTS OFF) ${page}`, [a, b])).map((r) => String(r[0]).trim()).join('; '),
@@ -86,6 +90,6 @@ export async function postgresBare(url: string): Promise<Bare> {
     },
     trim: async (maxId) => void (await client.query('DELETE FROM calls WHERE id > $1', [maxId])),
     size: async () => Number((await query(undefined, 'SELECT pg_database_size(current_database())', []))[0]![0]),
-    close: () => client.end(),
+    close: async () => void (await Promise.all([client.end(), fixed.end()])),
   };
 }

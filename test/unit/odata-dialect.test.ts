@@ -116,4 +116,15 @@ describe('$apply and exports in the PostgreSQL dialect', () => {
     expect(onPg.where.params).toEqual([490_896, 2_147_483_647, 490_896, 2_147_483_647]);
     expect(keyRangeScan(model, ast, sqliteDialect)!.from).toBe('calls NOT INDEXED');
   });
+  it('keeps one plan for a key range only when the filter bounds the time and nothing else', () => {
+    const model: EntityModel = { ...DIALECT_MODEL, keyRangesByTime: { property: 'Time', table: 'ranges', bucketMs: 3_600_000, unindexedFrom: 'calls NOT INDEXED' } };
+    const fixed = (filter: string) => keyRangeScan(model, parseFilter(filter), postgresDialect)?.fixedPlan;
+    expect(fixed('Time ge 2026-01-01T00:00:00Z and Time lt 2026-01-02T00:00:00Z')).toBe(true);
+    expect(fixed('2026-01-01T00:00:00Z le Time and Time eq 2026-01-01T10:00:00Z')).toBe(true);
+    expect(fixed('Time ge 2026-01-01T00:00:00Z and Id eq 5')).toBe(false);
+    expect(fixed('Time ge 2026-01-01T00:00:00Z and Time ne 2026-01-01T10:00:00Z')).toBe(false);
+    expect(fixed('Time ge 2026-01-01T00:00:00Z and Paid')).toBe(false);
+    expect(fixed('Time ge 2026-01-01T00:00:00Z and not (Id eq 5)')).toBe(false);
+    expect(fixed('Id eq 5')).toBeUndefined(); // no key range at all
+  });
 });
