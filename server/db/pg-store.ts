@@ -51,8 +51,10 @@ export interface PgQueryable extends Queryable {
 }
 
 export interface PgStoreOptions {
-  /** Connections in the pool (default 10). */
+  /** Connections in the pool (default 10); the fixed-plan reads' connections are at most half as many more. */
   max?: number;
+  /** The startup options of the fixed-plan reads' connections (default: plan_cache_mode = force_generic_plan). */
+  fixedPlanOptions?: string;
   /** How long a query waits for a connection before the database counts as unavailable (default 10 s). */
   connectionTimeoutMs?: number;
   /**
@@ -75,8 +77,11 @@ export class PgStore implements Store, PgQueryable {
    * the same plan; planning 0.014 against 0.234 ms).
    */
   private fixedPlanConnections: pg.Pool | undefined;
+  /** Set once the server (or a proxy before it) refused the fixed-plan connections' setting: the main pool serves those reads. */
+  private fixedPlanRefused = false;
   private readonly max: number;
   private readonly connectionTimeoutMs: number;
+  private readonly fixedPlanOptions: string;
   private readonly where: string;
   private readonly begin: string;
   private readonly txContext = new AsyncLocalStorage<Tx>();
@@ -91,6 +96,7 @@ export class PgStore implements Store, PgQueryable {
     this.begin = `BEGIN ISOLATION LEVEL ${(options.isolation ?? 'serializable').toUpperCase()}`;
     this.max = options.max ?? 10;
     this.connectionTimeoutMs = options.connectionTimeoutMs ?? 10_000;
+    this.fixedPlanOptions = options.fixedPlanOptions ?? '-c plan_cache_mode=force_generic_plan';
     this.pool = this.newPool(this.max);
   }
 
@@ -114,7 +120,7 @@ export class PgStore implements Store, PgQueryable {
   }
 
   private get fixedPlanPool(): pg.Pool {
-    return (this.fixedPlanConnections ??= this.newPool(Math.max(1, Math.ceil(this.max / 2)), '-c plan_cache_mode=force_generic_plan'));
+    return (this.fixedPlanConnections ??= this.newPool(Math.max(1, Math.ceil(this.max / 2)), this.fixedPlanOptions));
   }
 
   /** Connects, checks that the server answers (DatabaseUnavailableError naming host:port otherwise), applies migrations. */
@@ -168,7 +174,7 @@ export class PgStore implements Store, PgQueryable {
         throw asUnavailable(err, this.where);
       }
     }
-    return this.withClient((c) => this.statement(c, text, values, rowMode, false), fixedPlan && values.length ? this.fixedPlanPool : this.pool);
+    return this.withClient((c) => this.statement(c, text, values, rowMode, false), fixedPlan && values.length && !this.fixedPlanRefused ? this.fixedPlanPool : this.pool);
   }
 
   /** `text` on `client`, named when it has parameters; prepared again once if PostgreSQL says its plan went stale. */
@@ -284,7 +290,17 @@ export class PgStore implements Store, PgQueryable {
     try {
       return await pool.connect();
     } catch (err) {
-      throw asUnavailable(err, this.where);
+      if (pool === this.pool) throw asUnavailable(err, this.where);
+      // No fixed-plan connection: the read runs on the main pool (with PostgreSQL's own plan choice), or fails as
+      // that one fails. A server or proxy that refuses the setting itself (PgBouncer without `options` among its
+      // ignore_startup_parameters; an unknown parameter) is not asked again.
+      const client = await this.checkout();
+      const code = (err as { code?: unknown }).code;
+      if (!this.fixedPlanRefused && (code === '08P01' || code === '42704' || code === '22023')) {
+        this.fixedPlanRefused = true;
+        console.warn(`PostgreSQL refused connections that keep one plan per statement (${this.description}): ${(err as Error).message}; those reads plan each run`);
+      }
+      return client;
     }
   }
 

@@ -73,6 +73,20 @@ describe.skipIf(testEngine() !== 'postgres')('fixed-plan reads on PostgreSQL', (
     expect(plan).not.toContain('Sort');
   });
 
+  it('a server that refuses the setting leaves those reads to the other connections, once', async () => {
+    const warned: string[] = [];
+    const warn = console.warn;
+    console.warn = (line: string) => void warned.push(line);
+    const refusing = await PgStore.open(await migratedPgDatabase(), { fixedPlanOptions: '-c no_such_setting=1' });
+    try {
+      for (let i = 0; i < 3; i++) expect(await refusing.clientRows('SELECT current_setting(?)', ['plan_cache_mode'], FIXED)).toEqual([['auto']]);
+      expect(warned.filter((w) => w.includes('refused connections that keep one plan'))).toHaveLength(1);
+    } finally {
+      console.warn = warn;
+      await refusing.close();
+    }
+  });
+
   it('a page with another condition than the time keeps PostgreSQL’s choice of plan', async () => {
     const interviewer = await store.value<number>('SELECT interviewer_id FROM calls WHERE interviewer_id IS NOT NULL LIMIT 1');
     const before = (await prepared()).length;
