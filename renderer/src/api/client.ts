@@ -10,6 +10,8 @@ export class ApiRequestError extends Error {
     readonly status: number,
     message: string,
     readonly code: string | null = null,
+    /** The request asked for a change (not a read): unanswered, the person must learn it was not confirmed. */
+    readonly change = false,
   ) {
     super(message);
     this.name = 'ApiRequestError';
@@ -141,6 +143,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Aborts the request (and the reading of a streamed body). */
   signal?: AbortSignal;
+  /** The request makes a change though sent as GET (the seed's `Controller.Lock()` and the like); other methods always do. */
+  change?: boolean;
 }
 
 /** Builds `/path?query` with every parameter encoded. */
@@ -166,7 +170,10 @@ export async function send(method: string, path: string, options: RequestOptions
   try {
     res = await fetch(session.baseUrl + buildPath(path, options.query), { method, headers, body, cache: 'no-store', signal: options.signal });
   } catch (err) {
-    throw new ApiRequestError(0, `The server cannot be reached (${(err as Error).message}).`);
+    // A change that got no answer may or may not have been made: the person is told it was not confirmed.
+    const cause = `cannot be reached (${(err as Error).message}).`;
+    const read = (method === 'GET' || method === 'HEAD') && !options.change;
+    throw new ApiRequestError(0, read ? `The server ${cause}` : `The change was not confirmed: the server ${cause}`, null, !read);
   }
   if (res.status === 401 && session?.apiKey === sentKey) {
     lastBaseUrl = session.baseUrl;
@@ -243,7 +250,7 @@ export function uploadForm<T>(path: string, form: FormData, on: UploadProgress, 
     xhr.setRequestHeader('Accept', 'application/json');
     xhr.upload.addEventListener('progress', (e) => on.progress(e.loaded, e.lengthComputable ? e.total : 0));
     xhr.upload.addEventListener('load', () => on.processing());
-    xhr.addEventListener('error', () => reject(new ApiRequestError(0, 'The server cannot be reached (the upload failed).')));
+    xhr.addEventListener('error', () => reject(new ApiRequestError(0, 'The upload was not confirmed: the server cannot be reached.', null, true)));
     xhr.addEventListener('load', () => {
       const answer = new Response(xhr.responseText || null, { status: xhr.status });
       if (xhr.status >= 200 && xhr.status < 300) resolve((xhr.responseText ? JSON.parse(xhr.responseText) : undefined) as T);

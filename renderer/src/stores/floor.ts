@@ -244,7 +244,7 @@ export const useFloorStore = defineStore('floor', () => {
 
   /** Locks or unlocks the interviewer of a row (`Controller.Lock()` / `Unlock()`), then reloads. */
   async function setLocked(row: FloorRow, locked: boolean) {
-    await request('GET', `/cati/interviewers(${row.InterviewerId})/Controller.${locked ? 'Lock' : 'Unlock'}()`);
+    await request('GET', `/cati/interviewers(${row.InterviewerId})/Controller.${locked ? 'Lock' : 'Unlock'}()`, { change: true });
     await load();
   }
 

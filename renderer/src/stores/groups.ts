@@ -184,7 +184,7 @@ export const useGroupsStore = defineStore('groups', () => {
   async function surveyOperation(name: 'AssignOnSurvey' | 'DeAssignFromSurvey', surveyId: string) {
     const g = selected.value;
     if (!g) return;
-    await request('GET', `/cati/groups(${g.GroupId})/Controller.${name}(surveyId=${odataString(surveyId)},callCenterId=${callCenterId.value})`);
+    await request('GET', `/cati/groups(${g.GroupId})/Controller.${name}(surveyId=${odataString(surveyId)},callCenterId=${callCenterId.value})`, { change: true });
     await loadDetail();
   }
 

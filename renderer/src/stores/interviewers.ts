@@ -160,7 +160,7 @@ export const useInterviewersStore = defineStore('interviewers', () => {
   }
 
   async function setLocked(item: Interviewer, locked: boolean) {
-    await request('GET', `/cati/interviewers(${item.InterviewerId})/Controller.${locked ? 'Lock' : 'Unlock'}()`);
+    await request('GET', `/cati/interviewers(${item.InterviewerId})/Controller.${locked ? 'Lock' : 'Unlock'}()`, { change: true });
     await load();
   }
 

@@ -7,7 +7,7 @@ export interface Notice {
   id: number;
   kind: 'error' | 'success' | 'warning';
   text: string;
-  /** The server could not be reached (no HTTP answer): left out while a region on screen says so in place. */
+  /** A read found the server unreachable (no HTTP answer): left out while a region on screen says so in place. */
   unreachable?: boolean;
 }
 
@@ -35,7 +35,7 @@ export const useNoticesStore = defineStore('notices', () => {
     success: (text: string) => push('success', text),
     // A refused session is told by the sign-in page that replaces the screen, not once per failed request.
     error: (err: unknown) =>
-      err instanceof ApiRequestError && err.status === 401 && !currentSession() ? undefined : push('error', describeError(err), isUnreachable(err)),
+      err instanceof ApiRequestError && err.status === 401 && !currentSession() ? undefined : push('error', describeError(err), isUnreachable(err) && !(err as ApiRequestError).change),
     /** Something needing attention that is not a failure (a break over its limit); stays until dismissed. */
     warning: (text: string) => push('warning', text),
     clear: () => (items.value = []),

@@ -138,7 +138,7 @@ export const useSurveysStore = defineStore('surveys', () => {
     const path = kind === 'group'
       ? `/cati/groups(${resourceId})/Controller.${op}(surveyId=${odataString(s.SurveyId)},callCenterId=${callCenterId.value})`
       : `/cati/interviewers(${resourceId})/Controller.${op}(surveyId=${odataString(s.SurveyId)})`;
-    await request('GET', path);
+    await request('GET', path, { change: true });
     await loadAssignments();
   }
 
