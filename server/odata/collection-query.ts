@@ -210,25 +210,32 @@ interface CollectionPlan {
 function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions): CollectionPlan {
   if (!model.from) throw new Error(`Entity type ${model.typeName} has no SQL source`);
   checkSelect(model, options.select);
+  const now = q.now ?? Date.now();
+  const filter = (m: EntityModel) =>
+    options.filterText !== undefined ? compileFilterCached(options.filterText, options.filter!, m, d, now) : compileFilter(options.filter!, m, d, now);
   const where: string[] = [];
   const params: unknown[] = [...(q.scope?.fromParams ?? [])];
   if (q.scope?.where) {
     where.push(`(${q.scope.where})`);
     params.push(...(q.scope.params ?? []));
   }
-  if (options.filter) {
-    const now = q.now ?? Date.now();
-    const f = options.filterText !== undefined ? compileFilterCached(options.filterText, options.filter, model, d, now) : compileFilter(options.filter, model, d, now);
-    where.push(f.sql);
-    params.push(...f.params);
-  }
+  const f = options.filter ? filter(model) : undefined;
   const keys = orderKeys(model, options);
-  const pageWhere = [...where];
-  const pageParams = [...params];
-  let from = model.from;
   // The default key order under a time range: read from the primary key, no temporary B-tree.
   const keyOrder = keys.length === 1 && !keys[0]!.desc && model.key[0] === keys[0]!.prop.name;
   const scan = keyOrder && !q.scope?.fromParams ? keyRangeScan(model, options.filter, d) : undefined;
+  // A page of the time range alone keeps one plan, its time column out of any index's reach (keyRangeScan).
+  const fixed = scan?.fixedPlan === true && !q.scope?.where;
+  const pageWhere = [...where];
+  const pageParams = [...params];
+  if (f) {
+    where.push(f.sql);
+    params.push(...f.params);
+    const pf = fixed ? filter(scan.filterModel) : f;
+    pageWhere.push(pf.sql);
+    pageParams.push(...pf.params);
+  }
+  let from = model.from;
   if (scan) {
     from = scan.from;
     pageWhere.push(scan.where.sql);
@@ -240,7 +247,7 @@ function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: Collecti
     pageParams.push(...s.params);
   }
   const order = keys.map((k) => d.orderTerm(`(${k.prop.column})`, k.desc, k.prop.nullable === true)).join(', ');
-  return { where, params, from, pageWhere, pageParams, keys, order, read: scan?.fixedPlan && !q.scope?.where ? FIXED_PLAN : undefined };
+  return { where, params, from, pageWhere, pageParams, keys, order, read: fixed ? FIXED_PLAN : undefined };
 }
 
 const FIXED_PLAN: ClientRead = { fixedPlan: true };

@@ -40,6 +40,12 @@ export interface ODataSql {
    * the time index alone (`unindexedFrom`); PostgreSQL's planner chooses by itself (the model's FROM).
    */
   keyRangeFrom(unindexedFrom: string, from: string): string;
+  /**
+   * The time column of a key-range page that keeps one plan (key-ranges.ts), written so no index on it applies:
+   * PostgreSQL's generic plan cannot estimate the time range and might otherwise sort a whole day read from the
+   * time index. SQLite's `unindexedFrom` does that already.
+   */
+  unindexedTime(column: string): string;
   /** `a` is (not) `b`, NULL equal to NULL. */
   same(a: SqlFragment, b: SqlFragment, not: boolean): SqlFragment;
   /** `a / b` (decimal: in floating point); NULL when `b` is 0. */
@@ -79,6 +85,7 @@ const sqliteSql: ODataSql = {
   boolValue: (c) => c,
   conditionsAreValues: true,
   keyRangeFrom: (unindexedFrom) => unindexedFrom,
+  unindexedTime: (column) => column,
   same: (a, b, not) => (not ? sql`(${a} IS NOT ${b})` : sql`(${a} IS ${b})`),
   divide: (a, b, decimal) => (decimal ? sql`(CAST(${a} AS REAL) / ${b})` : sql`(${a} / ${b})`),
   modulo: (a, b, decimal) => (decimal ? sql`(${a} - ${b} * CAST(CAST(${a} AS REAL) / ${b} AS INTEGER))` : sql`(${a} % ${b})`),
@@ -111,6 +118,7 @@ const postgresSql: ODataSql = {
   boolValue: (c) => sql`CAST(${c} AS int)`,
   conditionsAreValues: false,
   keyRangeFrom: (_unindexedFrom, from) => from,
+  unindexedTime: (column) => `${column} + 0`,
   same: (a, b, not) => (not ? sql`(${a} IS DISTINCT FROM ${b})` : sql`(${a} IS NOT DISTINCT FROM ${b})`),
   divide: (a, b, decimal) => (decimal ? sql`(CAST(${a} AS float8) / NULLIF(${b}, 0))` : sql`(${a} / NULLIF(${b}, 0))`),
   modulo: (a, b, decimal) =>

@@ -45,14 +45,35 @@ export function timeBounds(ast: FilterNode | undefined, property: string): { lo:
   return lo === -Infinity && hi === Infinity ? undefined : { lo, hi, only };
 }
 
+const unindexed = new WeakMap<EntityModel, Map<string, EntityModel>>();
+
+/** `model` with its time property's column as `ODataSql.unindexedTime` writes it (one object per model and dialect, for the filter cache). */
+function unindexedTimeModel(model: EntityModel, property: string, dialect: Dialect): EntityModel {
+  const column = model.properties.find((p) => p.name === property)?.column;
+  if (column === undefined || odataSql(dialect).unindexedTime(column) === column) return model;
+  let byDialect = unindexed.get(model);
+  if (!byDialect) unindexed.set(model, (byDialect = new Map()));
+  let variant = byDialect.get(dialect.name);
+  if (!variant) {
+    const properties = model.properties.map((p) => (p.name === property ? { ...p, column: odataSql(dialect).unindexedTime(column) } : p));
+    byDialect.set(dialect.name, (variant = { ...model, properties }));
+  }
+  return variant;
+}
+
 /**
  * The extra condition and FROM for reading a time-bounded `$filter` in ascending key order from the primary
  * key; undefined when the model keeps no bounds or the filter does not bound its time. The FROM is the
  * dialect's (`ODataSql.keyRangeFrom`). `fixedPlan` when the filter bounds the time and nothing else: the page is
- * then the primary key's range read whatever the instants, so it may keep one plan (Queryable.clientRows); with
- * another condition, the best index may depend on its value.
+ * then the primary key's range read whatever the instants, so it may keep one plan (Queryable.clientRows), its
+ * filter compiled against `filterModel` (the time column out of any index's reach); with another condition, the
+ * best index may depend on its value.
  */
-export function keyRangeScan(model: EntityModel, ast: FilterNode | undefined, dialect: Dialect): { from: string; where: SqlFragment; fixedPlan: boolean } | undefined {
+export function keyRangeScan(
+  model: EntityModel,
+  ast: FilterNode | undefined,
+  dialect: Dialect,
+): { from: string; where: SqlFragment; fixedPlan: boolean; filterModel: EntityModel } | undefined {
   const spec = model.keyRangesByTime;
   if (!spec || model.key.length !== 1) return undefined;
   const bounds = timeBounds(ast, spec.property);
@@ -70,5 +91,6 @@ export function keyRangeScan(model: EntityModel, ast: FilterNode | undefined, di
       params: [first, last, first, last],
     },
     fixedPlan: bounds.only,
+    filterModel: bounds.only ? unindexedTimeModel(model, spec.property, dialect) : model,
   };
 }

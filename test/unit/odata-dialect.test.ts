@@ -127,4 +127,13 @@ describe('$apply and exports in the PostgreSQL dialect', () => {
     expect(fixed('Time ge 2026-01-01T00:00:00Z and not (Id eq 5)')).toBe(false);
     expect(fixed('Id eq 5')).toBeUndefined(); // no key range at all
   });
+  it('compiles a fixed-plan page’s time out of any index’s reach on PostgreSQL (SQLite: NOT INDEXED does it)', () => {
+    const model: EntityModel = { ...DIALECT_MODEL, keyRangesByTime: { property: 'Time', table: 'ranges', bucketMs: 3_600_000, unindexedFrom: 'calls NOT INDEXED' } };
+    const ast = parseFilter('Time ge 2026-01-01T00:00:00Z and Time lt 2026-01-02T00:00:00Z');
+    const onPg = keyRangeScan(model, ast, postgresDialect)!;
+    expect(compileFilter(ast, onPg.filterModel, postgresDialect, DIALECT_NOW).sql).toBe('(((time + 0) >= ?::bigint) AND ((time + 0) < ?::bigint))');
+    expect(keyRangeScan(model, ast, postgresDialect)!.filterModel).toBe(onPg.filterModel); // one object: the filter cache keeps it
+    expect(keyRangeScan(model, ast, sqliteDialect)!.filterModel).toBe(model);
+    expect(keyRangeScan(model, parseFilter('Time ge 2026-01-01T00:00:00Z and Id eq 5'), postgresDialect)!.filterModel).toBe(model);
+  });
 });
