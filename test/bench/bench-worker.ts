@@ -68,7 +68,7 @@ if (data.mode === 'app') {
       const [a, b] = [Number(q.get('a')), Number(q.get('b'))];
       const send = (rows: unknown[]) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ value: rows }));
       if (stmt) send(stmt.all({ a, b }));
-      else void pool!.query({ name: 'page', text: pageSql(engine), values: [a, b] }).then((r) => send(r.rows));
+      else void pool!.query({ name: 'page', text: pageSql(engine, data.fixedPlan), values: [a, b] }).then((r) => send(r.rows));
     }
   });
   http.keepAliveTimeout = 5000;

@@ -13,12 +13,14 @@ export const INSERT_COLUMNS = COLUMNS.split(', ').slice(1);
 
 /**
  * The one-day page as the API runs it: the time range read in key order from the primary key, bounded by
- * call_id_ranges (migration 014). `?1`/`?2`: the range's start and end (epoch ms).
+ * call_id_ranges (migration 014). `?1`/`?2`: the range's start and end (epoch ms). `fixedPlan` (PostgreSQL): as
+ * the API writes it when it keeps one plan, the time out of its index's reach (`time + 0`).
  */
-export function pageSql(engine: 'sqlite' | 'postgres'): string {
+export function pageSql(engine: 'sqlite' | 'postgres', fixedPlan = false): string {
   const [a, b, from] = engine === 'sqlite' ? ['@a', '@b', 'calls NOT INDEXED'] : ['$1::bigint', '$2::bigint', 'calls'];
   const range = `FROM call_id_ranges WHERE hour BETWEEN ${a} / 3600000 AND ${b} / 3600000`;
-  return `SELECT ${COLUMNS} FROM ${from} WHERE time >= ${a} AND time < ${b}
+  const time = fixedPlan ? 'time + 0' : 'time';
+  return `SELECT ${COLUMNS} FROM ${from} WHERE ${time} >= ${a} AND ${time} < ${b}
     AND id BETWEEN (SELECT COALESCE(min(min_id), 1) ${range}) AND (SELECT COALESCE(max(max_id), 0) ${range}) ORDER BY id LIMIT 100`;
 }
 
@@ -79,7 +81,7 @@ export async function postgresBare(url: string): Promise<Bare> {
     engine: 'postgres',
     value: async <T>(sql: string, params: unknown[] = []) => (await query(undefined, sql, params))[0]![0] as T,
     page: (a, b) => query('page', page, [a, b]),
-    pageFixedPlan: async (a, b) => (await fixed.query({ name: 'page', text: page, values: [a, b], rowMode: 'array' })).rows as unknown[][],
+    pageFixedPlan: async (a, b) => (await fixed.query({ name: 'page', text: pageSql('postgres', true), values: [a, b], rowMode: 'array' })).rows as unknown[][],
     deep: (after) => query('deep', `SELECT ${COLUMNS} FROM calls WHERE id > $1 ORDER BY id LIMIT 1001`, [after]),
     count: async (a, b) => (await query('count', 'SELECT count(*) FROM calls WHERE time >= $1 AND time < $2', [a, b]))[0]![0],
     plan: async (a, b) => (await query(undefined, `EXPLAIN (COSTS OFF) ${page}`, [a, b])).map((r) => String(r[0]).trim()).join('; '),
