@@ -35,6 +35,22 @@ describe('Blacklist screen in Chromium', () => {
     expect(body.value).toHaveLength(1);
   });
 
+  it('shows numbers the dialer adds while the screen is watched (/events), and keeps a row being edited', async () => {
+    await addNumber('0301234000', 'Edited while others import');
+    await expect.poll(() => numbersTable().textContent()).toContain('Edited while others import');
+    await page.getByRole('button', { name: 'Edit 0301234000' }).click();
+    const editing = page.locator('tr.editing');
+    await editing.getByLabel('Comment').fill('typing, not saved');
+    const r = await ui.server.json('POST', '/cati/blacklist/Controller.Import', { body: { BlackListItems: ['0201111999', '0201111998'] } });
+    expect(r.status).toBe(200);
+    await expect.poll(() => numbersTable().textContent()).toContain('0201111999');
+    expect(await numbersTable().textContent()).toContain('0201111998');
+    // The reload left the row being edited as it was.
+    expect(await editing.getByLabel('Comment').inputValue()).toBe('typing, not saved');
+    await editing.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => numbersTable().textContent()).toContain('Edited while others import');
+  });
+
   it('searches with $filter and shows only matching numbers', async () => {
     await addNumber('0800111222');
     await expect.poll(() => numbersTable().textContent()).toContain('0800111222');

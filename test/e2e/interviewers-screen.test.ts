@@ -153,6 +153,18 @@ describe('Interviewers screen in Chromium', () => {
     await expect.poll(() => table().textContent()).toContain('Zed Walker');
   });
 
+  it('shows an interviewer another client adds or locks while the screen is watched (/events)', async () => {
+    await page.getByRole('search').getByLabel('Search login or display name').fill('');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => table().getAttribute('aria-busy')).toBe('false');
+    const added = await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'yan', DisplayName: 'Yan Live', Password: 'secret-12' } });
+    expect(added.status).toBe(201);
+    await expect.poll(() => table().textContent()).toContain('Yan Live');
+    expect((await ui.server.json('GET', `/cati/interviewers(${added.body.InterviewerId})/Controller.Lock()`)).status).toBe(200);
+    const yan = table().getByRole('row').filter({ hasText: 'Yan Live' });
+    await expect.poll(() => yan.textContent()).not.toContain('Active');
+  });
+
   it('fits a row at 1280 px: its actions behind one menu button, opened and moved through from the keyboard', async () => {
     // Demo-like names: long display names and logins.
     await create('margarethe.vandenberg', 'Margarethe van den Berg-Oosterhuis');

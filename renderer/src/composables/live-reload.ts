@@ -1,0 +1,53 @@
+/**
+ * A screen that others change while it is watched (the dialer, another supervisor, a script) follows `/events`
+ * (CONTRACT §9): an event of one of its kinds, or `reset`, reloads what it shows while it is shown, at most once per
+ * RELOAD_GAP_MS however many events come (an import of 10,000 numbers). A screen kept alive but not shown does not
+ * reload; showing it again does (onShown). Events missed while the stream was down are replayed on reconnection
+ * (Last-Event-ID), or a `reset` says to reload.
+ */
+import { onActivated, onDeactivated, onMounted, onUnmounted } from 'vue';
+import { useLiveEventsStore } from '../stores/live-events.ts';
+
+export const RELOAD_GAP_MS = 300;
+
+export function useLiveReload(events: readonly string[], reload: () => unknown): void {
+  const live = useLiveEventsStore();
+  const kinds = new Set([...events, 'reset']);
+  let shown = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running = false;
+  let again = false;
+  let unsubscribe: (() => void) | undefined;
+  // One reload waits RELOAD_GAP_MS for the events that come with it; one that comes while a reload runs asks for another.
+  const schedule = () => {
+    if (running) again = true;
+    else timer ??= setTimeout(run, RELOAD_GAP_MS);
+  };
+  const run = async () => {
+    timer = undefined;
+    running = true;
+    try {
+      if (shown) await reload();
+    } finally {
+      running = false;
+      if (again) {
+        again = false;
+        schedule();
+      }
+    }
+  };
+  onMounted(() => {
+    shown = true;
+    unsubscribe = live.subscribe((m) => {
+      if (shown && kinds.has(m.event)) schedule();
+    });
+    live.start();
+  });
+  onActivated(() => (shown = true));
+  onDeactivated(() => (shown = false));
+  onUnmounted(() => {
+    shown = false;
+    unsubscribe?.();
+    clearTimeout(timer);
+  });
+}
