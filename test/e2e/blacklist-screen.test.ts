@@ -51,6 +51,21 @@ describe('Blacklist screen in Chromium', () => {
     await expect.poll(() => numbersTable().textContent()).toContain('Edited while others import');
   });
 
+  it('fits the numbers at 1280 px: no sideways scrolling, every Delete in view (the scrub panel sits below)', async () => {
+    await addNumber('0301234111', 'A comment long enough to take room in its column');
+    await expect.poll(() => numbersTable().textContent()).toContain('0301234111');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const panel = page.locator('section.grow');
+    const [client, scroll] = await panel.evaluate((e) => [e.clientWidth, e.scrollWidth]);
+    expect(scroll).toBeLessThanOrEqual(client);
+    // The side column keeps its width (340 px): the recent scrubs' table, once in it, widened it to 500-620 px.
+    expect(await page.locator('aside.side').evaluate((e) => e.clientWidth)).toBeLessThanOrEqual(345);
+    const box = (await panel.boundingBox())!;
+    const del = (await page.getByRole('button', { name: 'Delete 0301234111' }).boundingBox())!;
+    expect(del.x + del.width).toBeLessThanOrEqual(box.x + box.width);
+    expect(await page.getByRole('region', { name: 'Scrub a call list' }).count()).toBe(1);
+  });
+
   it('searches with $filter and shows only matching numbers', async () => {
     await addNumber('0800111222');
     await expect.poll(() => numbersTable().textContent()).toContain('0800111222');
