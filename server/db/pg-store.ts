@@ -8,7 +8,7 @@
  * taken for a failure until the database, asked again, says the transaction did not commit (txid_status): a
  * committed write is answered and announced as one. Statements with parameters run as named prepared statements
  * (pg-statements.ts). Reads marked `fixedPlan` run on connections of their own whose prepared statements keep one
- * generic plan: PostgreSQL would otherwise plan them afresh on every run (see `fixedPlanPool`).
+ * generic plan: PostgreSQL would otherwise plan them afresh on every run (see `fixedPlanConnections`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
