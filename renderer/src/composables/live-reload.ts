@@ -1,16 +1,18 @@
 /**
- * A screen that others change while it is watched (the dialer, another supervisor, a script) follows `/events`
- * (CONTRACT §9): an event of one of its kinds, or `reset`, reloads what it shows while it is shown, at most once per
- * RELOAD_GAP_MS however many events come (an import of 10,000 numbers). A screen kept alive but not shown does not
- * reload; showing it again does (onShown). Events missed while the stream was down are replayed on reconnection
- * (Last-Event-ID), or a `reset` says to reload.
+ * A screen that others change (the dialer, another supervisor, a script) loads what it shows each time it is shown
+ * (onShown), and follows `/events` while it is shown (CONTRACT §9): an event of one of its kinds, or `reset`, reloads
+ * it, at most once per RELOAD_GAP_MS however many events come (an import of 10,000 numbers). A screen kept alive but
+ * not shown does not reload. Events missed while the stream was down are replayed on reconnection (Last-Event-ID),
+ * or a `reset` says to reload.
  */
 import { onActivated, onDeactivated, onMounted, onUnmounted } from 'vue';
 import { useLiveEventsStore } from '../stores/live-events.ts';
+import { onShown } from './shown-again.ts';
 
 export const RELOAD_GAP_MS = 300;
 
 export function useLiveReload(events: readonly string[], reload: () => unknown): void {
+  onShown(reload);
   const live = useLiveEventsStore();
   const kinds = new Set([...events, 'reset']);
   let shown = false;
