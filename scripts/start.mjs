@@ -6,10 +6,11 @@
 // to .native/launcher.log. `npm start -- --headless` (or CATI_HEADLESS=1) goes straight to the headless server.
 // CATI_SKIP_BUILD=1 skips the renderer and main builds (tests of the launcher's decisions).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { buildMain } from './build-main.mjs';
+import { mainBuildIsFresh, newest } from './main-build-state.mjs';
 import { prepareDesktop, root } from './desktop-runtime.mjs';
 
 const require = createRequire(import.meta.url);
@@ -17,18 +18,6 @@ const argv = process.argv.slice(2);
 const headlessAsked = argv.includes('--headless') || process.env.CATI_HEADLESS === '1';
 const args = argv.filter((a) => a !== '--headless');
 const skipBuild = process.env.CATI_SKIP_BUILD === '1';
-
-/** Newest modification time (ms) of the files under the given paths. */
-function newest(paths) {
-  let max = 0;
-  for (const p of paths) {
-    if (!existsSync(p)) continue;
-    const st = statSync(p);
-    if (st.isDirectory()) max = Math.max(max, newest(readdirSync(p).map((n) => join(p, n))));
-    else max = Math.max(max, st.mtimeMs);
-  }
-  return max;
-}
 
 /** Builds dist/renderer with vite when it is missing or older than its sources. */
 function buildRendererIfStale() {
@@ -41,12 +30,10 @@ function buildRendererIfStale() {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-/** Compiles main/ and the server (dist/main, dist/server) when missing or older than their sources. */
+/** Compiles main/ and the server (dist/main, dist/server) when missing or older than their sources: Electron runs them, and so does the headless server (scripts/serve.mjs). */
 function buildMainIfStale() {
-  const built = join(root, 'dist', 'main', 'main.js');
-  const sources = [join(root, 'main'), join(root, 'server'), join(root, 'scripts', 'build-main.mjs')];
-  if (existsSync(built) && statSync(built).mtimeMs >= newest(sources)) return;
-  console.log('compiling the Electron main process (npm run build:main)…');
+  if (mainBuildIsFresh()) return;
+  console.log('compiling the main process and the server (npm run build:main)…');
   if (buildMain() !== 0) process.exit(1);
 }
 
@@ -72,14 +59,15 @@ const clearProgress = () => process.stderr.isTTY && process.stderr.write('\r\x1b
 
 function runHeadless(reason) {
   if (reason) console.log(`Desktop app not available: ${reason}. Starting the headless server instead — open the link below in a browser.`);
-  run(process.execPath, ['--import', 'tsx', join(root, 'server', 'cli.ts'), 'serve', ...args]);
+  run(process.execPath, [join(root, 'scripts', 'serve.mjs'), ...args]);
 }
 
 if (!skipBuild) buildRendererIfStale();
 const ready = headlessAsked ? { ok: false, missing: null } : prepareDesktop(process.env, progress);
 clearProgress();
+// Both ways run the compiled main process and server (the headless one through scripts/serve.mjs).
+if (!skipBuild) buildMainIfStale();
 if (ready.ok) {
-  if (!skipBuild) buildMainIfStale();
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE; // would make the binary a plain Node
   run(ready.electron.binary, [root, ...args], env);

@@ -1,15 +1,16 @@
 import { parseArgs } from 'node:util';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts';
 import { checkPhoneRegion } from './cati/phone-region.ts';
 import { databaseEngine, defaultConfig, DEFAULT_PORT, type RateLimit, type UnsubscribeRateLimits } from './config.ts';
 import { lockedDatabase, sameDatabase } from './db/database-url.ts';
+import { appRoot } from './db/native-binding.ts';
 import { localBrowserUrl, runningServer } from './db/run-lock.ts';
 import { DatabaseOpenError, openStoreOrExplain, startServer } from './server.ts';
 import { TlsFileError } from './tls.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The project (the directory of package.json): `server/` when run from the sources, `dist/server/` when compiled. */
+const ROOT = appRoot();
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);

@@ -86,7 +86,8 @@ describe('npm run serve', () => {
 
   it('through `npm run serve` itself: SIGTERM to the npm process stops the server and npm exits 0', async () => {
     if (process.platform === 'win32') return; // the script's `exec` is for POSIX shells
-    const child = spawn('npm', ['run', '-s', 'serve', '--', '--port', '0', '--data-dir', dataDir], { cwd: ROOT, env: process.env });
+    // From the sources: dist/ is main-build.test.ts's to rebuild meanwhile (it runs the compiled `npm run serve`).
+    const child = spawn('npm', ['run', '-s', 'serve', '--', '--port', '0', '--data-dir', dataDir], { cwd: ROOT, env: { ...process.env, CATI_SERVE_FROM: 'sources' } });
     const line = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout }).once('line', resolve);
       child.once('exit', (code) => reject(new Error(`npm run serve exited ${code}`)));

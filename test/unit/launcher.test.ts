@@ -57,7 +57,8 @@ function env(extra: Record<string, string> = {}) {
   delete e.ELECTRON_SKIP_BINARY_DOWNLOAD;
   delete e.ELECTRON_OVERRIDE_DIST_PATH;
   delete e.WAYLAND_DISPLAY;
-  return { ...e, DISPLAY: ':0', CATI_ELECTRON_DIR: electronDir, CATI_NATIVE_DIR: nativeDir, CATI_SKIP_BUILD: '1', ...extra };
+  // CATI_SERVE_FROM: the headless server from the sources, as dist/ is main-build.test.ts's to rebuild meanwhile.
+  return { ...e, DISPLAY: ':0', CATI_ELECTRON_DIR: electronDir, CATI_NATIVE_DIR: nativeDir, CATI_SKIP_BUILD: '1', CATI_SERVE_FROM: 'sources', ...extra };
 }
 
 /** Runs `node scripts/start.mjs --port 0 --data-dir D`; answers when Electron exited or the headless server printed its link. */

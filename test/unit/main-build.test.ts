@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'cati-built-'));
@@ -31,9 +32,24 @@ console.log(JSON.stringify({ imported, blacklist: blacklist.status, applied: app
 await s.close();
 `;
 
+/** `mainBuildIsFresh(dir)` of scripts/main-build-state.mjs, run in a child (the script is plain JavaScript). */
+function isFresh(dir: string): boolean {
+  const code = `import { mainBuildIsFresh } from ${JSON.stringify(join(ROOT, 'scripts/main-build-state.mjs'))}; console.log(mainBuildIsFresh(${JSON.stringify(dir)}))`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as boolean;
+}
+
 describe('npm run build:main', () => {
+  // The tests of this file are the only ones that build or run dist/main and dist/server (the others that start
+  // `npm run serve` or the launcher's headless server set CATI_SERVE_FROM=sources), so the build cannot pull
+  // the compiled server from under another test.
+  let build: SpawnSyncReturns<string>;
+  beforeAll(() => {
+    build = spawnSync(process.execPath, [join(ROOT, 'scripts/build-main.mjs')], { cwd: ROOT, encoding: 'utf8' });
+  }, 120_000);
+
   it('compiles main/ and the server so that the server runs under plain Node, import and read workers included', { timeout: 120_000 }, () => {
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts/build-main.mjs')], { cwd: ROOT, encoding: 'utf8' });
     expect(build.status, build.stdout + build.stderr).toBe(0);
     for (const file of ['dist/main/main.js', 'dist/main/preload.cjs', 'dist/server/db/migrations/001-core.sql']) {
       expect(existsSync(join(ROOT, file)), file).toBe(true);
@@ -49,5 +65,53 @@ describe('npm run build:main', () => {
       applied: [{ N: 0 }], // $apply runs on the read worker (server/db/sqlite/read-pool.ts)
       lazy: [200, true, 200, true, []],
     });
+  });
+
+  it('is what `npm run serve` runs once built (scripts/serve.mjs), the UI from dist/renderer included', { timeout: 60_000 }, async () => {
+    expect(build.status, build.stdout + build.stderr).toBe(0);
+    expect(isFresh(ROOT)).toBe(true);
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '--port', '0', '--data-dir', join(dataDir, 'serve')], { cwd: ROOT, env: { ...process.env, CATI_SERVE_FROM: '' } });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once('line', resolve);
+        child.once('exit', (code) => reject(new Error(`serve.mjs exited ${code}`)));
+      });
+      expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+      const url = line.slice('listening on '.length);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      // The compiled cli.js finds the project from package.json (dist/server/.. is dist/, which has none).
+      const page = await fetch(`${url}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="app"');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
+
+describe('whether dist/ is as new as its sources (scripts/main-build-state.mjs)', () => {
+  it('is fresh only with dist/main/main.js at least as new as every file of main/, server/ and scripts/build-main.mjs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cati-fresh-'));
+    try {
+      const file = (path: string, seconds: number) => {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), '');
+        utimesSync(join(dir, path), seconds, seconds);
+      };
+      file('main/main.ts', 1_000);
+      file('server/db/open.ts', 1_000);
+      file('scripts/build-main.mjs', 1_000);
+      expect(isFresh(dir)).toBe(false); // never built
+      file('dist/main/main.js', 2_000);
+      expect(isFresh(dir)).toBe(true);
+      file('server/db/migrations/099-new.sql', 3_000); // a file deep in server/
+      expect(isFresh(dir)).toBe(false);
+      file('dist/main/main.js', 3_000);
+      expect(isFresh(dir)).toBe(true);
+      file('scripts/build-main.mjs', 4_000);
+      expect(isFresh(dir)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
