@@ -9,7 +9,7 @@ import { localBrowserUrl, runningServer } from './db/run-lock.ts';
 import { DatabaseOpenError, openStoreOrExplain, startServer } from './server.ts';
 import { TlsFileError } from './tls.ts';
 
-/** The project (the directory of package.json): `server/` when run from the sources, `dist/server/` when compiled. */
+/** The project: the directory of package.json above this file, whether it runs from server/ or compiled in dist/server/. */
 const ROOT = appRoot();
 
 function fail(message: string): never {
