@@ -6,14 +6,17 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Newest modification time (ms) of the files under the given paths. */
+/**
+ * Newest modification time (ms) of the given paths and everything under them. A directory's own time counts: it
+ * changes when a file in it is removed or renamed (a migration taken out leaves no newer file behind).
+ */
 export function newest(paths) {
   let max = 0;
   for (const p of paths) {
     const st = statSync(p, { throwIfNoEntry: false });
     if (!st) continue;
+    max = Math.max(max, st.mtimeMs);
     if (st.isDirectory()) max = Math.max(max, newest(readdirSync(p).map((n) => join(p, n))));
-    else max = Math.max(max, st.mtimeMs);
   }
   return max;
 }

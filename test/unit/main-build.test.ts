@@ -90,13 +90,14 @@ describe('npm run build:main', () => {
 });
 
 describe('whether dist/ is as new as its sources (scripts/main-build-state.mjs)', () => {
-  it('is fresh only with dist/main/main.js at least as new as every file of main/, server/ and scripts/build-main.mjs', () => {
+  it('is fresh only with dist/main/main.js at least as new as every file and directory of main/ and server/, and scripts/build-main.mjs', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cati-fresh-'));
     try {
+      // Writes the file and dates it and its directories (which count too) `seconds` after 1970.
       const file = (path: string, seconds: number) => {
         mkdirSync(dirname(join(dir, path)), { recursive: true });
         writeFileSync(join(dir, path), '');
-        utimesSync(join(dir, path), seconds, seconds);
+        for (let p = join(dir, path); p !== dir; p = dirname(p)) utimesSync(p, seconds, seconds);
       };
       file('main/main.ts', 1_000);
       file('server/db/open.ts', 1_000);
@@ -109,6 +110,10 @@ describe('whether dist/ is as new as its sources (scripts/main-build-state.mjs)'
       file('dist/main/main.js', 3_000);
       expect(isFresh(dir)).toBe(true);
       file('scripts/build-main.mjs', 4_000);
+      expect(isFresh(dir)).toBe(false);
+      file('dist/main/main.js', 5_000);
+      expect(isFresh(dir)).toBe(true);
+      rmSync(join(dir, 'server/db/migrations/099-new.sql')); // a file taken out: its directory is newer than the build
       expect(isFresh(dir)).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
