@@ -5,9 +5,9 @@
  * not shown does not reload. Events missed while the stream was down are replayed on reconnection (Last-Event-ID),
  * or a `reset` says to reload.
  */
-import { onActivated, onDeactivated, onMounted, onUnmounted } from 'vue';
+import { onMounted, onUnmounted } from 'vue';
 import { useLiveEventsStore } from '../stores/live-events.ts';
-import { onShown } from './shown-again.ts';
+import { onShown, useShown } from './shown-again.ts';
 
 export const RELOAD_GAP_MS = 300;
 
@@ -15,7 +15,7 @@ export function useLiveReload(events: readonly string[], reload: () => unknown):
   onShown(reload);
   const live = useLiveEventsStore();
   const kinds = new Set([...events, 'reset']);
-  let shown = false;
+  const shown = useShown();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
   let again = false;
@@ -29,7 +29,7 @@ export function useLiveReload(events: readonly string[], reload: () => unknown):
     timer = undefined;
     running = true;
     try {
-      if (shown) await reload();
+      if (shown.value) await reload();
     } finally {
       running = false;
       if (again) {
@@ -39,16 +39,12 @@ export function useLiveReload(events: readonly string[], reload: () => unknown):
     }
   };
   onMounted(() => {
-    shown = true;
     unsubscribe = live.subscribe((m) => {
-      if (shown && kinds.has(m.event)) schedule();
+      if (shown.value && kinds.has(m.event)) schedule();
     });
     live.start();
   });
-  onActivated(() => (shown = true));
-  onDeactivated(() => (shown = false));
   onUnmounted(() => {
-    shown = false;
     unsubscribe?.();
     clearTimeout(timer);
   });

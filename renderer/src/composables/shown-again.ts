@@ -1,5 +1,5 @@
 /** Screens are kept alive between visits (App.vue's KeepAlive): what to refresh when one is shown again. */
-import { onActivated, onMounted } from 'vue';
+import { onActivated, onDeactivated, onMounted, onUnmounted, ref, type Ref } from 'vue';
 
 /** Runs `action` each time the screen is shown again; its first showing is left to `onMounted`. */
 export function onShownAgain(action: () => unknown): void {
@@ -14,4 +14,13 @@ export function onShownAgain(action: () => unknown): void {
 export function onShown(action: () => unknown): void {
   onMounted(() => void action());
   onShownAgain(action);
+}
+
+/** Whether the calling component's screen is shown: from its setup until it is kept alive but hidden, or unmounted. */
+export function useShown(): Readonly<Ref<boolean>> {
+  const shown = ref(true);
+  onActivated(() => (shown.value = true));
+  onDeactivated(() => (shown.value = false));
+  onUnmounted(() => (shown.value = false));
+  return shown;
 }

@@ -1,4 +1,5 @@
-import { computed, onActivated, onDeactivated, reactive, ref, watch } from 'vue';
+import { computed, reactive, ref, watch } from 'vue';
+import { useShown } from '../composables/shown-again.ts';
 import { ApiRequestError, describeError } from '../api/client.ts';
 
 /**
@@ -20,9 +21,7 @@ export const offlineInPlace = ref(0);
  * would wake every other such component, and two of them would wake each other without end (a frozen window).
  */
 export function useSaysOfflineInPlace(saying: () => boolean): void {
-  const shown = ref(true);
-  onActivated(() => (shown.value = true));
-  onDeactivated(() => (shown.value = false));
+  const shown = useShown();
   watch(
     () => shown.value && saying(),
     (now, _before, onCleanup) => {
