@@ -127,5 +127,12 @@ describe('Productivity', () => {
     expect(sheet[0]).toEqual([...COLUMNS, 'Interviewer id']);
     expect(sheet[1]!.slice(0, -1)).toEqual(ANNA);
     expect(sheet[3]![0]).toBe('Total');
+    // Figures are typed cells Excel sums and sorts: numbers with their formats, durations as fractions of a day.
+    const cells = book.Sheets[book.SheetNames[0]!]!;
+    expect(['B2', 'C2', 'D2', 'E2', 'F2', 'G2', 'H2', 'I2'].map((a) => cells[a]?.t)).toEqual(Array(8).fill('n'));
+    expect(cells.C2!.v).toBe(8);
+    expect(cells.B2!.v).toBeCloseTo(4 / 24, 9);
+    expect(cells.G2!.v).toBeCloseTo(0.25, 9);
+    expect(cells.A2!.t).toBe('s');
   });
 });

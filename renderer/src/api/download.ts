@@ -5,6 +5,7 @@
  */
 import { buildPath, send, type RequestOptions } from './client.ts';
 import { baseName, desktopBridge } from './desktop.ts';
+import { isTyped, type ExportValue, type TypedCell } from './export-cells.ts';
 
 /** Saves `blob` as `name`: a browser download, or the desktop app's save dialog. Answers the name saved under, null when cancelled. */
 export async function saveFile(name: string, blob: Blob): Promise<string | null> {
@@ -62,20 +63,29 @@ export function csvCell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** A CSV file (UTF-8 with BOM so Excel opens it right, CRLF lines) from a header and rows. */
-export function toCsv(header: string[], rows: unknown[][]): Blob {
-  const lines = [header, ...rows].map((r) => r.map(csvCell).join(','));
+/** A CSV file (UTF-8 with BOM so Excel opens it right, CRLF lines) from a header and rows (typed cells as their text). */
+export function toCsv(header: string[], rows: readonly (readonly unknown[])[]): Blob {
+  const lines = [header, ...rows].map((r) => r.map((v) => csvCell(typeof v === 'object' && v !== null && 'text' in v ? (v as TypedCell).text : v)).join(','));
   return new Blob([`\uFEFF${lines.join('\r\n')}\r\n`], { type: 'text/csv;charset=utf-8' });
 }
 
 /** Today's UTC date for file names: `2026-11-02`. */
 export const utcDate = (d = new Date()): string => d.toISOString().slice(0, 10);
 
-/** An XLSX workbook of one sheet from a header and rows (SheetJS, loaded only when a table is exported this way). */
-export async function toXlsx(sheetName: string, header: string[], rows: unknown[][]): Promise<Blob> {
+/**
+ * An XLSX workbook of one sheet from a header and rows (SheetJS, loaded only when a table is exported this way):
+ * numbers as number cells, typed cells (export-cells.ts) as numbers with their format, everything else as text.
+ */
+export async function toXlsx(sheetName: string, header: string[], rows: readonly (readonly ExportValue[])[]): Promise<Blob> {
   const XLSX = await import('xlsx');
   const book = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([header, ...rows]), sheetName.slice(0, 31));
+  const sheet = XLSX.utils.aoa_to_sheet([header, ...rows.map((r) => r.map((v) => (isTyped(v) ? v.value : v)))]);
+  rows.forEach((r, y) =>
+    r.forEach((v, x) => {
+      if (isTyped(v)) sheet[XLSX.utils.encode_cell({ r: y + 1, c: x })].z = v.format;
+    }),
+  );
+  XLSX.utils.book_append_sheet(book, sheet, sheetName.slice(0, 31));
   const bytes = XLSX.write(book, { type: 'array', bookType: 'xlsx', compression: true }) as ArrayBuffer;
   return new Blob([bytes], { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
 }

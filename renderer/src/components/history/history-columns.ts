@@ -1,4 +1,5 @@
 /** The columns of each History tab: what a supervisor reads, formatted from the API's rows. */
+import { dateTimeCell, durationCell, type ExportValue } from '../../api/export-cells.ts';
 import { formatTime } from '../../api/odata.ts';
 import { zoneHeading } from '../../stores/floor-format.ts';
 import type { HistoryRow, HistoryTab } from '../../stores/history.ts';
@@ -7,6 +8,8 @@ import type { DataColumn, ExtraColumn } from '../table/data-table.ts';
 export interface HistoryColumn {
   label: string;
   value(row: HistoryRow, names: NameLookups): string;
+  /** The exported cell when it is a time or a duration (typed in XLSX); default: `value`. */
+  exportValue?(row: HistoryRow): ExportValue;
   mono?: boolean;
   /** The property the column sorts by (`$orderby`); none = not sortable. */
   field?: string;
@@ -34,9 +37,14 @@ export function formatSeconds(value: unknown): string {
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
 const col = (label: string, field: string, mono = false): HistoryColumn => ({ label, value: (r) => text(r[field]), mono, field });
 /** A time column: shown in the display zone (the call centre's; the range's zone too), named in the header. */
-const timeCol = (label: string, field: string, zone: string | null): HistoryColumn =>
-  ({ label: `${label} (${zoneHeading(zone)})`, value: (r) => formatTime(r[field] as string | null, zone), field });
-const secondsCol = (label: string, field: string): HistoryColumn => ({ label, value: (r) => formatSeconds(r[field]), field });
+const timeCol = (label: string, field: string, zone: string | null): HistoryColumn => {
+  const value = (r: HistoryRow) => formatTime(r[field] as string | null, zone);
+  return { label: `${label} (${zoneHeading(zone)})`, value, exportValue: (r) => dateTimeCell(r[field] as string | null, zone, value(r)), field };
+};
+const secondsCol = (label: string, field: string): HistoryColumn =>
+  ({ label, value: (r) => formatSeconds(r[field]), exportValue: (r) => durationCell(r[field] as number | null, formatSeconds(r[field])), field });
+/** A session's length in seconds, null while it is open. */
+const sessionSeconds = (r: HistoryRow) => (r.LogoutTime ? Math.round((Date.parse(r.LogoutTime as string) - Date.parse(r.LoginTime as string)) / 1000) : null);
 const named = (label: string, field: string, name: (n: NameLookups, v: unknown) => string, idLabel: string): HistoryColumn =>
   ({ label, value: (r, n) => name(n, r[field]), field, idField: field, idLabel });
 const interviewerCol = named('Interviewer', 'InterviewerId', (n, v) => n.interviewer(v), 'Interviewer id');
@@ -57,10 +65,16 @@ export function historyColumns(tab: Exclude<HistoryTab, 'variables'>, zone: stri
     ],
     sessions: [
       col('Session', 'SessionId'), interviewerCol, timeCol('Login', 'LoginTime', zone),
-      { label: `Logout (${zoneHeading(zone)})`, value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : 'still logged in'), field: 'LogoutTime' },
+      {
+        label: `Logout (${zoneHeading(zone)})`,
+        value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : 'still logged in'),
+        exportValue: (r) => dateTimeCell(r.LogoutTime as string | null, zone, r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : 'still logged in'),
+        field: 'LogoutTime',
+      },
       {
         label: 'Duration',
-        value: (r) => (r.LogoutTime ? formatSeconds(Math.round((Date.parse(r.LogoutTime as string) - Date.parse(r.LoginTime as string)) / 1000)) : ''),
+        value: (r) => formatSeconds(sessionSeconds(r)),
+        exportValue: (r) => durationCell(sessionSeconds(r), formatSeconds(sessionSeconds(r))),
       },
       centreCol,
     ],
@@ -103,7 +117,9 @@ export function nameLookups(lists: {
 export function historyTableColumns(columns: readonly HistoryColumn[], names: NameLookups) {
   const raw = (v: unknown) => (v === null || v === undefined ? '' : (v as string | number));
   return {
-    columns: columns.map((c, i): DataColumn<HistoryRow> => ({ key: String(i), label: c.label, text: (r) => c.value(r, names), sort: c.field, class: c.mono ? 'mono' : undefined })),
+    columns: columns.map((c, i): DataColumn<HistoryRow> => ({
+      key: String(i), label: c.label, text: (r) => c.value(r, names), exportValue: c.exportValue, sort: c.field, class: c.mono ? 'mono' : undefined,
+    })),
     extra: columns.filter((c) => c.idField).map((c): ExtraColumn<HistoryRow> => ({ label: c.idLabel ?? c.idField!, value: (r) => raw(r[c.idField!]) })),
   };
 }

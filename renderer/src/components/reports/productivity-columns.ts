@@ -1,4 +1,5 @@
 /** The columns of the Productivity report: one list for the table, its sort keys and its export (the table as shown). */
+import { durationCell, numberCell, type ExportValue } from '../../api/export-cells.ts';
 import { formatHours, formatRate, formatShare, type ProductivityRow } from '../../stores/report-math.ts';
 import type { BreakType } from '../../stores/productivity.ts';
 import type { DataColumn } from '../table/data-table.ts';
@@ -26,5 +27,20 @@ export function productivityColumns(breakTypes: readonly BreakType[]): DataColum
     const f = (r: ProductivityRow) => r.Breaks[b.BreakTypeId] ?? { count: 0, seconds: 0 };
     return column(`break:${b.BreakTypeId}:seconds`, `${b.Name} (breaks · min)`, (r) => (f(r).count ? `${f(r).count} · ${Math.round(f(r).seconds / 60)}` : '–'));
   });
-  return [...fixed, ...breaks];
+  return [...fixed, ...breaks].map((c) => ({ ...c, exportValue: TYPED[c.key] }));
 }
+
+/** Whole minutes, as the screen rounds them, so the XLSX shows the screen's figure. */
+const hours = (seconds: number) => durationCell(Math.round(seconds / 60) * 60, formatHours(seconds), '[h]:mm');
+/** The typed export cells of the fixed columns: times as durations, counts, rates and shares as numbers. */
+const TYPED: Record<string, (r: ProductivityRow) => ExportValue> = {
+  LoginSeconds: (r) => hours(r.LoginSeconds),
+  Calls: (r) => r.Calls,
+  CallsPerHour: (r) => numberCell(r.CallsPerHour, formatRate(r.CallsPerHour), '0.0'),
+  Completes: (r) => r.Completes,
+  CompletesPerHour: (r) => numberCell(r.CompletesPerHour, formatRate(r.CompletesPerHour), '0.0'),
+  RefusalShare: (r) => numberCell(r.RefusalShare, formatShare(r.RefusalShare), '0%'),
+  TalkSeconds: (r) => hours(r.TalkSeconds),
+  WaitingSeconds: (r) => hours(r.WaitingSeconds),
+};
+

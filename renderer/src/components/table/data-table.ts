@@ -1,4 +1,5 @@
 /** The columns of a DataTable and what it does with them off screen: local sort and filter, and the export of what is shown. */
+import type { ExportValue } from '../../api/export-cells.ts';
 import { compareValues } from '../../composables/table-sort.ts';
 
 /** One column: its header, how a row reads in it (shown text, sort value, export cell) and how it looks. */
@@ -21,6 +22,8 @@ export interface DataColumn<T> {
   rowHeader?: boolean;
   /** Left out of the export (controls, charts). */
   noExport?: boolean;
+  /** The exported cell when it is a number or a time (typed in XLSX); default: `text`. */
+  exportValue?: (row: T) => ExportValue;
 }
 
 /** A column the export adds after the shown ones (the ids behind the names). */
@@ -55,12 +58,16 @@ export function sortLocally<T>(rows: readonly T[], columns: readonly DataColumn<
   return [...rows].sort((a, b) => factor * compareValues(value(a), value(b)));
 }
 
-/** The export of a table (CONTRACT §17): the shown columns in their order and with their headers, then the extra ones. */
+/**
+ * The export of a table (docs/screens.md#exports): the shown columns in their order and with their headers, then the
+ * extra ones; numbers and times as typed cells (the CSV writes their text).
+ */
 export function exportTable<T>(columns: readonly DataColumn<T>[], rows: readonly T[], extra: readonly ExtraColumn<T>[] = []) {
   const shown = columns.filter((c) => !c.noExport);
+  const cell = (c: DataColumn<T>, r: T): ExportValue => (c.exportValue ? c.exportValue(r) : cellText(c, r));
   return {
     header: [...shown.map((c) => c.label), ...extra.map((e) => e.label)],
-    rows: rows.map((r) => [...shown.map((c) => cellText(c, r)), ...extra.map((e) => e.value(r))]),
+    rows: rows.map((r): ExportValue[] => [...shown.map((c) => cell(c, r)), ...extra.map((e) => e.value(r))]),
   };
 }
 
