@@ -107,7 +107,7 @@ export async function historyWithVariablesPage(
     count = 0;
     for (const s of sources) {
       const w = window(db.dialect, s, request);
-      count += Number((await db.clientRows(`SELECT count(*) FROM ${s.from} WHERE ${w.sql}`, w.params))[0]?.[0] ?? 0);
+      count += Number((await db.rows(`SELECT count(*) FROM ${s.from} WHERE ${w.sql}`, w.params))[0]?.[0] ?? 0);
     }
   }
   const token = options.skiptoken === undefined ? undefined : readToken(options.skiptoken);
@@ -120,7 +120,7 @@ export async function historyWithVariablesPage(
   for (const s of sources) {
     const w = window(db.dialect, s, request);
     const a = after(s, cursor);
-    read.push(...(await db.clientRows(`SELECT ${s.select} FROM ${s.from} WHERE ${w.sql} AND ${a.sql} ORDER BY ${s.time}, ${s.id} LIMIT ?`, [...w.params, ...a.params, skip + take])));
+    read.push(...(await db.rows(`SELECT ${s.select} FROM ${s.from} WHERE ${w.sql} AND ${a.sql} ORDER BY ${s.time}, ${s.id} LIMIT ?`, [...w.params, ...a.params, skip + take])));
   }
   const merged = read
     .sort((a, b) => (a[3] as number) - (b[3] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number))

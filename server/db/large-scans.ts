@@ -8,7 +8,7 @@
  *   tables opened when no table loop does). A page's bounded sort (`ORDER BY … LIMIT`, a small ephemeral index)
  *   stays, and so does the one-day page's min/max over the per-hour key ranges: measured within budget.
  * Such a statement on a table holding more than LARGE_ROWS rows (the span of its rowids, re-read every second) may take
- * longer than the budget: SqliteStore.clientRows sends it to the read worker. One that stops early (`$top` in key
+ * longer than the budget: SqliteStore sends it to the read worker (outside a transaction). One that stops early (`$top` in key
  * order, a narrow range) is sent too; the hop costs a fraction of a millisecond.
  */
 import type { Db } from './open.ts';
@@ -38,6 +38,8 @@ interface Op {
   opcode: string;
   p1: number;
   p2: number;
+  /** The database a cursor opens: 0 is the main one (1 is TEMP, which no other connection sees). */
+  p3: number;
 }
 
 export class LargeScans {
@@ -72,7 +74,7 @@ export class LargeScans {
       return []; // not explainable here (the statement itself will say why)
     }
     const cursors = new Map<number, number>();
-    for (const op of code) if (op.opcode === 'OpenRead') cursors.set(op.p1, op.p2);
+    for (const op of code) if (op.opcode === 'OpenRead' && op.p3 === 0) cursors.set(op.p1, op.p2);
     const tables = new Set<string>();
     const add = (cursor: number) => {
       const root = cursors.get(cursor);

@@ -20,7 +20,7 @@ import { forgetStatement, isStalePlan, statementName } from './pg-statements.ts'
 import { migratePg } from './pg-migrate.ts';
 import { asUnavailable, hostPort, isConnectionError, isRetryable, numberPlaceholders, pgTypes, redactUrl } from './pg-sql.ts';
 import { postgresDialect } from './dialect.ts';
-import { DatabaseUnavailableError, type ClientRead, type Params, type Queryable, type Row, type RunResult, type Store } from './store.ts';
+import { DatabaseUnavailableError, type ReadHints, type Params, type Queryable, type Row, type RunResult, type Store } from './store.ts';
 
 /** How long a transaction whose connection broke during COMMIT waits to learn whether it committed. */
 const COMMIT_CHECK_MS = 10_000;
@@ -192,7 +192,7 @@ export class PgStore implements Store, PgQueryable {
 
   /** The statements of a Queryable bound to `runner` (undefined: the open transaction's connection or the pool). */
   private view(runner: pg.PoolClient | undefined, inTx: () => boolean): PgQueryable {
-    const q = (sql: string, p?: Params, mode?: 'array', read?: ClientRead) => this.query(runner, sql, p, mode, read?.fixedPlan);
+    const q = (sql: string, p?: Params, mode?: 'array', read?: ReadHints) => this.query(runner, sql, p, mode, read?.fixedPlan);
     const view: PgQueryable = {
       engine: 'postgres',
       dialect: postgresDialect,
@@ -201,8 +201,7 @@ export class PgStore implements Store, PgQueryable {
       get: async <T>(s: string, p?: Params) => (await q(s, p)).rows[0] as T | undefined,
       value: async <T>(s: string, p?: Params) => (await q(s, p, 'array')).rows[0]?.[0] as T | undefined,
       column: async <T>(s: string, p?: Params) => ((await q(s, p, 'array')).rows as unknown[][]).map((r) => r[0] as T),
-      rows: async (s, p) => (await q(s, p, 'array')).rows as unknown[][],
-      clientRows: async (s, p, read) => (await q(s, p, 'array', read)).rows as unknown[][], // a query never holds Node's event loop here
+      rows: async (s, p, read) => (await q(s, p, 'array', read)).rows as unknown[][], // a query never holds Node's event loop here
       run: async (s, p) => ({ changes: (await q(s, p)).rowCount ?? 0 }),
       exec: async (s) => void (await q(s, undefined)),
       changeVersion: () => Promise.resolve(null), // no counter as cheap as SQLite's data_version
@@ -226,11 +225,8 @@ export class PgStore implements Store, PgQueryable {
   column<T = unknown>(sql: string, params?: Params): Promise<T[]> {
     return this.storeView.column<T>(sql, params);
   }
-  rows(sql: string, params?: Params): Promise<unknown[][]> {
-    return this.storeView.rows(sql, params);
-  }
-  clientRows(sql: string, params?: Params, read?: ClientRead): Promise<unknown[][]> {
-    return this.storeView.clientRows(sql, params, read);
+  rows(sql: string, params?: Params, hints?: ReadHints): Promise<unknown[][]> {
+    return this.storeView.rows(sql, params, hints);
   }
   run(sql: string, params?: Params): Promise<RunResult> {
     return this.storeView.run(sql, params);

@@ -40,7 +40,7 @@ export class SqliteStore implements Store {
   /** The connection's busy_timeout (ms): how long a transaction waits for the write lock. */
   private readonly busyTimeoutMs: number;
   private readonly txView: Queryable;
-  /** Which client statements scan or aggregate a large table (clientRows sends them to the read worker). */
+  /** Which reads scan or aggregate a large table (those outside a transaction go to the read worker). */
   private readonly scans: LargeScans;
 
   /** `db`: an open (migrated) connection; `file`: its path, for the read-only connections of chunks and the read worker. */
@@ -58,12 +58,11 @@ export class SqliteStore implements Store {
       engine: 'sqlite',
       dialect: sqliteDialect,
       inTransaction: false,
-      all: (s, p) => this.whenFree(() => this.stmt(this.statements, s).all(p ?? NO_PARAMS) as never),
-      get: (s, p) => this.whenFree(() => this.stmt(this.statements, s).get(p ?? NO_PARAMS) as never),
-      value: (s, p) => this.whenFree(() => this.stmt(this.plucked, s).get(p ?? NO_PARAMS) as never),
-      column: (s, p) => this.whenFree(() => this.stmt(this.plucked, s).all(p ?? NO_PARAMS) as never),
-      rows: (s, p) => this.whenFree(() => this.stmt(this.raws, s).all(p ?? NO_PARAMS) as never),
-      clientRows: (s, p) => (this.txContext.getStore() === undefined && this.scans.offloads(s, p ?? []) ? this.readOffLoop(s, p ?? []) : this.txView.rows(s, p)),
+      all: (s, p) => (this.offLoop(s, p) ? this.readOffLoop(s, p!, 'objects') : this.whenFree(() => this.stmt(this.statements, s).all(p ?? NO_PARAMS))) as never,
+      get: (s, p) => (this.offLoop(s, p) ? this.readOffLoop(s, p!, 'objects').then((r) => r[0]) : this.whenFree(() => this.stmt(this.statements, s).get(p ?? NO_PARAMS))) as never,
+      value: (s, p) => (this.offLoop(s, p) ? this.readOffLoop(s, p!, 'raw').then((r) => r[0]?.[0]) : this.whenFree(() => this.stmt(this.plucked, s).get(p ?? NO_PARAMS))) as never,
+      column: (s, p) => (this.offLoop(s, p) ? this.readOffLoop(s, p!, 'raw').then((r) => r.map((row) => row[0])) : this.whenFree(() => this.stmt(this.plucked, s).all(p ?? NO_PARAMS))) as never,
+      rows: (s, p) => (this.offLoop(s, p) ? this.readOffLoop(s, p!, 'raw') : this.whenFree(() => this.stmt(this.raws, s).all(p ?? NO_PARAMS) as unknown[][])),
       run: (s, p) => this.whenFree(() => ({ changes: this.stmt(this.statements, s).run(p ?? NO_PARAMS).changes })),
       exec: (s) => this.whenFree(() => void this.db.exec(s)),
       changeVersion: () => this.whenFree(() => this.stmt(this.plucked, 'PRAGMA data_version').get() as number),
@@ -129,12 +128,20 @@ export class SqliteStore implements Store {
   rows(sql: string, params?: Params): Promise<unknown[][]> {
     return this.txView.rows(sql, params);
   }
-  clientRows(sql: string, params?: Params): Promise<unknown[][]> {
-    return this.txView.clientRows(sql, params);
+
+  /**
+   * Whether a read runs on the read worker: outside a transaction (whose own writes only this connection sees), a
+   * statement that only reads and whose plan scans a large table from its start or aggregates its rows.
+   */
+  private offLoop(sql: string, params: Params | undefined): boolean {
+    if (this.txContext.getStore() !== undefined || !this.scans.offloads(sql, params ?? NO_PARAMS)) return false;
+    return this.stmt(this.statements, sql).readonly;
   }
 
-  private async readOffLoop(sql: string, params: Params): Promise<unknown[][]> {
-    return (await runRead(this.file, { sql, params: [...params] }, 'raw')).rows as unknown[][];
+  private async readOffLoop(sql: string, params: Params, mode: 'raw'): Promise<unknown[][]>;
+  private async readOffLoop(sql: string, params: Params, mode: 'objects'): Promise<Row[]>;
+  private async readOffLoop(sql: string, params: Params, mode: 'raw' | 'objects'): Promise<unknown[]> {
+    return (await runRead(this.file, { sql, params: [...(params ?? NO_PARAMS)] }, mode)).rows;
   }
   run(sql: string, params?: Params): Promise<RunResult> {
     return this.txView.run(sql, params);

@@ -8,13 +8,13 @@
  * context still runs in that transaction (never on another connection, which could deadlock or miss the
  * transaction's own writes); a transaction opened inside another becomes a savepoint.
  *
- * Reads and the event loop (the Store's policy, not the caller's): on PostgreSQL no statement holds Node's event
- * loop. On SQLite statements run on the event loop's thread, so the reads a client shapes (`$filter`, `$orderby`,
- * `$apply`, `$count`) all go through one method, `clientRows`, and the Store decides: outside a transaction, one
- * whose plan scans a large table from its start, or aggregates rows of one, runs on the read worker
- * (db/sqlite/read-pool.ts; db/large-scans.ts decides, test/unit/large-scans.test.ts checks). `chunks` streams a
- * large answer on a connection of its own in slices. Everything else (`all`, `get`, `value`, `column`, `rows`) is
- * for the server's own statements, which an index bounds.
+ * Reads and the event loop are the Store's business, not the caller's: callers say what they want (`all`, `get`,
+ * `value`, `column`, `rows`, or `chunks` for an answer too large to hold) and the Store decides how each statement
+ * runs. On PostgreSQL no statement holds Node's event loop. On SQLite statements run on the event loop's thread,
+ * so outside a transaction a read whose plan scans a large table from its start, or aggregates rows of one, runs
+ * on the read worker instead (db/sqlite/read-pool.ts; db/large-scans.ts decides per statement and caches the
+ * decision, test/unit/large-scans.test.ts checks) — whether a client shaped it (`$filter`, `$orderby`, `$apply`,
+ * `$count`) or the server wrote it.
  */
 import type { BulkInsert, BulkOptions, BulkTarget } from './bulk-target.ts';
 import type { Dialect } from './dialect.ts';
@@ -32,8 +32,8 @@ export interface RunResult {
 
 export type EngineName = 'sqlite' | 'postgres';
 
-/** How a client-shaped read may run (Queryable.clientRows). */
-export interface ClientRead {
+/** What a caller knows about a read (Queryable.rows). */
+export interface ReadHints {
   /** Its best plan is the same whatever its values: planned once per connection rather than on every run. */
   fixedPlan?: boolean;
 }
@@ -52,17 +52,13 @@ export interface Queryable {
   value<T = unknown>(sql: string, params?: Params): Promise<T | undefined>;
   /** The first column of every row. */
   column<T = unknown>(sql: string, params?: Params): Promise<T[]>;
-  /** Every row as an array of values, in the SELECT list's order (for serializers that know the columns). */
-  rows(sql: string, params?: Params): Promise<unknown[][]>;
   /**
-   * `rows` of a query a client shaped (`$filter`, `$orderby`, `$apply`, `$count`), which no index may bound: on
-   * SQLite, outside a transaction, one whose plan scans a large table from its start, or aggregates rows
-   * of one, runs on the read worker, so it cannot hold the event loop (CONTRACT §13). Otherwise, and on
-   * PostgreSQL, it is `rows`. `read.fixedPlan`: the caller knows the statement's best plan does not depend on
-   * its values (a time-bounded page read in key order from the primary key, odata/key-ranges.ts); PostgreSQL then
-   * keeps one generic plan for it instead of planning it afresh on every run. SQLite plans a statement once anyway.
+   * Every row as an array of values, in the SELECT list's order (for serializers that know the columns).
+   * `hints.fixedPlan`: the caller knows the statement's best plan does not depend on its values (a time-bounded page
+   * read in key order from the primary key, odata/key-ranges.ts); PostgreSQL then keeps one generic plan for it
+   * instead of planning it afresh on every run. SQLite plans a statement once anyway.
    */
-  clientRows(sql: string, params?: Params, read?: ClientRead): Promise<unknown[][]>;
+  rows(sql: string, params?: Params, hints?: ReadHints): Promise<unknown[][]>;
   /** INSERT/UPDATE/DELETE; use `RETURNING` with `get`/`value` to read generated keys. */
   run(sql: string, params?: Params): Promise<RunResult>;
   /** Several statements without parameters (schema changes). */

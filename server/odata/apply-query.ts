@@ -105,7 +105,7 @@ export function resultModel(model: EntityModel, plan: QueryPlan): EntityModel {
 
 /**
  * Runs a `$apply` query as one page (CONTRACT §8), with `@odata.count` and a next link like other sets.
- * Compiled here (400s come before any work), run through `store.clientRows` (the store sends an aggregation
+ * Compiled here (400s come before any work), run through `store.rows` (the store sends an aggregation
  * over a large table off the event loop: on SQLite to its read worker), rows named by the plan's columns.
  */
 export async function queryApply(store: Store, model: EntityModel, options: QueryOptions, scope?: CollectionScope): Promise<{ model: EntityModel; page: CollectionPage }> {
@@ -115,7 +115,7 @@ export async function queryApply(store: Store, model: EntityModel, options: Quer
   const limit = options.top ?? pageSize + 1;
   const page = rowsStatement(plan, limit, offset);
   const counted = options.count ? countStatement(plan) : undefined;
-  const [found, total] = await Promise.all([store.clientRows(page.sql, page.params), counted ? store.clientRows(counted.sql, counted.params) : undefined]);
+  const [found, total] = await Promise.all([store.rows(page.sql, page.params), counted ? store.rows(counted.sql, counted.params) : undefined]);
   const names = plan.columns.map((c) => c.name);
   let rows: Row[] = found.map((values) => Object.fromEntries(names.map((name, i) => [name, values[i]])));
   const got = { count: total?.[0]?.[0] as number | undefined };

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../errors.ts';
 import type { Dialect } from '../db/dialect.ts';
-import type { ClientRead, Queryable } from '../db/store.ts';
+import type { ReadHints, Queryable } from '../db/store.ts';
 import { compileFilter, compileFilterCached, compileOrderby, resolveProperty, type OrderKey, type SqlFragment } from './compile-sql.ts';
 import { keyRangeScan } from './key-ranges.ts';
 import type { EntityModel, PropertyDef } from './model.ts';
@@ -204,7 +204,7 @@ interface CollectionPlan {
   keys: OrderKey[];
   order: string;
   /** The page read's best plan does not depend on its values (keyRangeScan): it may keep one. */
-  read: ClientRead | undefined;
+  read: ReadHints | undefined;
 }
 
 function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions): CollectionPlan {
@@ -250,7 +250,7 @@ function plan(d: Dialect, model: EntityModel, options: QueryOptions, q: Collecti
   return { where, params, from, pageWhere, pageParams, keys, order, read: fixed ? FIXED_PLAN : undefined };
 }
 
-const FIXED_PLAN: ClientRead = { fixedPlan: true };
+const FIXED_PLAN: ReadHints = { fixedPlan: true };
 
 const whereText = (conditions: string[]) => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
 
@@ -266,7 +266,7 @@ export async function skipInSteps(db: Queryable, model: EntityModel, options: Qu
   for (let i = 0; (options.skip ?? 0) > SKIP_STEP && i < 1_000_000; i++) {
     const p = plan(db.dialect, model, options, q);
     const cols = p.keys.map((k) => `${k.prop.column} AS "${k.prop.name}"`).join(', ');
-    const [row] = await db.clientRows(`SELECT ${cols} FROM ${p.from}${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT 1 OFFSET ?`, [...p.pageParams, SKIP_STEP - 1]);
+    const [row] = await db.rows(`SELECT ${cols} FROM ${p.from}${whereText(p.pageWhere)} ORDER BY ${p.order} LIMIT 1 OFFSET ?`, [...p.pageParams, SKIP_STEP - 1]);
     if (!row) return; // fewer rows remain than one step: the page query walks them
     options.skiptoken = tokenOf(p.keys, row);
     options.skip = options.skip! - SKIP_STEP;
@@ -289,11 +289,11 @@ function chunks(db: Queryable, p: CollectionPlan, text: string, columns: readonl
     if (left <= 0) return [];
     let rows: unknown[][];
     if (!last) {
-      rows = await db.clientRows(text, [...p.pageParams, Math.min(STREAM_CHUNK, left), skip], p.read);
+      rows = await db.rows(text, [...p.pageParams, Math.min(STREAM_CHUNK, left), skip], p.read);
     } else {
       const after = seek(db.dialect, p.keys, at.map((i) => last![i] ?? null));
       const next = text.replace(' ORDER BY ', `${p.pageWhere.length ? ' AND ' : ' WHERE '}${after.sql} ORDER BY `);
-      rows = await db.clientRows(next, [...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0], p.read);
+      rows = await db.rows(next, [...p.pageParams, ...after.params, Math.min(STREAM_CHUNK, left), 0], p.read);
     }
     left = rows.length < STREAM_CHUNK ? 0 : left - rows.length;
     last = rows.at(-1);
@@ -304,7 +304,7 @@ function chunks(db: Queryable, p: CollectionPlan, text: string, columns: readonl
 /** Runs the collection query of a model with the request's options; SQL never sees a raw value. */
 export async function queryCollection(db: Queryable, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): Promise<CollectionPage> {
   const p = plan(db.dialect, model, options, q);
-  const count = options.count ? ((await db.clientRows(`SELECT count(*) AS n FROM ${model.from}${whereText(p.where)}`, p.params))[0]![0] as number) : undefined;
+  const count = options.count ? ((await db.rows(`SELECT count(*) AS n FROM ${model.from}${whereText(p.where)}`, p.params))[0]![0] as number) : undefined;
   const pageSize = q.pageSize ?? QUERY_LIMITS.pageSize;
   const limit = options.top ?? pageSize + 1;
   if (limit === 0) return { rows: [], count };
@@ -317,7 +317,7 @@ export async function queryCollection(db: Queryable, model: EntityModel, options
   if (q.stream && options.top !== undefined && options.top > STREAM_CHUNK && !q.postProcess) {
     return tablePage({ columns, values: [] }, { count, more: chunks(db, p, text, columns, options.top, options.skip ?? 0) });
   }
-  let values = await db.clientRows(text, params, p.read);
+  let values = await db.rows(text, params, p.read);
   let nextSkiptoken: string | undefined;
   if (options.top === undefined && values.length > pageSize) {
     values = values.slice(0, pageSize);

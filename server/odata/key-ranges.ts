@@ -65,7 +65,7 @@ function unindexedTimeModel(model: EntityModel, property: string, dialect: Diale
  * The extra condition and FROM for reading a time-bounded `$filter` in ascending key order from the primary
  * key; undefined when the model keeps no bounds or the filter does not bound its time. The FROM is the
  * dialect's (`ODataSql.keyRangeFrom`). `fixedPlan` when the filter bounds the time and nothing else: the page is
- * then the primary key's range read whatever the instants, so it may keep one plan (Queryable.clientRows), its
+ * then the primary key's range read whatever the instants, so it may keep one plan (Queryable.rows' `fixedPlan`), its
  * filter compiled against `filterModel` (the time column out of any index's reach); with another condition, the
  * best index may depend on its value.
  */

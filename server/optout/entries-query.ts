@@ -76,12 +76,11 @@ export async function pageEntries(
   const extra = kind === 'emails' ? ', unsubscribed_from' : '';
   const where = `list_id = ?${q.filterValue === null ? '' : ` AND ${valueColumn} LIKE ? ESCAPE '\\'`}`;
   const params: unknown[] = q.filterValue === null ? [listId] : [listId, likeSubstring(q.filterValue)];
-  // Client-shaped (filter, order, page): through clientRows, so the Store may count a large list off the event loop.
-  const totalCount = Number((await db.clientRows(`SELECT count(*) FROM ${table} WHERE ${where}`, params))[0]?.[0] ?? 0);
+  const totalCount = Number((await db.rows(`SELECT count(*) FROM ${table} WHERE ${where}`, params))[0]?.[0] ?? 0);
   const dir = q.ascending ? 'ASC' : 'DESC';
   const order = q.orderColumn === 'id' ? `id ${dir}` : `${q.orderColumn} ${dir}, id ${dir}`;
   const rows = (
-    await db.clientRows(`SELECT id, ${valueColumn}, timestamp${extra} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
+    await db.rows(`SELECT id, ${valueColumn}, timestamp${extra} FROM ${table} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
       ...params,
       q.pageSize,
       (q.page - 1) * q.pageSize,

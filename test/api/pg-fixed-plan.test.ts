@@ -1,5 +1,5 @@
 /**
- * Fixed-plan reads on PostgreSQL (Queryable.clientRows' `fixedPlan`, pg-store.ts): a time-bounded page read in
+ * Fixed-plan reads on PostgreSQL (Queryable.rows' `fixedPlan` hint, pg-store.ts): a time-bounded page read in
  * key order runs on connections whose prepared statements keep one generic plan, instead of PostgreSQL planning
  * it afresh on every run; that plan reads the primary key's range and answers what a custom plan answers. Runs in
  * the `postgres` project, on 200,000 seeded calls (so the planner has a table worth an index).
@@ -32,14 +32,14 @@ describe.skipIf(testEngine() !== 'postgres')('fixed-plan reads on PostgreSQL', (
   const page = (filter: string) => queryCollection(store, callHistoryModel, parseQueryOptions({ $filter: filter, $top: '100' }));
   /** The prepared statements reading call_id_ranges on the connection a fixed-plan read gets (the last one used). */
   const prepared = () =>
-    store.clientRows('SELECT statement, parameter_types::text[], generic_plans, custom_plans FROM pg_prepared_statements WHERE strpos(statement, ?) > 0', ['call_id_ranges'], FIXED);
+    store.rows('SELECT statement, parameter_types::text[], generic_plans, custom_plans FROM pg_prepared_statements WHERE strpos(statement, ?) > 0', ['call_id_ranges'], FIXED);
 
   it('run on connections set to keep a generic plan; other reads keep PostgreSQL’s choice', async () => {
-    expect(await store.clientRows('SELECT current_setting(?)', ['plan_cache_mode'], FIXED)).toEqual([['force_generic_plan']]);
-    expect(await store.clientRows('SELECT current_setting(?)', ['plan_cache_mode'])).toEqual([['auto']]);
+    expect(await store.rows('SELECT current_setting(?)', ['plan_cache_mode'], FIXED)).toEqual([['force_generic_plan']]);
+    expect(await store.rows('SELECT current_setting(?)', ['plan_cache_mode'])).toEqual([['auto']]);
     expect(await store.value('SELECT current_setting(?)', ['plan_cache_mode'])).toBe('auto');
     // Inside a transaction a fixed-plan read stays on the transaction's connection.
-    await store.transaction(async (tx) => expect(await tx.clientRows('SELECT current_setting(?)', ['plan_cache_mode'], FIXED)).toEqual([['auto']]));
+    await store.transaction(async (tx) => expect(await tx.rows('SELECT current_setting(?)', ['plan_cache_mode'], FIXED)).toEqual([['auto']]));
   });
 
   it('the one-day page is planned once, reads the primary key’s range, and answers what a custom plan answers', async () => {
@@ -90,7 +90,7 @@ describe.skipIf(testEngine() !== 'postgres')('fixed-plan reads on PostgreSQL', (
     console.warn = (line: string) => void warned.push(line);
     const refusing = await PgStore.open(await migratedPgDatabase(), { fixedPlanOptions: '-c no_such_setting=1' });
     try {
-      for (let i = 0; i < 3; i++) expect(await refusing.clientRows('SELECT current_setting(?)', ['plan_cache_mode'], FIXED)).toEqual([['auto']]);
+      for (let i = 0; i < 3; i++) expect(await refusing.rows('SELECT current_setting(?)', ['plan_cache_mode'], FIXED)).toEqual([['auto']]);
       expect(warned.filter((w) => w.includes('refused connections that keep one plan'))).toHaveLength(1);
     } finally {
       console.warn = warn;

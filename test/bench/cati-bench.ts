@@ -92,7 +92,7 @@ try {
     report('one-day 100-row page p50', lat.api, 'ms', lat.select + lat.empty, '≤ 1.3', lat.ratio <= 1.3);
     console.log(`  (bare SELECT p50 ${lat.select.toFixed(3)} ms + empty round trip p50 ${lat.empty.toFixed(3)} ms; better of 2 rounds; API p95 ${lat.p95.toFixed(2)} ms)`);
     if (bare.pageFixedPlan) {
-      // The API keeps one generic plan for this page (Queryable.clientRows' fixedPlan); the bare SELECT above gets
+      // The API keeps one generic plan for this page (Queryable.rows' fixedPlan hint); the bare SELECT above gets
       // PostgreSQL's default choice, which plans it on every run. The same bare SELECT with one plan, for comparison:
       const fixedSel = quantile(await bareTimes(() => bare.pageFixedPlan!(day, day + DAY), 300), 0.5);
       const againstFixed = lat.api / (fixedSel + lat.empty);

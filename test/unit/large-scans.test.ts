@@ -1,6 +1,6 @@
 /**
- * Client-shaped queries that read a large table from its start leave the event loop (CONTRACT §13,
- * db/large-scans.ts): on a SQLite store holding more than LARGE_ROWS calls, `clientRows` of a full scan runs on
+ * Reads that scan a large table from its start leave the event loop (docs/limits.md,
+ * db/large-scans.ts): on a SQLite store holding more than LARGE_ROWS calls, a read of a full scan runs on
  * the read worker, while a seek stays on the main connection. Observable without timing: while another request's
  * write transaction is open on the main connection, main-connection reads wait for it to end, and the read
  * worker answers at once from the last commit.
@@ -86,28 +86,40 @@ describe('large scans leave the event loop', () => {
   it('runs a large scan on the read worker with the same answer, while the main connection is held', async () => {
     const expected = await store.rows(FULL_SCAN);
     expect(expected.length).toBeGreaterThan(0);
-    const { value, beforeCommit } = await duringTransaction(() => store.clientRows(FULL_SCAN));
+    const { value, beforeCommit } = await duringTransaction(() => store.rows(FULL_SCAN));
     expect(value).toEqual(expected);
     expect(beforeCommit).toBe(true);
-    const count = await duringTransaction(() => store.clientRows('SELECT count(*) FROM calls'));
+    const count = await duringTransaction(() => store.rows('SELECT count(*) FROM calls'));
     expect(count.value).toEqual([[CALLS]]);
     expect(count.beforeCommit).toBe(true);
     // A `$apply`-shaped aggregation over an index range of the large table: off the loop too.
     const grouped = 'SELECT interviewer_id, count(*) FROM calls WHERE time >= ? GROUP BY interviewer_id ORDER BY interviewer_id';
-    const perInterviewer = await duringTransaction(() => store.clientRows(grouped, [0]));
+    const perInterviewer = await duringTransaction(() => store.rows(grouped, [0]));
     expect(perInterviewer.value).toEqual(await store.rows(grouped, [0]));
     expect(perInterviewer.value.reduce((n, r) => n + Number(r[1]), 0)).toBe(CALLS);
     expect(perInterviewer.beforeCommit).toBe(true);
   });
 
+  it('decides for every read method: the server\'s own count or list of a large table leaves the loop as a client\'s does', async () => {
+    const counted = await duringTransaction(() => store.value<number>('SELECT count(*) FROM calls'));
+    expect(counted).toEqual({ value: CALLS, beforeCommit: true });
+    const first = await duringTransaction(() => store.get<{ n: number }>('SELECT count(*) AS n FROM calls'));
+    expect(first).toEqual({ value: { n: CALLS }, beforeCommit: true });
+    const all = await duringTransaction(() => store.all<{ id: number }>('SELECT id FROM calls ORDER BY telephone_number LIMIT 2'));
+    expect(all.value).toHaveLength(2);
+    expect(all.beforeCommit).toBe(true);
+    const ids = await duringTransaction(() => store.column<number>('SELECT id FROM calls WHERE id > ? ORDER BY id LIMIT 3', [20]));
+    expect(ids).toEqual({ value: [21, 22, 23], beforeCommit: false });
+  });
+
   it('keeps a seek on the main connection, and every read inside a transaction in it', async () => {
-    const seek = await duringTransaction(() => store.clientRows('SELECT id FROM calls WHERE id > ? ORDER BY id LIMIT 3', [10]));
+    const seek = await duringTransaction(() => store.rows('SELECT id FROM calls WHERE id > ? ORDER BY id LIMIT 3', [10]));
     expect(seek.value).toEqual([[11], [12], [13]]);
     expect(seek.beforeCommit).toBe(false);
     // Inside a transaction a large scan sees the transaction's own writes: it cannot leave the connection.
     const inside = await store.transaction(async (tx) => {
       await tx.run("UPDATE calls SET telephone_number = 'x99999x' WHERE id = 1");
-      return tx.clientRows(FULL_SCAN);
+      return tx.rows(FULL_SCAN);
     });
     expect(inside[0]).toEqual([1, 'x99999x']);
   });

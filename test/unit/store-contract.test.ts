@@ -162,7 +162,7 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
       }
     }
     expect(await store.value('SELECT count(*) FROM kv')).toBe(250);
-    expect(await store.clientRows('SELECT n % 2 AS odd, count(*) AS c FROM kv GROUP BY n % 2 ORDER BY 1')).toEqual([
+    expect(await store.rows('SELECT n % 2 AS odd, count(*) AS c FROM kv GROUP BY n % 2 ORDER BY 1')).toEqual([
       [0, 125],
       [1, 125],
     ]);

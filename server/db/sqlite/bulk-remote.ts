@@ -62,7 +62,6 @@ export function sqliteBulkInsert(store: Store, file: string, target: BulkTarget,
     value: (s, p) => query('value', s, p) as never,
     column: (s, p) => query('column', s, p) as never,
     rows: (s, p) => query('rows', s, p) as never,
-    clientRows: (s, p) => query('rows', s, p) as never,
     run: (s, p) => query('run', s, p) as never,
     exec: (s) => query('exec', s) as never,
     changeVersion: () => Promise.resolve(null),
@@ -74,7 +73,7 @@ export function sqliteBulkInsert(store: Store, file: string, target: BulkTarget,
     turn = p.catch(() => undefined);
     return p;
   };
-  for (const op of ['all', 'get', 'value', 'column', 'rows', 'clientRows', 'run', 'exec'] as const) {
+  for (const op of ['all', 'get', 'value', 'column', 'rows', 'run', 'exec'] as const) {
     const direct = tx[op] as (...a: unknown[]) => Promise<unknown>;
     (tx as unknown as Record<string, unknown>)[op] = (...a: unknown[]) => inTurn(() => direct(...a));
   }

@@ -1,7 +1,7 @@
 /**
  * Runs read statements off the main thread: one worker (read-worker.ts) per SQLite database file, started on
- * first use and stopped after IDLE_MS without work (it never keeps the process alive). SqliteStore.clientRows
- * runs a client's query on it when its plan scans a large table from its start or aggregates its rows
+ * first use and stopped after IDLE_MS without work (it never keeps the process alive). SqliteStore runs a read on
+ * it, outside a transaction, when its plan scans a large table from its start or aggregates its rows
  * (db/large-scans.ts), so a GROUP BY over a million rows costs the event loop one message.
  */
 import type { Worker } from 'node:worker_threads';
