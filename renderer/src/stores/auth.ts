@@ -1,15 +1,21 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { currentSession, onSessionEnded, request, signIn as apiSignIn, signOut as apiSignOut } from '../api/client.ts';
+import { ApiRequestError, currentSession, onSessionEnded, request, signIn as apiSignIn, signOut as apiSignOut } from '../api/client.ts';
+import { applyLanguage, setLocalLanguage, type Language } from '../i18n/index.ts';
 
-/** The caller as `GET /auth/me` describes it (CONTRACT §15). */
+/** The caller as `GET /auth/me` describes it (docs/people.md). */
 export interface Me {
   Kind: 'user' | 'key' | 'ui-link';
   Name: string;
   DisplayName: string;
   Role: 'administrator' | 'supervisor' | 'viewer' | null;
   Permissions: string[];
+  /** The person's language for the screens; null (or absent) = the browser's (docs/screens.md#language). */
+  Language?: Language | null;
 }
+
+/** Where a language choice was kept: with the person on the server, or only in this browser. */
+export type LanguageKept = 'person' | 'browser';
 
 /**
  * Who is signed in: the session's owner as the server describes it, whether the session still holds, and why
@@ -52,5 +58,27 @@ export const useAuthStore = defineStore('auth', () => {
     }
   }
 
-  return { me, hasSession, ended, signedIn: computed(() => hasSession.value && me.value !== null), load, signIn, signOut };
+  /**
+   * Stores the person's language (`PATCH /auth/me`; null = the browser's again) and shows it. A key or UI-link
+   * session has no person to keep it with (the server refuses with 400 or 409): then only this browser keeps it.
+   */
+  async function setLanguage(language: Language | null): Promise<LanguageKept> {
+    if (me.value?.Kind === 'user') {
+      try {
+        const answer = await request<Partial<Me> | undefined>('PATCH', '/auth/me', { body: { Language: language } });
+        me.value = { ...me.value, ...(answer && typeof answer === 'object' ? answer : {}), Language: language };
+        setLocalLanguage(language); // the sign-in page speaks it too, next time
+        applyLanguage(language);
+        return 'person';
+      } catch (err) {
+        if (!(err instanceof ApiRequestError) || (err.status !== 400 && err.status !== 409)) throw err;
+      }
+    }
+    setLocalLanguage(language);
+    if (me.value) me.value = { ...me.value, Language: null };
+    applyLanguage(null);
+    return 'browser';
+  }
+
+  return { me, hasSession, ended, signedIn: computed(() => hasSession.value && me.value !== null), load, signIn, signOut, setLanguage };
 });

@@ -1,4 +1,5 @@
 /** How the floor shows times: durations that tick, clock times in a call centre's zone (labelled), break levels. */
+import { formatClockTime } from '../i18n/index.ts';
 
 /** One row of `/cati/floor` (CONTRACT §9). */
 export interface FloorRow {
@@ -51,16 +52,9 @@ export function formatDuration(seconds: number): string {
   return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
-const clocks = new Map<string, Intl.DateTimeFormat>();
-/** A clock time in `timeZone` (the browser's when null), with seconds if asked. */
+/** A clock time in `timeZone` (the browser's when null), with seconds if asked, in the language's convention. */
 export function formatClock(at: number | string, timeZone: string | null, withSeconds = false): string {
-  const key = `${timeZone ?? ''}|${withSeconds}`;
-  let f = clocks.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(undefined, { timeZone: timeZone ?? undefined, hour: '2-digit', minute: '2-digit', second: withSeconds ? '2-digit' : undefined, hourCycle: 'h23' });
-    clocks.set(key, f);
-  }
-  return f.format(typeof at === 'number' ? at : Date.parse(at));
+  return formatClockTime(at, { timeZone, seconds: withSeconds });
 }
 
 const zoneNames = new Map<string, { format: Intl.DateTimeFormat; minute: number; name: string }>();
