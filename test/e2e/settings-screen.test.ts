@@ -37,6 +37,22 @@ describe('Settings screen in Chromium', () => {
     await expect.poll(() => form.getByLabel('Company name').inputValue()).toBe('Acme Research');
   });
 
+  it('edits the page texts per language with a preview, and the page answers in that language', async () => {
+    const form = page.getByRole('region', { name: 'Unsubscribe pages' });
+    await expect.poll(() => form.getByLabel('Company name').isEnabled()).toBe(true);
+    await form.getByRole('tab', { name: 'Nederlands' }).click();
+    await form.getByLabel('Result page text (Nederlands)').fill('U hoort niet meer van ons.');
+    await expect.poll(() => form.getByRole('figure').textContent()).toContain('U hoort niet meer van ons.');
+    await form.getByLabel('Language when no other fits').selectOption('nl');
+    await form.getByRole('button', { name: 'Save texts' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Unsubscribe page texts saved.');
+    const { body } = await ui.server.json('GET', '/optout/settings');
+    expect(body).toMatchObject({ defaultLanguage: 'nl', resultPageText: 'You will not hear from us again.', texts: { nl: { resultPageText: 'U hoort niet meer van ons.' } } });
+    // English stays as it was; the page without a key answers in the default language now.
+    const res = await fetch(`${ui.server.url}/unsubscribe`);
+    expect(res.headers.get('content-language')).toBe('nl');
+  });
+
   it('shows a validation error from the server and keeps the stored texts', async () => {
     const form = page.getByRole('region', { name: 'Unsubscribe pages' });
     await expect.poll(() => form.getByLabel('Company name').isEnabled()).toBe(true);

@@ -40,6 +40,21 @@ export const de: Catalogue<Messages> = {
     submit: 'Anmelden',
     help: 'Der Eigentümer des Servers kann auch den Link öffnen, den der Server beim Start ausgegeben hat ({link}; er funktioniert einmal, innerhalb von 15 Minuten), oder mit {command} einen neuen erzeugen. Eine Sitzung gilt nur in diesem Browser-Tab und endet nach 12 Stunden ohne Nutzung.',
   },
+  unsubscribeTexts: {
+    title: 'Abmeldeseiten',
+    companyName: 'Firmenname',
+    defaultLanguage: 'Sprache, wenn keine andere passt',
+    howChosen: 'Eine Seite spricht die Sprache ihrer Liste; ohne Listensprache die Browsersprache der befragten Person, wenn es Texte in ihr gibt, sonst die Sprache oben. Ein leerer Text ist der eingebaute.',
+    languages: 'Sprachen der Seitentexte',
+    text: {
+      defaultPageText: 'Text der allgemeinen Seite (ohne Schlüssel)',
+      confirmPageText: 'Text der Bestätigungsseite',
+      resultPageText: 'Text der Ergebnisseite',
+    },
+    save: 'Texte speichern',
+    saved: 'Texte der Abmeldeseiten gespeichert.',
+    preview: 'Vorschau: {text}, {language}',
+  },
   language: {
     label: 'Sprache',
     save: 'Sprache speichern',

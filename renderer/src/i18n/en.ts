@@ -40,6 +40,21 @@ export const en = {
     submit: 'Sign in',
     help: "The server's owner can also open the link the server printed when it started ({link}; it works once, within 15 minutes), or get a fresh one with {command}. A session lives only in this browser tab and ends after 12 hours without use.",
   },
+  unsubscribeTexts: {
+    title: 'Unsubscribe pages',
+    companyName: 'Company name',
+    defaultLanguage: 'Language when no other fits',
+    howChosen: "A page speaks its list's language; a list without one speaks the respondent's browser language when there are texts in it, else the language above. An empty text is the built-in one.",
+    languages: 'Languages of the page texts',
+    text: {
+      defaultPageText: 'Default page text (no key)',
+      confirmPageText: 'Confirm page text',
+      resultPageText: 'Result page text',
+    },
+    save: 'Save texts',
+    saved: 'Unsubscribe page texts saved.',
+    preview: 'Preview: {text}, {language}',
+  },
   language: {
     label: 'Language',
     save: 'Save language',

@@ -40,6 +40,21 @@ export const nl: Catalogue<Messages> = {
     submit: 'Aanmelden',
     help: 'De eigenaar van de server kan ook de link openen die de server bij het starten toonde ({link}; die werkt één keer, binnen 15 minuten), of een nieuwe maken met {command}. Een sessie bestaat alleen in dit browsertabblad en eindigt na 12 uur zonder gebruik.',
   },
+  unsubscribeTexts: {
+    title: 'Afmeldpagina’s',
+    companyName: 'Bedrijfsnaam',
+    defaultLanguage: 'Taal als geen andere past',
+    howChosen: 'Een pagina spreekt de taal van haar lijst; zonder lijsttaal de taal van de browser van de ontvanger als er teksten in die taal zijn, anders de taal hierboven. Een lege tekst is de standaardtekst.',
+    languages: 'Talen van de paginateksten',
+    text: {
+      defaultPageText: 'Tekst van de algemene pagina (zonder sleutel)',
+      confirmPageText: 'Tekst van de bevestigingspagina',
+      resultPageText: 'Tekst van de resultaatpagina',
+    },
+    save: 'Teksten opslaan',
+    saved: 'Teksten van de afmeldpagina’s opgeslagen.',
+    preview: 'Voorbeeld: {text}, {language}',
+  },
   language: {
     label: 'Taal',
     save: 'Taal opslaan',
