@@ -116,9 +116,12 @@ function countRows(pieces: Generator<string>, delimiterOf: DelimiterOf): number 
     const d = delimiterOf(text, done);
     let pos = 0;
     if (d !== undefined && text.includes('"')) {
-      const rows: string[][] = [];
-      pos = readRecords(text, 0, d, done, rows, Infinity, undefined, true);
-      for (const r of rows) if (!isBlankRecord(r)) count++;
+      for (;;) {
+        const rows: string[][] = [];
+        pos = readRecords(text, pos, d, done, rows, BATCH, undefined, true);
+        for (const r of rows) if (!isBlankRecord(r)) count++;
+        if (rows.length < BATCH) break;
+      }
     } else if (d !== undefined) {
       const r = countPlain(text, 0, d.charCodeAt(0), done);
       count += r.count;
