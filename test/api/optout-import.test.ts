@@ -234,7 +234,7 @@ describe('a large import does not block other requests', () => {
       await release();
     }
     const r = await importing;
-    expect(r.body).toEqual({ newRows: 300_000, duplicatedRows: 0, invalidRows: 0 });
+    expect(r.body).toEqual({ newRows: 300_000, duplicatedRows: 0, invalidRows: 0, Encoding: 'utf-8' });
   });
 
 });
