@@ -9,7 +9,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkPhoneRegion, normaliseTelephoneNumber } from '../cati/phone-region.ts';
-import { ImportFileError, tooManyRows } from '../optout/import-parse.ts';
+import { FileError, tooManyRows } from '../files/file-error.ts';
 import { checkEmail, type Checked } from '../optout/normalise.ts';
 import { countRows, openRows } from './file-rows.ts';
 import { listMatcher } from './list-matcher.ts';
@@ -92,7 +92,7 @@ class ResultFile {
 }
 
 async function run(): Promise<void> {
-  const pass = await openRows(job.filePath, job.format, job.maxRows);
+  const pass = await openRows(job.filePath, job.format, job.maxRows, { sheet: job.sheet });
   const head: string[][] = [];
   for (const rows of pass()) {
     head.push(...rows.slice(0, job.headRows - head.length));
@@ -100,10 +100,11 @@ async function run(): Promise<void> {
   }
   const start = await new Promise<Start>((resolve) => {
     started = resolve;
-    send({ type: 'head', rows: head });
+    send({ type: 'head', rows: head, encoding: pass.encoding });
   });
   const count = (await countRows(job.filePath, job.format, pass)) - (start.header ? 1 : 0);
   if (count > job.maxRows) throw tooManyRows(job.maxRows);
+  if (count <= 0) throw new FileError(400, 'The file has a header but no data rows');
   send({ type: 'count', rows: Math.max(0, count) });
   await indexList();
 
@@ -142,7 +143,7 @@ async function run(): Promise<void> {
 run().then(
   () => port.close(),
   (err: unknown) => {
-    if (!(err instanceof ImportFileError)) throw err;
+    if (!(err instanceof FileError)) throw err;
     send({ type: 'failed', status: err.status, message: err.message });
     port.close();
   },
