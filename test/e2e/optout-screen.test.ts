@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
+import { parseRecords } from '../../common/files/csv-records.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
@@ -55,14 +56,19 @@ describe('Opt-out screen in Chromium', () => {
     expect(await page.getByRole('columnheader', { name: /E-mail address/ }).getAttribute('aria-sort')).toBe('descending');
   });
 
-  it('exports the e-mail addresses as a CSV download', async () => {
+  it('exports the e-mail addresses as the screen shows them: every entry, its columns, times in the zone shown', async () => {
     const download = page.waitForEvent('download');
-    await page.getByRole('button', { name: 'Download CSV' }).click();
+    await page.getByRole('button', { name: 'Export CSV' }).click();
     const file = await download;
-    expect(file.suggestedFilename()).toMatch(/^optout-\d+-emails\.csv$/);
-    const text = readFileSync((await file.path())!, 'utf8');
-    expect(text.split(/\r?\n/)[0]).toBe('emailAddress,timestamp,unsubscribedFrom');
-    for (const address of ['alice@example.com', 'bob@example.com', 'carol@example.org']) expect(text).toContain(address);
+    expect(file.suggestedFilename()).toMatch(/^optout-company-emails-\d{4}-\d\d-\d\d\.csv$/);
+    const [head, ...rows] = parseRecords(readFileSync((await file.path())!, 'utf8').replace(/^\uFEFF/, '').trimEnd(), ',');
+    const header = await page.getByRole('columnheader', { name: /^Added/ }).first().textContent();
+    expect(head).toEqual(['E-mail address', header!.trim(), 'Unsubscribed from']);
+    expect(head![1]).toMatch(/Added \(.+\)/);
+    // The screen's order (e-mail address, descending since the sort test), times as the table shows them.
+    expect(rows.map((r) => r[0])).toEqual(['carol@example.org', 'bob@example.com', 'alice@example.com']);
+    const shownTime = (await entries().locator('tbody tr').first().locator('td').nth(1).textContent())!.trim();
+    expect(rows[0]![1]).toBe(shownTime);
   });
 
   it('deletes an e-mail address after confirmation', async () => {

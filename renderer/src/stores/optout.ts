@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { ApiRequestError, request, uploadForm, type UploadProgress } from '../api/client.ts';
-import { downloadFile } from '../api/download.ts';
+import { parseRecords } from '../../../common/files/csv-records.ts';
+import { ApiRequestError, request, send, uploadForm, type UploadProgress } from '../api/client.ts';
+import { compareValues } from '../composables/table-sort.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { usePager } from './paged-collection.ts';
@@ -35,6 +36,9 @@ export const SORT_COLUMNS: Record<EntryKind, string[]> = {
   emails: ['EmailAddress', 'Timestamp', 'UnsubscribedFrom', 'Id'],
   domains: ['Domain', 'Timestamp', 'Id'],
 };
+
+/** A cell of the list's CSV export as it was stored: the export's formula guard (a `'` before `=`, `+`, `-`, `@`, `'`…) taken off. */
+const unguard = (cell: string) => (/^'[=+\-@\t\r']/.test(cell) ? cell.slice(1) : cell);
 
 /** The opt-out screen's data: the chosen list and one page of its e-mails or domains. */
 export const useOptOutStore = defineStore('optout', () => {
@@ -142,14 +146,32 @@ export const useOptOutStore = defineStore('optout', () => {
     return result;
   }
 
-  /** Saves the list's CSV export (a download, or the desktop app's save dialog); answers the file name, null when cancelled. */
-  function exportFile(): Promise<string | null> {
-    return downloadFile(`${base.value}/export`, {}, `optout-${list.value?.id}-${kind.value}.csv`, 'text/csv');
+  /**
+   * Every entry the screen's filter matches, in the screen's order: the list's own export (one streamed read of the
+   * whole list, docs/optout-api.md#export) read here, filtered and sorted as the server pages it. The screen's export
+   * writes them as the table shows them (docs/screens.md#exports): its columns, times in the zone shown.
+   */
+  async function allEntries(): Promise<OptOutEntry[]> {
+    const res = await send('GET', `${base.value}/export`, { headers: { Accept: 'text/csv' } });
+    const emails = kind.value === 'emails';
+    const needle = filterValue.value.trim().toLowerCase();
+    const entries: OptOutEntry[] = [];
+    parseRecords((await res.text()).replace(/^\uFEFF/, ''), ',').forEach((cells, i) => {
+      if (i === 0 || (cells.length === 1 && cells[0] === '')) return;
+      const value = unguard(cells[0] ?? '');
+      if (needle && !value.toLowerCase().includes(needle)) return;
+      const entry: OptOutEntry = { id: i, timestamp: cells[1] ?? '', ...(emails ? { emailAddress: value, unsubscribedFrom: unguard(cells[2] ?? '') || null } : { domain: value }) };
+      entries.push(entry);
+    });
+    const key = ({ EmailAddress: 'emailAddress', Domain: 'domain', Timestamp: 'timestamp', UnsubscribedFrom: 'unsubscribedFrom' } as const)[sort.key as 'Domain'];
+    if (key) entries.sort((a, b) => (sort.desc ? -1 : 1) * compareValues(a[key], b[key]));
+    else if (sort.desc) entries.reverse(); // Id: the export is oldest first, as ids were given
+    return entries;
   }
 
   return {
     list, missingProjectId, wantedProject, kind, filterValue, sort,
     items: pager.items, total: pager.total, skip: pager.skip, pageSize: pager.pageSize, loading: pager.loading, resource: pager.resource,
-    open, create, load, setKind, resort, setFilter, goTo, add, remove, importFile, exportFile,
+    open, create, load, setKind, resort, setFilter, goTo, add, remove, importFile, allEntries,
   };
 });
