@@ -1,5 +1,5 @@
 /**
- * Reading the audit log (CONTRACT §10): the query of `GET /admin/audit` parsed once into a typed object,
+ * Reading the audit log (docs/audit.md#audit): the query of `GET /admin/audit` parsed once into a typed object,
  * and keyset pages newest first over the (time, id) index. Parameterised SQL only.
  */
 import { parseIsoTime } from '../lib/time.ts';
@@ -32,7 +32,7 @@ export interface AuditRow {
   Id: number;
   Time: string;
   ActorKeyId: number | null;
-  /** The user whose session made the change (CONTRACT §15), else null. */
+  /** The user whose session made the change (docs/audit.md#audit), else null. */
   ActorUserId: number | null;
   Actor: string;
   Action: string;

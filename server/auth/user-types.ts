@@ -1,5 +1,5 @@
 /**
- * The wire type of a user account (CONTRACT §15), free of Node imports so the renderer can share it (type-only).
+ * The wire type of a user account (docs/people.md#users), free of Node imports so the renderer can share it (type-only).
  */
 import type { Role } from './roles.ts';
 

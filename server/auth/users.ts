@@ -1,5 +1,5 @@
 /**
- * User accounts (CONTRACT §15) over the `users` table: create, list, change, delete, each audited (entity
+ * User accounts (docs/audit.md#audit) over the `users` table: create, list, change, delete, each audited (entity
  * `users`, never with the password) in the transaction of the change. Locking a user or changing its password
  * ends all its sessions in that same transaction; the last unlocked administrator cannot be removed, demoted
  * or locked (409).

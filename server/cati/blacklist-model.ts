@@ -1,5 +1,5 @@
 /**
- * The telephone blacklist's OData model (TelephoneBlacklistItem, CONTRACT §3), its operations, and the
+ * The telephone blacklist's OData model (TelephoneBlacklistItem, docs/cati-api.md#blacklist), its operations, and the
  * number normalisation rule shared by every write and by Check.
  */
 import type { CountryCode } from 'libphonenumber-js';

@@ -1,5 +1,5 @@
 /**
- * The live floor's sets (CONTRACT §9): /cati/breaktypes (PUT/PATCH), /cati/extendedstatuses (POST, PUT,
+ * The live floor's sets (docs/cati-api.md#floor): /cati/breaktypes (PUT/PATCH), /cati/extendedstatuses (POST, PUT,
  * PATCH, DELETE) and the read-only /cati/floor, all through the OData dispatcher.
  */
 import type { AppContext } from '../context.ts';

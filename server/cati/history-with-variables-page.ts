@@ -59,7 +59,7 @@ interface Condition {
   params: unknown[];
 }
 
-/** The request's window (and surveys) for one source; an absent bound is left out (CONTRACT §14). */
+/** The request's window (and surveys) for one source; an absent bound is left out (docs/cati-api.md#callhistorywithvariables). */
 function window(d: Dialect, s: Source, r: HistoryWithVariablesRequest): Condition {
   const parts = s.nullable ? [`${s.time} IS NOT NULL`] : ['1 = 1'];
   const params: unknown[] = [];
@@ -146,7 +146,7 @@ const SKIP_STEP = 2000;
 
 /**
  * Turns a large `$skip` into our `$skiptoken` SKIP_STEP rows at a time, yielding between steps, so the
- * page itself merges only a small remainder (CONTRACT §13). Mutates `options`.
+ * page itself merges only a small remainder (docs/limits.md#limits). Mutates `options`.
  */
 export async function skipInSteps(db: Queryable, request: HistoryWithVariablesRequest, options: QueryOptions): Promise<void> {
   for (let i = 0; (options.skip ?? 0) > SKIP_STEP && i < 1_000_000; i++) {

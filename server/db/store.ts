@@ -1,5 +1,5 @@
 /**
- * The data layer every service talks to (CONTRACT §12): one asynchronous interface, two engines —
+ * The data layer every service talks to (docs/deployment.md#postgresql): one asynchronous interface, two engines —
  * better-sqlite3 (the embedded default, sqlite-store.ts) and PostgreSQL (pg-store.ts). Services write portable
  * SQL with `?` placeholders; where the engines' SQL differs they ask `q.dialect` for the fragment.
  *
@@ -57,7 +57,7 @@ export interface Queryable {
   /**
    * `rows` of a query a client shaped (`$filter`, `$orderby`, `$apply`, `$count`), which no index may bound: on
    * SQLite, outside a transaction, one whose plan scans a large table from its start, or aggregates rows
-   * of one, runs on the read worker, so it cannot hold the event loop (CONTRACT §13). Otherwise, and on
+   * of one, runs on the read worker, so it cannot hold the event loop (docs/limits.md#event-loop). Otherwise, and on
    * PostgreSQL, it is `rows`. `read.fixedPlan`: the caller knows the statement's best plan does not depend on
    * its values (a time-bounded page read in key order from the primary key, odata/key-ranges.ts); PostgreSQL then
    * keeps one generic plan for it instead of planning it afresh on every run. SQLite plans a statement once anyway.

@@ -1,5 +1,5 @@
 /**
- * The one publisher of /events (CONTRACT §9). Every write path calls `publishChanges(store, [...])` (or
+ * The one publisher of /events (docs/events.md#events). Every write path calls `publishChanges(store, [...])` (or
  * `publishChange`) right after its transaction commits, with each record in its wire form as captured when
  * it changed. Calling it inside a transaction throws, so nothing is announced that could still roll back.
  * Without a server (CLI, unit tests on a bare database) it does nothing.

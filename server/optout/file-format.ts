@@ -14,7 +14,7 @@ function startsWith(bytes: Uint8Array, magic: number[]): boolean {
 const hasUtf16Bom = (b: Uint8Array) => (b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff);
 
 /**
- * Decides the format from the file name's extension AND the content (CONTRACT §5): `.xlsx` must be a zip
+ * Decides the format from the file name's extension AND the content (docs/optout-api.md#decisions): `.xlsx` must be a zip
  * (`PK\x03\x04`); `.csv`/`.txt` must not be a zip or otherwise binary (NUL bytes without a UTF-16 BOM,
  * checked in the first 64 KiB). Anything else → 400 naming the mismatch. `head` is the file's start (≥64 KiB
  * when the file is that long), `size` its full length.

@@ -5,7 +5,7 @@ import { MAX_INVALID_ITEMS, type InvalidItem } from './import-protocol.ts';
 import { checkDomain, checkEmail, type Checked } from './normalise.ts';
 
 /**
- * Reading an opt-out import file (CONTRACT §5) into the values of its one relevant column. Pure functions:
+ * Reading an opt-out import file (docs/optout-api.md#decisions) into the values of its one relevant column. Pure functions:
  * they run inside the parse worker (and, for a small text file, on the main thread: import-service.ts) and
  * throw ImportFileError for a bad file. (.xlsx: import-xlsx.ts, loaded only for workbooks, only in the worker.)
  */

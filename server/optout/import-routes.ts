@@ -13,7 +13,7 @@ import { listOf } from './list-access.ts';
 /** Room for a multipart body's boundaries and part headers around its file. */
 export const MULTIPART_SLACK = 1024;
 
-/** Largest accepted upload (CONTRACT §7): larger → 413 (multer's LIMIT_FILE_SIZE, mapped in errors.ts). */
+/** Largest accepted upload (docs/limits.md#limits): larger → 413 (multer's LIMIT_FILE_SIZE, mapped in errors.ts). */
 export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
 
 /**

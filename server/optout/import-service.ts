@@ -15,7 +15,7 @@ import { commitImport, entryTarget } from './import-commit.ts';
 import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 import { registerImportWorkers, unregisterImportWorkers, WorkerPool } from './import-workers.ts';
 
-/** Limits of one import (CONTRACT §5, §7). */
+/** Limits of one import (docs/optout-api.md#lists, docs/limits.md#limits). */
 export interface ImportLimits {
   maxRows: number;
   /** Reading and validating must finish within this time, else the worker is terminated. */
@@ -31,7 +31,7 @@ export interface ImportLimits {
   maxWaitMs: number;
   /**
    * A text file up to this size is read, validated and written on the main thread in one Store transaction (some
-   * 2,000 addresses: 10-20 ms of synchronous work, within CONTRACT §13's 50 ms), without the line: under a mixed
+   * 2,000 addresses: 10-20 ms of synchronous work, within the documented 50 ms), without the line: under a mixed
    * load its worker hops, each waiting for a CPU, were most of a small import's time (issue 25: the soak's
    * p99). Larger files and every workbook go to the workers. 0: every import goes to the workers.
    */

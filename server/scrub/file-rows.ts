@@ -1,7 +1,7 @@
 /**
  * The rows of an uploaded scrub file, in batches, inside the parse worker: text files chunk by chunk
  * (text-rows.ts); workbooks through the zip guard and SheetJS, as the opt-out import reads them. Blank rows
- * are skipped and the export's formula guard is undone on every cell (CONTRACT §5).
+ * are skipped and the export's formula guard is undone on every cell (docs/optout-api.md#decisions).
  */
 import { unguardCell } from '../lib/csv-cell.ts';
 import type { ScrubFormat } from './scrub-protocol.ts';

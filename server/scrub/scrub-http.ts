@@ -14,7 +14,7 @@ import type { ScrubJob } from './scrub-job.ts';
 import type { ScrubFormat } from './scrub-protocol.ts';
 
 
-/** The format of an upload by its extension and content (CONTRACT §5, plus `.tsv`): a mismatch → 400. */
+/** The format of an upload by its extension and content (docs/optout-api.md#lists, plus `.tsv`): a mismatch → 400. */
 export async function scrubFormat(fileName: string, path: string): Promise<ScrubFormat> {
   const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
   if (ext !== 'csv' && ext !== 'tsv' && ext !== 'txt' && ext !== 'xlsx') throw badRequest(`The file '${fileName}' must be a .csv, .tsv, .txt or .xlsx file`);

@@ -1,5 +1,5 @@
 /**
- * A scrub job as the service keeps it, and its answer on the wire (CONTRACT §16).
+ * A scrub job as the service keeps it, and its answer on the wire (docs/cati-api.md#scrubs).
  */
 import type { Actor } from '../audit/audit-log.ts';
 import type { Principal } from '../auth/api-keys.ts';
@@ -33,7 +33,7 @@ export interface ScrubJob {
   cancel?: () => Promise<void>;
 }
 
-/** `GET /cati/scrubs('{Id}')` and `GET /optout/scrubs/{Id}`: exactly the §16 fields. */
+/** `GET /cati/scrubs('{Id}')` and `GET /optout/scrubs/{Id}`: exactly the docs/optout-api.md#scrubs fields. */
 export function jobAnswer(job: ScrubJob): Record<string, unknown> {
   return {
     Id: job.id,

@@ -1,5 +1,5 @@
 /**
- * Rows of a delimited text file (CSV/TSV/TXT, CONTRACT §5 encodings) read in chunks, never the whole file:
+ * Rows of a delimited text file (CSV/TSV/TXT, docs/optout-api.md#lists encodings) read in chunks, never the whole file:
  * an incremental RFC 4180 reader. A quoted cell may hold delimiters, doubled quotes and line breaks; a quote
  * that does not start a cell is an ordinary character; text after a closing quote other than the delimiter or
  * a line break is kept literally (one odd cell never swallows the lines after it).
@@ -176,7 +176,7 @@ function plainRecords(text: string, delimiter: string, separator: string, from: 
 
 const BLANK = /^\s*$/;
 
-/** True when every cell of a row is blank (such rows are skipped and not counted, CONTRACT §5). */
+/** True when every cell of a row is blank (such rows are skipped and not counted, docs/optout-api.md#lists). */
 export const isBlankRow = (cells: readonly string[]) => cells.every((c) => BLANK.test(c));
 
 /**

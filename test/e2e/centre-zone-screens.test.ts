@@ -8,7 +8,7 @@ import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
 /**
- * CONTRACT §17 on History, Productivity and Activity: times in the call centre's zone (not this computer's), the zone
+ * docs/screens.md#truth on History, Productivity and Activity: times in the call centre's zone (not this computer's), the zone
  * named on screen and in the headers, "today" and the typed From/To read as that zone's wall times (its midnight is
  * what the server is asked for), and each screen's export the table as shown, in that zone, named by the period.
  * The centre is on Pacific/Kiritimati (UTC+14, no DST): its day is never this machine's day.

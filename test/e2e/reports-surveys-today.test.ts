@@ -8,7 +8,7 @@ let ui: UiHarness;
 let page: Page;
 let east: number;
 
-// The centre's zone is not the browser's: "today" is the centre's (CONTRACT §9).
+// The centre's zone is not the browser's: "today" is the centre's (docs/cati-api.md#floor).
 const ZONE = 'Asia/Tokyo';
 const now = Date.now();
 const [dayStart] = todayIn(ZONE, now);

@@ -1,5 +1,5 @@
 /**
- * Client-shaped queries that read a large table from its start leave the event loop (CONTRACT §13,
+ * Client-shaped queries that read a large table from its start leave the event loop (docs/limits.md#event-loop,
  * db/large-scans.ts): on a SQLite store holding more than LARGE_ROWS calls, `clientRows` of a full scan runs on
  * the read worker, while a seek stays on the main connection. Observable without timing: while another request's
  * write transaction is open on the main connection, main-connection reads wait for it to end, and the read

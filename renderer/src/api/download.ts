@@ -1,5 +1,5 @@
 /**
- * Files the user downloads: server exports (`$format=csv|xlsx`, CONTRACT §8), tables built in the browser as CSV or XLSX.
+ * Files the user downloads: server exports (`$format=csv|xlsx`, docs/cati-api.md#exports), tables built in the browser as CSV or XLSX.
  * In a browser they are downloads; in the desktop app a native save dialog asks where, and exports are streamed by
  * the main process from the API into the chosen file (never held whole in memory).
  */

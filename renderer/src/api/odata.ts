@@ -1,4 +1,4 @@
-/** Small helpers for OData URLs and answers (CONTRACT §3). */
+/** Small helpers for OData URLs and answers (docs/cati-api.md#odata). */
 
 /** An OData string literal: `'O''Neil'`. */
 export const odataString = (value: string): string => `'${value.replace(/'/g, "''")}'`;

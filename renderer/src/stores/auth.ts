@@ -2,7 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { currentSession, onSessionEnded, request, signIn as apiSignIn, signOut as apiSignOut } from '../api/client.ts';
 
-/** The caller as `GET /auth/me` describes it (CONTRACT §15). */
+/** The caller as `GET /auth/me` describes it (docs/people.md#users). */
 export interface Me {
   Kind: 'user' | 'key' | 'ui-link';
   Name: string;

@@ -28,7 +28,7 @@ export interface BlacklistDraft {
 export interface CheckResult {
   value: boolean;
   MatchedId: number | null;
-  /** The digits the server compared (CONTRACT §14). */
+  /** The digits the server compared (docs/cati-api.md#decisions). */
   Normalized?: string;
   /** The entry that blocks the number, read after a match (null when it could not be read, e.g. deleted since). */
   Matched?: Pick<BlacklistItem, 'TelephoneNumber' | 'Type' | 'Comment'> | null;

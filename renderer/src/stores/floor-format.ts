@@ -1,6 +1,6 @@
 /** How the floor shows times: durations that tick, clock times in a call centre's zone (labelled), break levels. */
 
-/** One row of `/cati/floor` (CONTRACT §9). */
+/** One row of `/cati/floor` (docs/cati-api.md#floor). */
 export interface FloorRow {
   SessionId: number;
   InterviewerId: number;

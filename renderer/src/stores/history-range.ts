@@ -1,6 +1,6 @@
 /**
  * Time ranges of the History, Productivity and Activity screens: datetime-local values, presets (Today / Yesterday /
- * This week), ISO bounds. Every wall time is read in the screen's display zone (the call centre's, CONTRACT §17;
+ * This week), ISO bounds. Every wall time is read in the screen's display zone (the call centre's, docs/screens.md#truth;
  * null = this computer's), so "today" starts at that zone's midnight.
  */
 import type { AddressField } from '../composables/address-query.ts';

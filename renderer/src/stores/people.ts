@@ -12,7 +12,7 @@ export const ROLE_LABELS: Record<Role, string> = {
   viewer: 'Viewer (reads only)',
 };
 
-/** Settings → People (`/admin/users`, CONTRACT §15): the accounts, and the changes an administrator makes. */
+/** Settings → People (`/admin/users`, docs/people.md#users): the accounts, and the changes an administrator makes. */
 export const usePeopleStore = defineStore('people', () => {
   const users = ref<UserInfo[]>([]);
   /** The list's loading state (loading / empty / failed / offline, stale after a failed refresh). */

@@ -1,6 +1,6 @@
 /**
  * The first rows of a picked CSV/TSV/TXT file, read in the browser (only its first 64 KiB), and the column
- * and header rules of the server (CONTRACT §16; server/scrub/column-rules.ts) so the preview shows the
+ * and header rules of the server (docs/cati-api.md#scrubs; server/scrub/column-rules.ts) so the preview shows the
  * column the scrub will use.
  */
 

@@ -55,7 +55,7 @@ export function sortLocally<T>(rows: readonly T[], columns: readonly DataColumn<
   return [...rows].sort((a, b) => factor * compareValues(value(a), value(b)));
 }
 
-/** The export of a table (CONTRACT §17): the shown columns in their order and with their headers, then the extra ones. */
+/** The export of a table (docs/screens.md#truth): the shown columns in their order and with their headers, then the extra ones. */
 export function exportTable<T>(columns: readonly DataColumn<T>[], rows: readonly T[], extra: readonly ExtraColumn<T>[] = []) {
   const shown = columns.filter((c) => !c.noExport);
   return {
