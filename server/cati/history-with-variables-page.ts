@@ -1,5 +1,5 @@
 /**
- * The cheap path of `/callhistorywithvariables` (issue 13): in time order without `$filter`/`$orderby`,
+ * The cheap path of `/callhistorywithvariables`: in time order without `$filter`/`$orderby`,
  * a page is merged from the four sources (calls, breaks, logins, logouts), each read in (time, id) order
  * from its time index after a cursor, so a page costs what it holds, never a numbering of the whole union.
  * NumberInOrder continues from the cursor kept in our `$skiptoken` (which still reads as the generic

@@ -49,7 +49,7 @@ import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 // metadata.ts, apply-query.ts and export-stream.ts (with the CSV and XLSX writers) are imported where they are
-// used: no first request needs them, and loading them at start cost the cold start (issue 26).
+// used: no first request needs them, and loading them at start cost the cold start.
 import type { ExportColumns, ExportSource } from './export-stream.ts';
 import { checkSelect, queryCollection, queryEntity, skipInSteps, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';

@@ -22,10 +22,10 @@ export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
  * temp dir), which the import worker (or, for a workbook, its parser) reads, so the main thread never holds the file's bytes. multer removes
  * partial files of failed uploads, the handler removes the rest. Errors: multer's own carry a code (mapped in
  * errors.ts), file-system errors an errno code (500); the multipart parser's (busboy has no codes) are the
- * client's malformed body → 400. multer (with busboy) is loaded with the first upload, not at start (issue 26).
+ * client's malformed body → 400. multer (with busboy) is loaded with the first upload, not at start.
  * `memoryUpTo`: a request whose Content-Length is at most that many bytes keeps its file in memory
  * (`req.file.buffer`, no path): a small import then makes no file-system round trip, each of which waits a turn
- * of a busy event loop (issue 25: disk upload, stat, head read and removal were half of a small import's time
+ * of a busy event loop (disk upload, stat, head read and removal were half of a small import's time
  * under a 50-client soak).
  */
 export function uploadFile(dataDir: string, memoryUpTo = 0) {

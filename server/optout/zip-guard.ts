@@ -1,5 +1,5 @@
 /**
- * Zip-bomb guard for untrusted .xlsx files (issue 9). Before anything is inflated, the central directory is
+ * Zip-bomb guard for untrusted .xlsx files. Before anything is inflated, the central directory is
  * read and checked: entry count, total declared size, per-entry compression ratio, methods, encryption,
  * ZIP64, and whether any two entries share bytes (the "overlapping entries" bomb). Then every entry is
  * inflated by zlib with an output cap equal to its declared size, and the result is repacked as an uncompressed
