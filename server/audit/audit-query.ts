@@ -5,6 +5,7 @@
 import { parseIsoTime } from '../lib/time.ts';
 import type { Queryable } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
+import type { AuditRow } from '../../common/audit-row.ts';
 
 export const DEFAULT_AUDIT_PAGE = 100;
 export const MAX_AUDIT_PAGE = 1000;
@@ -27,19 +28,7 @@ export interface AuditQuery {
   format: 'json' | 'csv';
 }
 
-/** One row as the API answers it. */
-export interface AuditRow {
-  Id: number;
-  Time: string;
-  ActorKeyId: number | null;
-  /** The user whose session made the change (docs/audit.md#audit), else null. */
-  ActorUserId: number | null;
-  Actor: string;
-  Action: string;
-  Entity: string;
-  EntityId: string | null;
-  Changes: Record<string, unknown>;
-}
+export type { AuditRow };
 
 const KNOWN = ['from', 'to', 'entity', 'excludeentity', 'actor', '$top', '$skiptoken', '$format'];
 

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { recordAudit } from '../audit/audit-log.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
-import { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
+import { PERMISSIONS, type ApiKeyInfo, type Permission } from '../../common/key-types.ts';
 import { ROLE_GRANTS } from './roles.ts';
 import { UiSessionStore, type SessionUser } from './ui-sessions.ts';
 import { UserStore, type UserRow } from './users.ts';
 
 export { hashKey } from './key-hash.ts';
 
-export { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
+export { PERMISSIONS, type ApiKeyInfo, type Permission } from '../../common/key-types.ts';
 
 /** What an authenticated request may do. */
 export interface Principal {

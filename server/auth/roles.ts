@@ -4,10 +4,10 @@
  * walked on a real server, both engines, by test/api/role-matrix.test.ts: a role given a permission that
  * opens a group it should not reach (or the other way round) fails there.
  */
-import { PERMISSIONS, type Permission } from './key-types.ts';
+import { PERMISSIONS, type Permission } from '../../common/key-types.ts';
+import { ROLES, type Role } from '../../common/user-types.ts';
 
-export const ROLES = ['administrator', 'supervisor', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
 /** What a role's session carries. */
 export interface RoleGrant {

@@ -11,7 +11,7 @@ import { conflict, notFound } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
 import type { Role } from './roles.ts';
 import type { UiSessionStore } from './ui-sessions.ts';
-import type { UserInfo } from './user-types.ts';
+import type { UserInfo } from '../../common/user-types.ts';
 import type { NewUser, UserPatch } from './user-input.ts';
 
 export type { UserInfo };

@@ -3,7 +3,7 @@ import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optString, rejectUnknown, reqString } from './body-fields.ts';
 import { checkVersion } from './etag-check.ts';
-import { canonicalTimeZone, serverTimeZone } from './time-zones.ts';
+import { canonicalTimeZone, serverTimeZone } from '../../common/time-zones.ts';
 
 const FIELDS = ['CallCenterId', 'Name', 'TimeZone'];
 

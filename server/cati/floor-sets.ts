@@ -9,7 +9,7 @@ import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { updateBreakType } from './break-types-service.ts';
 import { createExtendedStatus, deleteExtendedStatus, updateExtendedStatus } from './extended-statuses-service.ts';
 import { breakTypeModel, extendedStatusModel, floorModel } from './floor-models.ts';
-import { serverTimeZone, todayIn } from './time-zones.ts';
+import { serverTimeZone, todayIn } from '../../common/time-zones.ts';
 
 /** `/cati/breaktypes`: listed and read like any set; supervisors change Name, MaxMinutes, IsPaid. */
 export function breakTypesSet(ctx: AppContext): EntitySetDef {

@@ -6,7 +6,7 @@
  */
 import { insertMany } from '../db/bulk.ts';
 import type { Queryable } from '../db/store.ts';
-import { todayIn } from '../cati/time-zones.ts';
+import { todayIn } from '../../common/time-zones.ts';
 import type { DemoBase } from './demo-entities.ts';
 import { CALL_COLUMNS } from './demo-history.ts';
 import { BREAK_TYPES, CALL_OUTCOMES } from './demo-names.ts';

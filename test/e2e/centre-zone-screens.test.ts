@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import type { Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as XLSX from 'xlsx';
-import { todayIn } from '../../server/cati/time-zones.ts';
+import { todayIn } from '../../common/time-zones.ts';
 import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 

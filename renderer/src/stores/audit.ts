@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref } from 'vue';
-import type { AuditRow } from '../../../server/audit/audit-query.ts';
+import type { AuditRow } from '../../../common/audit-row.ts';
 import { request } from '../api/client.ts';
 import { textField, useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { ApiKeyInfo, Permission } from '../../../server/auth/key-types.ts';
+import type { ApiKeyInfo, Permission } from '../../../common/key-types.ts';
 import { request } from '../api/client.ts';
 import { useResourceState } from './resource-state.ts';
 

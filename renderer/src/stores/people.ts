@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { UserInfo } from '../../../server/auth/user-types.ts';
+import type { UserInfo } from '../../../common/user-types.ts';
 import { request } from '../api/client.ts';
 import { useResourceState } from './resource-state.ts';
 

@@ -3,7 +3,7 @@
  * midnight in its zone). The server groups calls by UTC date and hour (`compute(date(Time) as Day, hour(Time) as
  * Hour)`); these helpers place those buckets on the centre's clock when its offset is whole hours, else keep UTC.
  */
-import { todayIn } from '../../../server/cati/time-zones.ts';
+import { todayIn } from '../../../common/time-zones.ts';
 
 const HOUR = 3_600_000;
 
