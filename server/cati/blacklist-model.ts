@@ -5,12 +5,11 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { badRequest } from '../errors.ts';
 import type { EntityModel, FunctionDef } from '../odata/model.ts';
-import { MAX_NUMBER_DIGITS, normaliseTelephoneNumber, type Normalised } from './phone-region.ts';
+import { normaliseTelephoneNumber, type Normalised } from './phone-region.ts';
 
 export const BLACKLIST_TYPES = ['Equal', 'StartWith'] as const;
 export type BlacklistType = (typeof BLACKLIST_TYPES)[number];
 
-export { MAX_NUMBER_DIGITS };
 export const MAX_COMMENT_LENGTH = 255;
 /** Seed §8: at most 10000 numbers per Import call. */
 export const MAX_IMPORT_ITEMS = 10000;

@@ -8,17 +8,12 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { Queryable, Store } from '../db/store.ts';
 import { applyPhoneRegion, storedRegion } from './blacklist-region.ts';
-import { checkPhoneRegion, normaliseTelephoneNumber, type Normalised, type NumberType } from './phone-region.ts';
+import { checkPhoneRegion } from './phone-region.ts';
 
 /** The stored phone region (upper-case ISO 3166 alpha-2), or null: numbers are then compared digit by digit. */
 export async function phoneRegion(db: Queryable): Promise<CountryCode | null> {
   const stored = await storedRegion(db);
   return stored ? checkPhoneRegion(stored) : null;
-}
-
-/** Normalises a telephone number (or a StartWith prefix) under the stored region, as the blacklist stores and compares it. */
-export async function normalisePhoneNumber(db: Queryable, input: unknown, type: NumberType = 'Equal'): Promise<Normalised> {
-  return normaliseTelephoneNumber(input, type, await phoneRegion(db));
 }
 
 /**

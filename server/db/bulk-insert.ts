@@ -22,7 +22,7 @@ import { pastDeadline, targetColumns, type BulkFeed, type BulkInsert, type BulkL
 import { closeBulkConnections, stageOnOwnConnection } from './sqlite/bulk-stage.ts';
 import type { Store } from './store.ts';
 
-export type { BulkFeed, BulkFinish, BulkInsert, BulkLink, BulkOptions, BulkTarget } from './bulk-target.ts';
+export type { BulkFeed, BulkInsert, BulkLink, BulkOptions, BulkTarget } from './bulk-target.ts';
 
 /** Opens the feed of `link` in a worker thread (see BulkLink). */
 export function openBulkFeed(link: BulkLink): BulkFeed {

@@ -76,19 +76,6 @@ export async function entityRecord(q: Queryable, model: EntityModel, key: unknow
   return row && wireRecord(model, row);
 }
 
-/** Many entities of a single-key model in wire form, in the order of `keys` (one query). */
-export async function entityRecords(q: Queryable, model: EntityModel, keys: readonly (number | string)[]): Promise<Record<string, unknown>[]> {
-  if (keys.length === 0) return [];
-  const keyColumn = model.properties.find((p) => p.name === model.key[0])!.column!;
-  const type = typeof keys[0] === 'number' ? 'int' : 'text';
-  const rows = await q.all<Row>(`SELECT ${selectList(model)} FROM ${model.from} WHERE ${keyColumn} IN ${q.dialect.jsonValues(type)}`, [JSON.stringify(keys)]);
-  const byKey = new Map(rows.map((r) => [r[model.key[0]!], r]));
-  return keys.flatMap((k) => {
-    const r = byKey.get(k);
-    return r ? [wireRecord(model, r)] : [];
-  });
-}
-
 /** Publishes committed changes, in order, to every /events subscriber. Must run after the commit (with the store, never a `tx`). */
 export async function publishChanges(store: Store, changes: EventList<Change>): Promise<void> {
   if (store.inTransaction) throw new Error('publishChanges inside a transaction: publish after the commit');

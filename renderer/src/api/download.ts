@@ -47,11 +47,6 @@ export async function downloadFile(path: string, query: RequestOptions['query'],
   return saveFile(attachmentName(res, fallbackName), await res.blob());
 }
 
-/** Downloads the server's export of a collection query (every matching row, all pages) and saves it; answers the file name. */
-export function downloadExport(path: string, query: RequestOptions['query'], format: 'csv' | 'xlsx'): Promise<string | null> {
-  return downloadFile(path, { ...query, $format: format }, `${path.replace(/^.*\//, '').replace(/[^\w-]/g, '') || 'export'}.${format}`);
-}
-
 const FORMULA_START = /^[=+\-@\t\r']/;
 
 /** One CSV cell: RFC 4180 quoting and the formula guard of the server's exports (a leading `=`, `+`, `-`, `@`… gets a `'`). */

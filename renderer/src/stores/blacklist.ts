@@ -36,7 +36,7 @@ export interface CheckResult {
 
 const BASE = '/cati/blacklist';
 
-export { parseNumberList, type ParsedItem, type SummedImport } from './blacklist-import.ts';
+export type { ParsedItem, SummedImport } from './blacklist-import.ts';
 
 /** The telephone blacklist screen's data: one page of items with search and paging. */
 export const useBlacklistStore = defineStore('blacklist', () => {

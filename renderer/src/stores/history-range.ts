@@ -71,9 +71,6 @@ export function presetRange(preset: RangePreset, now: Date | number = new Date()
   return { start: day(0), end: day(1) };
 }
 
-/** Today from midnight (inclusive) to the next midnight (exclusive) in `zone`. */
-export const todayRange = (now: Date | number = new Date(), zone: string | null = null) => presetRange('today', now, zone);
-
 /** A datetime-local value read in `zone` as an ISO UTC instant; throws a readable error when it is not a date. */
 export function localInputToIso(value: string, label: string, zone: string | null = null): string {
   const ms = wallTimeToMs(value, zone);
