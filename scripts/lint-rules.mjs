@@ -43,6 +43,7 @@ const cited = [
   ...['server', 'main', 'renderer/src', 'common', 'test', 'scripts'].flatMap((d) => walk(join(root, d), /\.(ts|mts|cts|vue|mjs|js|sql|md)$/)),
   ...walk(join(root, 'docs'), /\.md$/),
   join(root, 'README.md'),
+  ...readdirSync(root).filter((n) => /\.(ts|mts|cts|mjs|cjs|js|yml)$/.test(n)).map((n) => join(root, n)),
 ];
 for (const file of cited) {
   if (!existsSync(file)) continue;
