@@ -18,7 +18,7 @@ export default tseslint.config(
   {
     // Every database call is asynchronous (server/db/store.ts): a promise nobody awaits is a lost error or a
     // write that races its answer, so the type-aware rule checks the server side.
-    files: ['server/**/*.ts', 'main/**/*.ts'],
+    files: ['server/**/*.ts', 'main/**/*.ts', 'common/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true } },
     rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },

@@ -12,7 +12,7 @@ const WORKERS = Number(process.env.CATI_TEST_WORKERS) || Math.max(3, availablePa
 /**
  * Two projects: `sqlite` runs every test (unit, API over a real server on a SQLite file, e2e in Chromium);
  * `postgres` runs the API suite again with every test server on a fresh PostgreSQL database of the run's
- * cluster (CONTRACT §12: the same API, with the same answers, on both engines). Tests that are SQLite-only by
+ * cluster (docs/deployment.md#postgresql: the same API, with the same answers, on both engines). Tests that are SQLite-only by
  * nature skip themselves there (test/helpers/engine.ts); the files excluded below start `serve` processes on a
  * data dir of their own, which is the SQLite default by definition.
  */

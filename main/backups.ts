@@ -1,5 +1,5 @@
 /**
- * Settings → Backups in the desktop app (CONTRACT §11): backups into `<data-dir>/backups/` on request and
+ * Settings → Backups in the desktop app (docs/deployment.md#backups): backups into `<data-dir>/backups/` on request and
  * automatically once a day (the last 14 automatic ones kept), and the check of a file chosen for a restore.
  * The copies themselves are server/db/backup.ts's (online backup, integrity check, audit).
  */

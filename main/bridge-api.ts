@@ -88,7 +88,7 @@ export interface ConnectRequest {
   url: string;
   /** The API key; omitted = the one remembered for this URL. */
   key?: string;
-  /** Sign in as a person instead (CONTRACT §15): the session key it gets is used as the key. */
+  /** Sign in as a person instead (docs/people.md#users): the session key it gets is used as the key. */
   name?: string;
   password?: string;
   /** The fingerprint the user has compared and accepts (first connection to an https server). */

@@ -1,5 +1,5 @@
 /**
- * Client mode (CONTRACT §11): the window works on another CATI Supervisor through the local proxy instead of this
+ * Client mode (docs/desktop.md#desktop): the window works on another CATI Supervisor through the local proxy instead of this
  * computer's embedded server. Switching happens only after the remote server passed every check; a failure leaves
  * everything as it was and says why. Never a silent switch, in either direction.
  */

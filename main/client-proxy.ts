@@ -1,5 +1,5 @@
 /**
- * Client mode's local end (CONTRACT §11): a loopback HTTP server that serves this app's renderer and passes every
+ * Client mode's local end (docs/desktop.md#desktop): a loopback HTTP server that serves this app's renderer and passes every
  * API request on to another CATI Supervisor, streaming both ways. The window stays same-origin (no CORS), the
  * remote key never reaches the renderer (the proxy swaps the local session key for it), and the remote
  * certificate is pinned on every connection (pinned-https.ts). A remote that cannot be reached or presents another

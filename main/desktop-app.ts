@@ -110,7 +110,7 @@ export class DesktopApp {
 
   serverOptions() {
     const argv = process.argv;
-    // First start: propose the phone region from the OS locale (CONTRACT §10); the server keeps a stored one.
+    // First start: propose the phone region from the OS locale (docs/cati-api.md#phone-region); the server keeps a stored one.
     const proposedPhoneRegion = this.settings.phoneRegionProposed ? null : regionFromLocale(app.getSystemLocale?.() || app.getLocale());
     return {
       dataDir: this.userDataDir, staticDir: this.staticDir, timeoutMs: this.options.startTimeoutMs, demo: argv.includes('--demo'), demoLive: argv.includes('--demo-live'),

@@ -33,7 +33,7 @@ export interface EmbeddedServerOptions {
   demo?: boolean;
   demoLive?: boolean;
   timeoutMs?: number;
-  /** A phone region proposed from the OS locale (first start): stored only when the company has none stored yet (CONTRACT §10). */
+  /** A phone region proposed from the OS locale (first start): stored only when the company has none stored yet (docs/cati-api.md#phone-region). */
   proposedPhoneRegion?: string | null;
 }
 
@@ -84,7 +84,7 @@ export async function startEmbeddedServer(settings: DesktopSettings, options: Em
   return {
     running,
     localUrl: `${running.tls ? 'https' : 'http'}://127.0.0.1:${running.port}`,
-    // The window opens signed in as the owner: the OS account's user, an administrator made at first start (§15).
+    // The window opens signed in as the owner: the OS account's user, an administrator made at first start (docs/people.md#users).
     sessionKey: running.ctx.keys.createSessionKey(await running.ctx.keys.users.ensureOwner(osUserName())),
     host,
   };
@@ -123,7 +123,7 @@ export function explainStartError(err: unknown, host: string, port: number, data
   }
 }
 
-/** Warning shown when the API is reachable from the LAN without TLS (CONTRACT §1). */
+/** Warning shown when the API is reachable from the LAN without TLS (docs/deployment.md#serve). */
 export function lanWarning(server: { host: string; running: { url: string } }): string | null {
   if (server.host === '127.0.0.1' || server.running.url.startsWith('https')) return null;
   return 'The API is exposed on the local network without TLS: API keys cross the network in clear text.';

@@ -9,7 +9,7 @@ export interface ServedAt {
 }
 
 /**
- * The URLs LAN clients use, one per interface address (CONTRACT §11), with the certificate to pin; null while the
+ * The URLs LAN clients use, one per interface address (docs/desktop.md#desktop), with the certificate to pin; null while the
  * server listens on loopback only. Loopback and link-local IPv6 addresses (which need a zone) are left out.
  */
 export function lanAccess(served: ServedAt, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces()): LanAccess | null {

@@ -1,5 +1,5 @@
 /**
- * HTTPS to another CATI Supervisor with its certificate pinned by SHA-256 fingerprint (client mode, CONTRACT §11),
+ * HTTPS to another CATI Supervisor with its certificate pinned by SHA-256 fingerprint (client mode, docs/desktop.md#desktop),
  * the way SSH pins host keys: a self-signed certificate is fine, a different one is refused. The check runs when
  * the TLS handshake completes and before the request is attached to the socket, so not one byte of a request (and
  * never the API key) reaches a server whose certificate does not match.

@@ -1,5 +1,5 @@
 /**
- * Checks another CATI Supervisor before client mode switches to it (CONTRACT §11): the address is well-formed, an
+ * Checks another CATI Supervisor before client mode switches to it (docs/desktop.md#desktop): the address is well-formed, an
  * https server's certificate is the pinned one (or, on the first connection, the user has compared and accepted its
  * fingerprint — no key is sent before that), a plain-HTTP server was accepted knowingly, it answers like a CATI
  * Supervisor, and it accepts the key. Any problem answers a sentence and changes nothing.

@@ -17,7 +17,7 @@ export interface AppSettings extends DesktopSettings {
   /** The server to connect to at start instead of starting our own (client mode), or null. */
   connectTo: string | null;
   recentServers: StoredServer[];
-  /** The phone region was proposed from the OS locale (first start, CONTRACT §10): not again. */
+  /** The phone region was proposed from the OS locale (first start, docs/cati-api.md#phone-region): not again. */
   phoneRegionProposed: boolean;
 }
 

@@ -24,5 +24,5 @@ export function newest(paths) {
 /** True when `dir`/dist holds a build of main/ and server/ at least as new as their sources and scripts/build-main.mjs. */
 export function mainBuildIsFresh(dir = root) {
   const built = statSync(join(dir, 'dist', 'main', 'main.js'), { throwIfNoEntry: false });
-  return !!built && built.mtimeMs >= newest([join(dir, 'main'), join(dir, 'server'), join(dir, 'scripts', 'build-main.mjs')]);
+  return !!built && built.mtimeMs >= newest([join(dir, 'main'), join(dir, 'server'), join(dir, 'common'), join(dir, 'scripts', 'build-main.mjs')]);
 }

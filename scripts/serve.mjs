@@ -2,7 +2,7 @@
 // server in dist/ (what Electron runs; `npm start` and `npm run build:main` make it) when that build is at least as
 // new as the sources, and the TypeScript sources through tsx otherwise (edited since, or never built): the same
 // code either way. The compiled one starts in about half the time, because tsx's loader hooks, which answer every
-// module's resolve and load from another thread, are the larger part of a cold start from the sources (issue 26).
+// module's resolve and load from another thread, are the larger part of a cold start from the sources.
 // CATI_SERVE_FROM=sources forces the sources.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

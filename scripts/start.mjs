@@ -22,7 +22,7 @@ const skipBuild = process.env.CATI_SKIP_BUILD === '1';
 /** Builds dist/renderer with vite when it is missing or older than its sources. */
 function buildRendererIfStale() {
   const built = join(root, 'dist', 'renderer', 'index.html');
-  const sources = [join(root, 'renderer'), join(root, 'vite.config.ts'), join(root, 'main', 'bridge-api.ts')];
+  const sources = [join(root, 'renderer'), join(root, 'common'), join(root, 'vite.config.ts'), join(root, 'main', 'bridge-api.ts')];
   if (existsSync(built) && statSync(built).mtimeMs >= newest(sources)) return;
   console.log('building the renderer (vite build)…');
   const vite = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');

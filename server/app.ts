@@ -54,7 +54,7 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   app.set('query parser', 'simple');
   // One proxy hop: the address it appends to X-Forwarded-For, which a client cannot forge.
   if (ctx.config.trustProxy) app.set('trust proxy', 1);
-  // CONTRACT §11: a Host that is not this server's → 421, before anything else.
+  // docs/cati-api.md#hosts: a Host that is not this server's → 421, before anything else.
   app.use(allowedHostsCheck(ctx.config, hostAllowed));
 
   app.get('/healthz', (_req, res) => {
@@ -62,21 +62,21 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   });
   app.use(optionsProbe); // `OPTIONS *` / `OPTIONS /`: load balancers' health checks
 
-  // Public HTML pages: no key (CONTRACT §2).
+  // Public HTML pages: no key (docs/people.md#permissions).
   app.use('/unsubscribe', pages.router);
 
   // The two APIs: Bearer key on every route; each router parses JSON bodies only after its permission check (under /cati/ also Basic, for side-effect-free reads only).
-  app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, catiScrubRouter(ctx), cati.router); // /cati/scrubs (CONTRACT §16) ahead of the OData dispatcher, which parses JSON after its permission check
-  app.use('/optout/scrubs', authenticate(ctx.keys), bindActor, optoutScrubRouter(ctx)); // CONTRACT §16
+  app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, catiScrubRouter(ctx), cati.router); // /cati/scrubs (docs/optout-api.md#scrubs) ahead of the OData dispatcher, which parses JSON after its permission check
+  app.use('/optout/scrubs', authenticate(ctx.keys), bindActor, optoutScrubRouter(ctx)); // docs/optout-api.md#scrubs
   app.use('/optout', authenticate(ctx.keys), bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
   app.use('/admin/keys', authenticate(ctx.keys), bindActor, keysRouter(ctx)); // extension: key management (company_administrate)
-  app.use('/admin/audit', authenticate(ctx.keys), auditRouter(ctx)); // CONTRACT §10: the audit log, read-only (company_administrate)
-  app.use('/admin/settings', authenticate(ctx.keys), bindActor, companySettingsRouter(ctx)); // CONTRACT §14: company settings (PhoneRegion), company_administrate
+  app.use('/admin/audit', authenticate(ctx.keys), auditRouter(ctx)); // docs/audit.md#audit: the audit log, read-only (company_administrate)
+  app.use('/admin/settings', authenticate(ctx.keys), bindActor, companySettingsRouter(ctx)); // docs/cati-api.md#phone-region: company settings (PhoneRegion), company_administrate
   app.use('/admin/ui-sessions', authenticate(ctx.keys), bindActor, uiSessionsRouter(ctx)); // extension: UI sessions (company_administrate)
-  app.use('/admin/users', authenticate(ctx.keys), bindActor, usersRouter(ctx)); // CONTRACT §15: user accounts (company_administrate)
-  // The UI link's single-use token → session key (no key needed); sign-in with a name and password, sign-out, who am I (§15).
+  app.use('/admin/users', authenticate(ctx.keys), bindActor, usersRouter(ctx)); // docs/audit.md#audit: user accounts (company_administrate)
+  // The UI link's single-use token → session key (no key needed); sign-in with a name and password, sign-out, who am I (docs/audit.md#audit).
   app.use('/auth', jsonBody, uiTokenRouter(ctx), loginRouter(ctx));
-  app.use('/events', eventsRouter(ctx, ctx.events)); // Server-Sent Events after commit (CONTRACT §9)
+  app.use('/events', eventsRouter(ctx, ctx.events)); // Server-Sent Events after commit (docs/events.md#events)
   app.use(['/cati', '/optout'], (req, _res, next) => {
     next(new ApiError('NotFound', `No resource at ${req.method} ${req.originalUrl.split('?')[0]}`));
   });

@@ -1,4 +1,4 @@
-/** `npm run backup` and `npm run restore` (CONTRACT §11): thin command-line wrappers over backup.ts. */
+/** `npm run backup` and `npm run restore` (docs/deployment.md#backups): thin command-line wrappers over backup.ts. */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -18,7 +18,7 @@ function fail(message: string): never {
 }
 
 /**
- * `--database URL`, else the environment's CATI_DATABASE_URL (CONTRACT §12): `sqlite:` (the default,
+ * `--database URL`, else the environment's CATI_DATABASE_URL (docs/deployment.md#postgresql): `sqlite:` (the default,
  * `<data-dir>/cati.sqlite`) or `postgres://…`; undefined = the default.
  */
 export function databaseOption(value: string | undefined): string | undefined {
@@ -28,7 +28,7 @@ export function databaseOption(value: string | undefined): string | undefined {
 }
 
 /**
- * The database a command opens on a data dir (CONTRACT §14): `--database`/CATI_DATABASE_URL when given, else
+ * The database a command opens on a data dir (docs/people.md#keys): `--database`/CATI_DATABASE_URL when given, else
  * the one the server running on the data dir uses (server.lock), else the data dir's SQLite file. Refuses,
  * in one line, when the running server's URL had a password (the lock leaves it out) or `--database` names
  * another database than that server's: never a silent write to a database no server reads.
@@ -68,7 +68,7 @@ function phoneRegionOption(value: string | undefined): string | null {
   return region;
 }
 
-/** The unsubscribe-page limits (CONTRACT §6, configurable): each a whole number of requests ≥ 1 per its fixed window. */
+/** The unsubscribe-page limits (docs/unsubscribe.md#rate-limits, configurable): each a whole number of requests ≥ 1 per its fixed window. */
 function rateLimitsOption(values: Record<string, string | boolean | undefined>): UnsubscribeRateLimits {
   const base = defaultConfig().rateLimits;
   const limit = (name: string, rule: RateLimit): RateLimit => {
@@ -146,7 +146,7 @@ async function serve(args: string[]) {
     throw err;
   }
   process.stdout.write(`listening on ${running.url}\n`);
-  // A single-use token that expires in 15 minutes, not a key: a copied log line is useless afterwards (§2).
+  // A single-use token that expires in 15 minutes, not a key: a copied log line is useless afterwards (docs/people.md#ui-sessions).
   process.stdout.write(`open the UI: ${localBrowserUrl(running.url)}/#token=${await running.ctx.keys.ui.mintToken()}\n`);
   if (running.tls) process.stdout.write(`TLS certificate SHA-256 fingerprint (for clients to pin): ${running.tls.fingerprint}\n`);
   const loopback = /^(127\.|localhost$|::1$|\[::1\]$)/.test(config.host);

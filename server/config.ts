@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 
-/** Everything the server is started with (CONTRACT §1). */
+/** Everything the server is started with (docs/deployment.md#serve). */
 export interface ServerConfig {
   host: string;
   port: number;
   dataDir: string;
   /**
-   * `--database URL` (CONTRACT §12): `sqlite:` (the default, `<data-dir>/cati.sqlite`) or `postgres://…`;
+   * `--database URL` (docs/deployment.md#postgresql): `sqlite:` (the default, `<data-dir>/cati.sqlite`) or `postgres://…`;
    * undefined = the default.
    */
   database?: string;
@@ -15,9 +15,9 @@ export interface ServerConfig {
   /** Base of unsubscribe links handed to mailers; default the server's own URL. */
   publicUrl: string | null;
   trustProxy: boolean;
-  /** `--allowed-hosts`: Host names accepted besides the bind address, loopback, this machine and the public URL's host (CONTRACT §11). */
+  /** `--allowed-hosts`: Host names accepted besides the bind address, loopback, this machine and the public URL's host (docs/cati-api.md#hosts). */
   allowedHosts: string[];
-  /** `--phone-region CC` (ISO 3166 alpha-2): blacklist numbers normalised for this region (CONTRACT §10); null = digits only. */
+  /** `--phone-region CC` (ISO 3166 alpha-2): blacklist numbers normalised for this region (docs/cati-api.md#phone-region); null = digits only. */
   phoneRegion: string | null;
   tlsCert: string | null;
   tlsKey: string | null;
@@ -25,17 +25,17 @@ export interface ServerConfig {
   apiKey: string | null;
   /** Directory with the built renderer (served at /); null = none. */
   staticDir: string | null;
-  /** Unsubscribe-page rate limits (CONTRACT §6). */
+  /** Unsubscribe-page rate limits (docs/unsubscribe.md#rate-limits). */
   rateLimits: UnsubscribeRateLimits;
-  /** An open session without activity for this long is stale: off the floor (CONTRACT §9, `--stale-session-hours`). */
+  /** An open session without activity for this long is stale: off the floor (docs/cati-api.md#floor, `--stale-session-hours`). */
   staleSessionHours: number;
   /** On close, how long in-flight requests may take before the connections left open are cut. */
   shutdownGraceMs: number;
   /** `--demo-live`: a simulated dialer posts logins, calls, breaks and logouts through the ingest routes. */
   demoLive: boolean;
-  /** `GET /events` (CONTRACT §9, §13). */
+  /** `GET /events` (docs/events.md#events, docs/limits.md#limits). */
   events: EventStreamLimits;
-  /** How long scrub jobs and their files are kept (CONTRACT §16; default 24 h, shorter in tests). */
+  /** How long scrub jobs and their files are kept (docs/cati-api.md#scrubs; default 24 h, shorter in tests). */
   scrubRetentionMs?: number;
 }
 
@@ -96,7 +96,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
 export const databaseFile = (dataDir: string) => join(dataDir, 'cati.sqlite');
 
 /**
- * The engine a `--database` value names (CONTRACT §12): absent, `sqlite:` or `sqlite:PATH` → the embedded SQLite;
+ * The engine a `--database` value names (docs/deployment.md#postgresql): absent, `sqlite:` or `sqlite:PATH` → the embedded SQLite;
  * `postgres://…`/`postgresql://…` → PostgreSQL; anything else undefined.
  */
 export function databaseEngine(url: string | undefined): 'sqlite' | 'postgres' | undefined {

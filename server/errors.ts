@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { DatabaseUnavailableError } from './db/store.ts';
 
-/** OData error codes (CONTRACT §3); the opt-out interface only uses the status and message. */
+/** OData error codes (docs/cati-api.md#odata); the opt-out interface only uses the status and message. */
 export type ErrorCode =
   | 'BadRequest'
   | 'Unauthorized'
@@ -26,15 +26,15 @@ const STATUS: Record<ErrorCode, number> = {
   Forbidden: 403,
   NotFound: 404,
   MethodNotAllowed: 405,
-  NotAcceptable: 406, // CONTRACT §8: an unsupported format
+  NotAcceptable: 406, // docs/cati-api.md#generic-clients: an unsupported format
   Conflict: 409,
   PreconditionFailed: 412,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
-  MisdirectedRequest: 421, // CONTRACT §11: a Host that is not allowed
+  MisdirectedRequest: 421, // docs/cati-api.md#hosts: a Host that is not allowed
   TooManyRequests: 429,
   InternalError: 500,
-  ServiceUnavailable: 503, // the database is unreachable (CONTRACT §12); the store reconnects by itself
+  ServiceUnavailable: 503, // the database is unreachable (docs/deployment.md#postgresql); the store reconnects by itself
   InsufficientStorage: 507, // the server's disk is full (RFC 4918 §11.5): nothing was stored; writes work again once space is freed
 };
 

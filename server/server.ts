@@ -56,7 +56,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const dbFile = databaseFile(config.dataDir);
   const store = await openStoreOrExplain(config);
   resetUploadDir(config.dataDir);
-  resetScrubsDir(config.dataDir); // scrub jobs live in memory: a start forgets them and their files (CONTRACT §16)
+  resetScrubsDir(config.dataDir); // scrub jobs live in memory: a start forgets them and their files (docs/cati-api.md#scrubs)
   await prepareCati(store, config);
   const keys = new ApiKeyStore(store);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');

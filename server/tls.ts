@@ -1,5 +1,5 @@
 /**
- * TLS files for serving HTTPS on the LAN (CONTRACT §1, §11): the user's own certificate and key, checked to
+ * TLS files for serving HTTPS on the LAN (docs/deployment.md#serve, docs/desktop.md#desktop): the user's own certificate and key, checked to
  * belong together before any server is touched, or a self-signed certificate made on first use and kept in
  * the data dir (mode 0600). Clients pin it by its SHA-256 fingerprint.
  */

@@ -1,6 +1,6 @@
 /**
  * `npm run users -- [--data-dir D] [--database URL] create --name N --role R | list [--json] | lock N | unlock N |
- * password N` (CONTRACT §15). Passwords are read from stdin (without echo on a terminal), never taken as an
+ * password N` (docs/people.md#roles). Passwords are read from stdin (without echo on a terminal), never taken as an
  * argument. Works while the server runs: sessions live in the database, so a lock or a new password ends the
  * user's sessions on the server's next request.
  */

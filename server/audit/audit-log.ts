@@ -1,5 +1,5 @@
 /**
- * The audit log (CONTRACT §10): who changed what, written inside the transaction of the change itself.
+ * The audit log (docs/audit.md#audit): who changed what, written inside the transaction of the change itself.
  *
  * The actor of a request is carried in an AsyncLocalStorage set by `bindActor` (mounted after body parsing,
  * because stream callbacks lose the async context); outside any request (the CLI) the actor is `cli`.
@@ -15,14 +15,14 @@ export interface Actor {
   keyId: number | null;
   /** The key's or the user's name, `cli` or `unsubscribe page`. */
   name: string;
-  /** The user whose session made the change (CONTRACT §15), else null/absent. */
+  /** The user whose session made the change (docs/audit.md#audit), else null/absent. */
   userId?: number | null;
 }
 
 export const CLI_ACTOR: Actor = { keyId: null, name: 'cli' };
 export const UNSUBSCRIBE_PAGE_ACTOR: Actor = { keyId: null, name: 'unsubscribe page' };
 
-/** The set names CONTRACT §10 lists as `Entity`. */
+/** The set names docs/audit.md#audit lists as `Entity`. */
 export type AuditEntity =
   | 'blacklist'
   | 'groups'

@@ -1,10 +1,11 @@
 /**
- * Reading the audit log (CONTRACT §10): the query of `GET /admin/audit` parsed once into a typed object,
+ * Reading the audit log (docs/audit.md#audit): the query of `GET /admin/audit` parsed once into a typed object,
  * and keyset pages newest first over the (time, id) index. Parameterised SQL only.
  */
 import { parseIsoTime } from '../lib/time.ts';
 import type { Queryable } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
+import type { AuditRow } from '../../common/audit-row.ts';
 
 export const DEFAULT_AUDIT_PAGE = 100;
 export const MAX_AUDIT_PAGE = 1000;
@@ -27,19 +28,7 @@ export interface AuditQuery {
   format: 'json' | 'csv';
 }
 
-/** One row as the API answers it. */
-export interface AuditRow {
-  Id: number;
-  Time: string;
-  ActorKeyId: number | null;
-  /** The user whose session made the change (CONTRACT §15), else null. */
-  ActorUserId: number | null;
-  Actor: string;
-  Action: string;
-  Entity: string;
-  EntityId: string | null;
-  Changes: Record<string, unknown>;
-}
+export type { AuditRow };
 
 const KNOWN = ['from', 'to', 'entity', 'excludeentity', 'actor', '$top', '$skiptoken', '$format'];
 

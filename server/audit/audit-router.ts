@@ -1,5 +1,5 @@
 /**
- * `GET /admin/audit` (CONTRACT §10, `company_administrate`): the audit log newest first, filtered by
+ * `GET /admin/audit` (docs/audit.md#audit, `company_administrate`): the audit log newest first, filtered by
  * `from` (inclusive), `to` (exclusive), `entity`, `excludeEntity` (extension: leave one entity out), `actor` (key id or name), keyset pages of `$top` rows
  * with `$skiptoken`/`@odata.nextLink`; `$format=csv` streams every matching row as an attachment.
  * Append-only through the API: any other method → 405. Mounted at `/admin/audit` behind `authenticate`.

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { recordAudit } from '../audit/audit-log.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
-import { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
+import { PERMISSIONS, type ApiKeyInfo, type Permission } from '../../common/key-types.ts';
 import { ROLE_GRANTS } from './roles.ts';
 import { UiSessionStore, type SessionUser } from './ui-sessions.ts';
 import { UserStore, type UserRow } from './users.ts';
 
 export { hashKey } from './key-hash.ts';
 
-export { PERMISSIONS, type ApiKeyInfo, type Permission } from './key-types.ts';
+export { PERMISSIONS, type ApiKeyInfo, type Permission } from '../../common/key-types.ts';
 
 /** What an authenticated request may do. */
 export interface Principal {
@@ -116,9 +116,9 @@ export class ApiKeyStore {
   private generation = 0;
   /** Keys held in memory for this run only (CATI_API_KEY, the UI session key), by digest. */
   private readonly memoryKeys = new Map<string, { name: string; permissions: ReadonlySet<Permission>; userId?: number }>();
-  /** The headless UI link's tokens and session keys (CONTRACT §2), and users' sign-in sessions (§15). */
+  /** The headless UI link's tokens and session keys (docs/people.md#ui-sessions), and users' sign-in sessions (docs/people.md#users). */
   readonly ui: UiSessionStore;
-  /** User accounts (CONTRACT §15). */
+  /** User accounts (docs/people.md#users). */
   readonly users: UserStore;
 
   constructor(private readonly store: Store) {
@@ -195,7 +195,7 @@ export class ApiKeyStore {
   /**
    * Revokes a key; returns false when no such active key exists. With a signal (PostgreSQL), it answers once every
    * server's listener has heard of it, so a client that hears "revoked" and turns to another server finds the key
-   * refused there too (CONTRACT §2: at once; §12).
+   * refused there too (docs/people.md#keys: at once; docs/deployment.md#postgresql).
    */
   async revoke(id: number): Promise<boolean> {
     const revoked = await this.store.transaction(async (tx) => {

@@ -1,5 +1,5 @@
 /**
- * Sign-in for people (CONTRACT §15): `POST /auth/login` `{Name, Password}` → a session key that follows the UI-session
+ * Sign-in for people (docs/people.md#users): `POST /auth/login` `{Name, Password}` → a session key that follows the UI-session
  * rules (12 hours idle, revocable, digest only); `POST /auth/logout` ends the caller's session; `GET /auth/me`
  * describes the caller. Sign-ins, sign-outs and failed sign-ins are audited as entity `sessions`, never with the
  * password. Mounted at `/auth` behind `jsonBody`.

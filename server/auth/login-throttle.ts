@@ -1,5 +1,5 @@
 /**
- * The sign-in throttle (CONTRACT §15): more than 10 failed sign-ins for one name, or from one client address,
+ * The sign-in throttle (docs/people.md#users): more than 10 failed sign-ins for one name, or from one client address,
  * within 15 minutes → 429 with `Retry-After`, even for the right password. Failures are rows of
  * `login_failures` in the database, so every server on a shared PostgreSQL database counts the same ones.
  */

@@ -60,7 +60,7 @@ export function authorize(access: Access | undefined, permissions: readonly Perm
  * Requires `Authorization: Bearer <key>`; nothing else (cookies, query keys) is accepted. With
  * `{basic: true}` (only under /cati/) Basic credentials carrying a key as password are accepted too and
  * marked `req.authScheme = 'basic'`: the OData dispatcher then refuses them (401) on anything but a
- * side-effect-free read (CONTRACT §2, for Excel's and Power BI's credential dialogs).
+ * side-effect-free read (docs/cati-api.md#basic, for Excel's and Power BI's credential dialogs).
  */
 export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = {}) {
   return tagPermission(async (req: Request, _res: Response, next: NextFunction) => {
@@ -73,7 +73,7 @@ export function authenticate(store: ApiKeyStore, options: { basic?: boolean } = 
 }
 
 /**
- * The permissions that imply another besides itself (CONTRACT §2, §14): the one place that says so.
+ * The permissions that imply another besides itself (docs/people.md#permissions, docs/cati-api.md#decisions): the one place that says so.
  * `company_administrate` implies every permission (checked in hasPermission).
  */
 const IMPLIED_BY: Partial<Record<Permission, readonly Permission[]>> = {
@@ -107,8 +107,8 @@ export function canAdministerOptOut(principal: Principal | undefined, projectId:
 }
 
 /**
- * May the principal read (GET) the opt-out list of this project? Its administrators may, and a viewer (CONTRACT
- * §15: "reading opt-out lists: GET only") may read the project lists; the company-level list stays
+ * May the principal read (GET) the opt-out list of this project? Its administrators may, and a viewer (
+ * docs/people.md#users: "reading opt-out lists: GET only") may read the project lists; the company-level list stays
  * company_administrate's.
  */
 export function canReadOptOut(principal: Principal | undefined, projectId: string | null): boolean {

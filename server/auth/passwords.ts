@@ -1,5 +1,5 @@
 /**
- * Password hashing for user accounts (CONTRACT §15): scrypt from node:crypto, salted, memory-hard, run on libuv's
+ * Password hashing for user accounts (docs/people.md#users): scrypt from node:crypto, salted, memory-hard, run on libuv's
  * thread pool so the event loop stays free. Stored as `scrypt$N$r$p$salt$hash` (base64url), so the cost can
  * be raised later without invalidating stored hashes.
  */
@@ -11,7 +11,7 @@ type Cost = { readonly N: number; readonly r: number; readonly p: number };
 const COST: Cost = { N: 2 ** 14, r: 8, p: 5 };
 
 /**
- * Cost parameters of interviewer passwords (CONTRACT §3: stored as a salted slow hash, never returned, never checked
+ * Cost parameters of interviewer passwords (docs/cati-api.md#semantics: stored as a salted slow hash, never returned, never checked
  * by this server: the dialer's own sign-in is not this API). N=2^14, r=8, p=1, as they have been stored from the
  * start: a fifth of a user's cost, as an interviewer import hashes a password per row.
  */
@@ -19,7 +19,7 @@ export const INTERVIEWER_COST: Cost = { N: 2 ** 14, r: 8, p: 1 };
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 
-/** Shortest password accepted (CONTRACT §15). */
+/** Shortest password accepted (docs/people.md#users). */
 export const PASSWORD_MIN = 12;
 /** Longest password accepted (scrypt reads all of it; a megabyte would only cost time). */
 export const PASSWORD_MAX = 1024;

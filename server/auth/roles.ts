@@ -1,13 +1,13 @@
 /**
- * The three roles of user accounts (CONTRACT §15) and what each may reach: the permissions a role's session
+ * The three roles of user accounts (docs/people.md#roles) and what each may reach: the permissions a role's session
  * carries, and the route group × role table that says the same thing from the caller's side. The table is
  * walked on a real server, both engines, by test/api/role-matrix.test.ts: a role given a permission that
  * opens a group it should not reach (or the other way round) fails there.
  */
-import { PERMISSIONS, type Permission } from './key-types.ts';
+import { PERMISSIONS, type Permission } from '../../common/key-types.ts';
+import { ROLES, type Role } from '../../common/user-types.ts';
 
-export const ROLES = ['administrator', 'supervisor', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
 /** What a role's session carries. */
 export interface RoleGrant {

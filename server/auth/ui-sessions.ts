@@ -4,9 +4,9 @@ import type { Queryable, Store } from '../db/store.ts';
 import { hashKey, writeIfIdle } from './key-hash.ts';
 import type { Role } from './roles.ts';
 
-/** How long a UI link's token can be exchanged (CONTRACT §2: short-lived). */
+/** How long a UI link's token can be exchanged (docs/people.md#ui-sessions: short-lived). */
 export const UI_TOKEN_TTL_MS = 15 * 60_000;
-/** A UI session expires after this long without use (CONTRACT §2). */
+/** A UI session expires after this long without use (docs/people.md#ui-sessions). */
 export const UI_SESSION_IDLE_MS = 12 * 60 * 60_000;
 /** last_used_at is written at most this often per session (it bounds the idle expiry's precision). */
 const TOUCH_EVERY_MS = 60_000;
@@ -93,7 +93,7 @@ export class UiSessionStore {
       const expiresAt = await tx.value<number>('DELETE FROM ui_tokens WHERE token_hash = ? RETURNING expires_at', [hashKey(token)]);
       if (expiresAt === undefined || expiresAt <= now) return null;
       const { key, id } = await this.open(tx, null, now);
-      // A sign-in (CONTRACT §15: entity `sessions`), the new session as its own actor.
+      // A sign-in (docs/audit.md#audit: entity `sessions`), the new session as its own actor.
       await recordAudit(tx, { action: 'login', entity: 'sessions', entityId: id, changes: { Kind: 'ui-link' } }, now, {
         keyId: null,
         name: `UI session ${id}`,

@@ -1,5 +1,5 @@
 /**
- * The rules of user input (CONTRACT §15), shared by `/admin/users` and `npm run users`: every problem is a 400
+ * The rules of user input (docs/people.md#users), shared by `/admin/users` and `npm run users`: every problem is a 400
  * that names the field, and nothing is stored.
  */
 import { badRequest } from '../errors.ts';

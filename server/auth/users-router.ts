@@ -1,5 +1,5 @@
 /**
- * `/admin/users` (CONTRACT §15, `company_administrate`): `GET /` → `{"value": [users]}`, `POST /` → 201 the new
+ * `/admin/users` (docs/people.md#roles, `company_administrate`): `GET /` → `{"value": [users]}`, `POST /` → 201 the new
  * user, `GET`/`PATCH`/`DELETE /{UserId}`. A user is `{UserId, Name, DisplayName, Role, Locked, CreatedAt,
  * LastLoginAt}`; bad input → 400 naming the field, the last unlocked administrator → 409. Mounted behind
  * `authenticate` and `bindActor`; parses JSON after the permission check.

@@ -1,5 +1,5 @@
 /**
- * User accounts (CONTRACT §15) over the `users` table: create, list, change, delete, each audited (entity
+ * User accounts (docs/audit.md#audit) over the `users` table: create, list, change, delete, each audited (entity
  * `users`, never with the password) in the transaction of the change. Locking a user or changing its password
  * ends all its sessions in that same transaction; the last unlocked administrator cannot be removed, demoted
  * or locked (409).
@@ -11,7 +11,7 @@ import { conflict, notFound } from '../errors.ts';
 import { hashPassword } from './passwords.ts';
 import type { Role } from './roles.ts';
 import type { UiSessionStore } from './ui-sessions.ts';
-import type { UserInfo } from './user-types.ts';
+import type { UserInfo } from '../../common/user-types.ts';
 import type { NewUser, UserPatch } from './user-input.ts';
 
 export type { UserInfo };

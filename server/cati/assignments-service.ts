@@ -11,7 +11,7 @@ import { interviewerVersion } from './interviewers-service.ts';
 import { assertActiveSurvey } from './surveys-service.ts';
 
 /**
- * Assignment rules (CONTRACT §3). Explicit = an interviewer assigned to a survey, or for a group its own
+ * Assignment rules (docs/cati-api.md#semantics). Explicit = an interviewer assigned to a survey, or for a group its own
  * survey assignment; Implicit = through a group (for an interviewer: any group it belongs to, directly or
  * through nesting, assigned in its call centre; for a group: an ancestor group assigned);
  * ImplicitToSurveyCalls = single calls (interviews) assigned. AssignedCallsCount is the number of distinct

@@ -1,16 +1,15 @@
 /**
- * The telephone blacklist's OData model (TelephoneBlacklistItem, CONTRACT §3), its operations, and the
+ * The telephone blacklist's OData model (TelephoneBlacklistItem, docs/cati-api.md#blacklist), its operations, and the
  * number normalisation rule shared by every write and by Check.
  */
 import type { CountryCode } from 'libphonenumber-js';
 import { badRequest } from '../errors.ts';
 import type { EntityModel, FunctionDef } from '../odata/model.ts';
-import { MAX_NUMBER_DIGITS, normaliseTelephoneNumber, type Normalised } from './phone-region.ts';
+import { normaliseTelephoneNumber, type Normalised } from './phone-region.ts';
 
 export const BLACKLIST_TYPES = ['Equal', 'StartWith'] as const;
 export type BlacklistType = (typeof BLACKLIST_TYPES)[number];
 
-export { MAX_NUMBER_DIGITS };
 export const MAX_COMMENT_LENGTH = 255;
 /** Seed §8: at most 10000 numbers per Import call. */
 export const MAX_IMPORT_ITEMS = 10000;

@@ -1,5 +1,5 @@
 /**
- * Re-normalisation of the stored blacklist when the phone region changes (CONTRACT §10, §14). The region
+ * Re-normalisation of the stored blacklist when the phone region changes (docs/cati-api.md#phone-region). The region
  * is the company's setting in the settings table (`phoneRegion`); when it changes (PATCH /admin/settings,
  * or a start with another `--phone-region`), every stored number is read again under the new region
  * (phone-region.ts `renormaliseStored`) in one transaction.
@@ -45,7 +45,7 @@ export interface RenormalisePlan {
   total: number;
 }
 
-/** Plans the re-normalisation of `items` (in Id order) under `region` (CONTRACT §10), changing nothing. */
+/** Plans the re-normalisation of `items` (in Id order) under `region` (docs/cati-api.md#phone-region), changing nothing. */
 export function planRenormalise(items: readonly StoredItem[], region: CountryCode): RenormalisePlan {
   const trunk = trunkPrefix(region);
   const keepers = new Map<string, StoredItem>(); // `${type}:${digits}` → lowest Id

@@ -230,7 +230,7 @@ export async function importItems(store: Store, items: unknown[], region: Countr
   const parse = importParser(region);
   for (let index = 0; index < items.length; index++) {
     // With a phone region each number costs libphonenumber-js some 5-40 µs: 10,000 of them would hold the event
-    // loop past CONTRACT §13's 50 ms, so other requests get a turn every PARSE_SLICE items.
+    // loop past the documented 50 ms, so other requests get a turn every PARSE_SLICE items.
     if (region !== null && index > 0 && index % PARSE_SLICE === 0) await yieldLoop();
     const p = parse(items[index]);
     if (p.ok) valid.push(p);
@@ -254,7 +254,7 @@ export async function importItems(store: Store, items: unknown[], region: Countr
 /**
  * The dialer's question: is this number blacklisted? An Equal entry matches the same number; a StartWith
  * entry matches every number it prefixes (itself included). Equal wins, then the longest prefix.
- * Each lookup is a probe of the UNIQUE (telephone_number, type) index. `Normalized`: the digits compared (CONTRACT §14).
+ * Each lookup is a probe of the UNIQUE (telephone_number, type) index. `Normalized`: the digits compared (docs/cati-api.md#decisions).
  */
 export async function checkNumber(db: Queryable, input: unknown, region: CountryCode | null = null): Promise<{ value: boolean; MatchedId: number | null; Normalized: string }> {
   const number = requireNumber(input, 'Equal', region);

@@ -71,7 +71,7 @@ function configuredRegion(config: ServerConfig): CountryCode | null {
 
 /**
  * At start (before the router serves): `--phone-region CC` stores CC as the company's region (re-normalising
- * the stored numbers when it changed); without the flag the stored region stands (CONTRACT §14).
+ * the stored numbers when it changed); without the flag the stored region stands (docs/cati-api.md#phone-region).
  */
 export async function prepareBlacklist(store: Store, config: ServerConfig): Promise<void> {
   const region = configuredRegion(config);

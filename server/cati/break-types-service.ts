@@ -1,5 +1,5 @@
 /**
- * Break types (CONTRACT §9): rows appear when ingest first names a type (a trigger of migration 007);
+ * Break types (docs/cati-api.md#floor): rows appear when ingest first names a type (a trigger of migration 007);
  * supervisors change Name, MaxMinutes and IsPaid. Every change is audited in its transaction.
  */
 import { diffChanges, recordAudit } from '../audit/audit-log.ts';

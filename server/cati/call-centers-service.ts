@@ -3,7 +3,7 @@ import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { bodyObject, optString, rejectUnknown, reqString } from './body-fields.ts';
 import { checkVersion } from './etag-check.ts';
-import { canonicalTimeZone, serverTimeZone } from './time-zones.ts';
+import { canonicalTimeZone, serverTimeZone } from '../../common/time-zones.ts';
 
 const FIELDS = ['CallCenterId', 'Name', 'TimeZone'];
 
@@ -58,7 +58,7 @@ export async function updateCallCenter(store: Store, id: number, body: unknown, 
 /**
  * Gives every call centre without a zone the server's zone (run at start: rows from before migration 007).
  * Asks first, so a start with nothing to fill neither writes nor pays for the server's zone (Intl's first use
- * loads its time-zone data: 20–30 ms of a cold start, issue 26).
+ * loads its time-zone data: 20–30 ms of a cold start).
  */
 export async function fillCallCenterTimeZones(db: Queryable): Promise<void> {
   if (!(await db.get('SELECT 1 AS one FROM call_centers WHERE time_zone IS NULL LIMIT 1'))) return;

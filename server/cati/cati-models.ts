@@ -1,5 +1,5 @@
 /**
- * EntityModels of the CATI management entity sets (CONTRACT §3 table): wire name → SQL column, EDM type.
+ * EntityModels of the CATI management entity sets (docs/cati-api.md#blacklist table): wire name → SQL column, EDM type.
  * The blacklist model lives with the blacklist router.
  */
 import type { EntityModel, PropertyDef } from '../odata/model.ts';

@@ -1,5 +1,5 @@
 /**
- * `GET`/`PATCH /admin/settings` (CONTRACT §14, company_administrate): the company's settings, today
+ * `GET`/`PATCH /admin/settings` (docs/cati-api.md#phone-region, company_administrate): the company's settings, today
  * `{"PhoneRegion": "NL" | null}`. PATCH with `{"PhoneRegion": "DE"}` (or null) stores the region and
  * re-normalises the stored blacklist numbers in one transaction, audited (blacklist-region.ts); an unknown
  * region → 400 naming it, nothing changed. `GET /admin/settings/phone-region-preview?region=DE` is the dry

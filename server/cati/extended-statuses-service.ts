@@ -1,5 +1,5 @@
 /**
- * Outcome names and categories of ExtendedStatus codes (CONTRACT §9): create, update, delete, each audited
+ * Outcome names and categories of ExtendedStatus codes (docs/cati-api.md#floor): create, update, delete, each audited
  * in its transaction. A code without a row counts as Other wherever categories are used.
  */
 import { diffChanges, recordAudit } from '../audit/audit-log.ts';

@@ -1,5 +1,5 @@
 /**
- * EntityModels of the live floor (CONTRACT §9): /cati/breaktypes, /cati/extendedstatuses and the read-only
+ * EntityModels of the live floor (docs/cati-api.md#floor): /cati/breaktypes, /cati/extendedstatuses and the read-only
  * /cati/floor, whose SQL source is one parameterised subquery so the OData engine's $filter, $orderby,
  * $count and paging apply to its computed columns.
  */
@@ -41,7 +41,7 @@ export const extendedStatusModel: EntityModel = {
 };
 
 /**
- * One row per open session whose last activity is recent enough (CONTRACT §9 "Precisely"). Parameters, in
+ * One row per open session whose last activity is recent enough (docs/cati-api.md#floor "Precisely"). Parameters, in
  * order: now (epoch ms), the staleness cutoff (epoch ms), and a JSON array of `[callCenterId, todayStart,
  * todayEnd, whole]` per call centre, read once into `d` (`whole`: both ends are whole 15-minute buckets, so today's
  * counts come from the summaries of migration 015: CallsToday from `call_totals`, one row per bucket;

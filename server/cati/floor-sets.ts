@@ -1,5 +1,5 @@
 /**
- * The live floor's sets (CONTRACT §9): /cati/breaktypes (PUT/PATCH), /cati/extendedstatuses (POST, PUT,
+ * The live floor's sets (docs/cati-api.md#floor): /cati/breaktypes (PUT/PATCH), /cati/extendedstatuses (POST, PUT,
  * PATCH, DELETE) and the read-only /cati/floor, all through the OData dispatcher.
  */
 import type { AppContext } from '../context.ts';
@@ -9,7 +9,7 @@ import { ok, type EntitySetDef, type Route } from '../odata/service.ts';
 import { updateBreakType } from './break-types-service.ts';
 import { createExtendedStatus, deleteExtendedStatus, updateExtendedStatus } from './extended-statuses-service.ts';
 import { breakTypeModel, extendedStatusModel, floorModel } from './floor-models.ts';
-import { serverTimeZone, todayIn } from './time-zones.ts';
+import { serverTimeZone, todayIn } from '../../common/time-zones.ts';
 
 /** `/cati/breaktypes`: listed and read like any set; supervisors change Name, MaxMinutes, IsPaid. */
 export function breakTypesSet(ctx: AppContext): EntitySetDef {

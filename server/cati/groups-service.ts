@@ -103,7 +103,7 @@ export async function createGroup(store: Store, body: unknown): Promise<number> 
   });
 }
 
-/** Updates the fields present in the body (PUT and PATCH, CONTRACT §3/§8); audited with the fields that changed. */
+/** Updates the fields present in the body (PUT and PATCH, docs/cati-api.md#semantics, docs/cati-api.md#exports); audited with the fields that changed. */
 export async function updateGroup(store: Store, id: number, body: unknown, ifMatch?: string): Promise<void> {
   const input = readInput(body, false);
   const bodyId = (body as Record<string, unknown>).GroupId;

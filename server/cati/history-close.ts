@@ -1,5 +1,5 @@
 /**
- * Closing what ingest left open (CONTRACT §9): `PATCH` of a call, a break or a session, and the rule that
+ * Closing what ingest left open (docs/cati-api.md#floor): `PATCH` of a call, a break or a session, and the rule that
  * an interviewer has at most one open session. A record closes once; a second PATCH is a 409.
  */
 import type { Queryable, Store } from '../db/store.ts';

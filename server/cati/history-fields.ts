@@ -2,7 +2,7 @@
 import { badRequest } from '../errors.ts';
 import { requireTime } from '../lib/time.ts';
 
-/** How far ahead of the server's clock a record's time may be (CONTRACT §9): clocks drift a little. */
+/** How far ahead of the server's clock a record's time may be (docs/cati-api.md#floor): clocks drift a little. */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
 /** A time field of a record: ISO 8601 and at most 5 minutes in the future, else 400 naming the field. */

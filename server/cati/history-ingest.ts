@@ -9,7 +9,7 @@ import { breakHistoryModel, callHistoryModel, sessionHistoryModel } from './cati
 import { closeEarlierOpenSessions, sessionRecord, SET_VARIABLE } from './history-close.ts';
 import { readVariables, recordTime } from './history-fields.ts';
 
-/** History ingest batch limit (CONTRACT §7). */
+/** History ingest batch limit (docs/limits.md#limits). */
 export const MAX_INGEST_BATCH = 10000;
 
 export type HistoryKind = 'callhistory' | 'breakhistory' | 'interviewersessionhistory';

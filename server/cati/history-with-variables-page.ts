@@ -1,5 +1,5 @@
 /**
- * The cheap path of `/callhistorywithvariables` (issue 13): in time order without `$filter`/`$orderby`,
+ * The cheap path of `/callhistorywithvariables`: in time order without `$filter`/`$orderby`,
  * a page is merged from the four sources (calls, breaks, logins, logouts), each read in (time, id) order
  * from its time index after a cursor, so a page costs what it holds, never a numbering of the whole union.
  * NumberInOrder continues from the cursor kept in our `$skiptoken` (which still reads as the generic
@@ -59,7 +59,7 @@ interface Condition {
   params: unknown[];
 }
 
-/** The request's window (and surveys) for one source; an absent bound is left out (CONTRACT §14). */
+/** The request's window (and surveys) for one source; an absent bound is left out (docs/cati-api.md#callhistorywithvariables). */
 function window(d: Dialect, s: Source, r: HistoryWithVariablesRequest): Condition {
   const parts = s.nullable ? [`${s.time} IS NOT NULL`] : ['1 = 1'];
   const params: unknown[] = [];
@@ -146,7 +146,7 @@ const SKIP_STEP = 2000;
 
 /**
  * Turns a large `$skip` into our `$skiptoken` SKIP_STEP rows at a time, yielding between steps, so the
- * page itself merges only a small remainder (CONTRACT §13). Mutates `options`.
+ * page itself merges only a small remainder (docs/limits.md#limits). Mutates `options`.
  */
 export async function skipInSteps(db: Queryable, request: HistoryWithVariablesRequest, options: QueryOptions): Promise<void> {
   for (let i = 0; (options.skip ?? 0) > SKIP_STEP && i < 1_000_000; i++) {

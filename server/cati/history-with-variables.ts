@@ -1,5 +1,5 @@
 /**
- * `/callhistorywithvariables` (seed §4.3, CONTRACT §3): calls, and with their flags breaks and
+ * `/callhistorywithvariables` (seed §4.3, docs/cati-api.md#callhistorywithvariables): calls, and with their flags breaks and
  * login/logout events, as one UNION ALL subquery ordered by time. The subquery takes the request
  * parameters as bound `?` values; the OData engine filters, sorts and pages on top of it in SQL.
  * NumberInOrder is the 0-based row number in time order after the parameters' filtering.
@@ -13,7 +13,7 @@ import type { EntityModel, PropertyDef } from '../odata/model.ts';
 import { SURVEY_ID } from './body-fields.ts';
 import { parseIsoTime } from '../lib/time.ts';
 
-/** The bounds of an absent `startTime`/`endTime` (CONTRACT §14: no default window; ±8.64e15 ms is the JS Date range). */
+/** The bounds of an absent `startTime`/`endTime` (docs/cati-api.md#callhistorywithvariables: no default window; ±8.64e15 ms is the JS Date range). */
 const MAX_TIME = 8.64e15;
 const MIN_TIME = -8.64e15;
 
@@ -92,7 +92,7 @@ const shape: EntityModel = {
 export interface HistoryWithVariablesRequest {
   /** Bound, in order, to the `?` of the model's `from`. */
   fromParams: unknown[];
-  /** The bounds given (CONTRACT §14: an absent one is no bound at all); the model to use for them. */
+  /** The bounds given (docs/cati-api.md#callhistorywithvariables: an absent one is no bound at all); the model to use for them. */
   bounds: TimeBounds;
   /** The window (start inclusive, end exclusive, epoch ms; ±8.64e15 when not given), the surveys as a JSON array (null = all), the flags. */
   start: number;
@@ -125,7 +125,7 @@ const splitList = (v: string | undefined) => (v ?? '').split(/[,;]/).map((s) => 
 /**
  * Validates the seed §4.3 parameters: surveyIds (unknown ones skipped when mixed with known ones; all
  * unknown → 400), variables (each available as CATI filter in at least one requested survey, else 400
- * naming it), startTime inclusive / endTime exclusive (CONTRACT §14: without startTime no lower bound,
+ * naming it), startTime inclusive / endTime exclusive (docs/cati-api.md#callhistorywithvariables: without startTime no lower bound,
  * without endTime no upper bound), the two boolean flags.
  */
 export async function readHistoryWithVariablesRequest(db: Queryable, params: Record<string, string>): Promise<HistoryWithVariablesRequest> {
@@ -220,7 +220,7 @@ export function variablesAttacher(db: Queryable, variables: string[]): (rows: Ro
 }
 
 /**
- * The variables as export columns (CONTRACT §8), one per requested variable under its requested name:
+ * The variables as export columns (docs/cati-api.md#exports), one per requested variable under its requested name:
  * a correlated subquery per column, so exports stream them from SQL. Same rule as `variablesAttacher`:
  * null unless the row's survey offers the variable as CATI filter. Absent when the rows no longer carry
  * SurveyId and InterviewId (e.g. aggregated by `$apply`).

@@ -1,5 +1,5 @@
 /**
- * The company's phone region (CONTRACT §14): a stored setting, not only a start flag. Every place that
+ * The company's phone region (docs/cati-api.md#phone-region): a stored setting, not only a start flag. Every place that
  * normalises a telephone number (the blacklist's create/update/Import, Controller.Check, and any later
  * feature such as sample scrubbing) reads it through `phoneRegion` here, never from the configuration.
  * It is read from the database on every call (one primary-key lookup), so a change through one server is
@@ -8,7 +8,7 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { Queryable, Store } from '../db/store.ts';
 import { applyPhoneRegion, storedRegion } from './blacklist-region.ts';
-import { checkPhoneRegion, normaliseTelephoneNumber, type Normalised, type NumberType } from './phone-region.ts';
+import { checkPhoneRegion } from './phone-region.ts';
 
 /** The stored phone region (upper-case ISO 3166 alpha-2), or null: numbers are then compared digit by digit. */
 export async function phoneRegion(db: Queryable): Promise<CountryCode | null> {
@@ -16,13 +16,8 @@ export async function phoneRegion(db: Queryable): Promise<CountryCode | null> {
   return stored ? checkPhoneRegion(stored) : null;
 }
 
-/** Normalises a telephone number (or a StartWith prefix) under the stored region, as the blacklist stores and compares it. */
-export async function normalisePhoneNumber(db: Queryable, input: unknown, type: NumberType = 'Equal'): Promise<Normalised> {
-  return normaliseTelephoneNumber(input, type, await phoneRegion(db));
-}
-
 /**
- * A region proposed from outside (the desktop app's OS locale at first start, CONTRACT §10): stored only when
+ * A region proposed from outside (the desktop app's OS locale at first start, docs/cati-api.md#phone-region): stored only when
  * the company never had one stored (the user's choice, even "none", always stands). Answers whether it was stored.
  */
 export async function proposePhoneRegion(store: Store, proposed: string): Promise<boolean> {

@@ -1,11 +1,11 @@
 /**
- * Telephone numbers of the blacklist under a phone region (CONTRACT §10, with libphonenumber-js):
+ * Telephone numbers of the blacklist under a phone region (docs/cati-api.md#phone-region, with libphonenumber-js):
  * `+31 (0)20 555-0198`, `0031 20 555 0198` and `020 555 0198` (region NL) all become `31205550198`.
  *
  * Precisely:
  * - Always: a `(0)` right after a leading `+CC` is dropped; then spaces, `-`, `.`, `(`, `)` and one
  *   leading `+` are stripped and what remains must be 1..32 digits (letters → 400, whatever the region).
- * - No region: those digits are the number (CONTRACT §3).
+ * - No region: those digits are the number (docs/cati-api.md#blacklist).
  * - Equal numbers (and Controller.Check input) that libphonenumber-js finds possible for the region
  *   (international input: for its own country) become country code + national significant number;
  *   input that does not parse keeps the digits-only rule.
@@ -62,7 +62,7 @@ function plainDigits(input: string): string | undefined {
   return digits.length > 0 && digits.length <= MAX_NUMBER_DIGITS ? digits : undefined;
 }
 
-/** The §3 rule: the digits of the input, or why it is not a telephone number. */
+/** The docs/cati-api.md#blacklist rule: the digits of the input, or why it is not a telephone number. */
 export function digitsOnly(input: string): Normalised {
   const plain = plainDigits(input);
   if (plain !== undefined) return { ok: true, value: plain };

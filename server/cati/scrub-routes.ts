@@ -1,5 +1,5 @@
 /**
- * `/cati/scrubs` (CONTRACT §16): scrub a call list against the telephone blacklist. Not an OData entity
+ * `/cati/scrubs` (docs/cati-api.md#scrubs): scrub a call list against the telephone blacklist. Not an OData entity
  * set: mounted ahead of the OData dispatcher (app.ts), which gets every other path. The job engine is
  * server/scrub/.
  */

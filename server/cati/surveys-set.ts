@@ -1,6 +1,6 @@
 /**
  * /cati/surveys: read for supervisors (SoftDeleted surveys answer 404), bound GetAssignments and
- * GetBasicProperties (seed §4.6), and the ingest writes POST / PUT for `cati_integrate` (CONTRACT §4).
+ * GetBasicProperties (seed §4.6), and the ingest writes POST / PUT for `cati_integrate` (docs/cati-api.md#ingest).
  */
 import type { AppContext } from '../context.ts';
 import { queryEntity, type Row } from '../odata/collection-query.ts';

@@ -1,5 +1,5 @@
 /**
- * Backups and restores of the database (CONTRACT §10 "Precisely", §11). A backup is SQLite's online backup
+ * Backups and restores of the database (docs/deployment.md#backups "Precisely", docs/deployment.md#backups). A backup is SQLite's online backup
  * (writes keep going meanwhile), checked with `PRAGMA integrity_check` before it gets its final name. A restore
  * refuses a file that is not a CATI Supervisor database and a data dir a running server uses, keeps the replaced
  * database as `cati.sqlite.before-restore-YYYYMMDDTHHMMSSZ`, and replaces nothing when it refuses.

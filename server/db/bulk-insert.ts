@@ -1,5 +1,5 @@
 /**
- * The bulk-insert seam (issue 22): one interface for writing a large feed of values into one table, all or
+ * The bulk-insert seam: one interface for writing a large feed of values into one table, all or
  * nothing, whatever the engine. The caller (the opt-out import) says WHAT is written — the table, the columns
  * every row shares, the column each value fills, and what its `finish` writes in the same transaction (its
  * audit row, its counts); the Store says HOW (`Store.bulkInsert`):
@@ -22,7 +22,7 @@ import { pastDeadline, targetColumns, type BulkFeed, type BulkInsert, type BulkL
 import { closeBulkConnections, stageOnOwnConnection } from './sqlite/bulk-stage.ts';
 import type { Store } from './store.ts';
 
-export type { BulkFeed, BulkFinish, BulkInsert, BulkLink, BulkOptions, BulkTarget } from './bulk-target.ts';
+export type { BulkFeed, BulkInsert, BulkLink, BulkOptions, BulkTarget } from './bulk-target.ts';
 
 /** Opens the feed of `link` in a worker thread (see BulkLink). */
 export function openBulkFeed(link: BulkLink): BulkFeed {

@@ -1,5 +1,5 @@
 /**
- * How `<data-dir>/server.lock` names the database a server uses (CONTRACT §14), so the command-line tools
+ * How `<data-dir>/server.lock` names the database a server uses (docs/people.md#keys), so the command-line tools
  * open that database and never a SQLite file no server reads: the URL without its password.
  */
 import { databaseEngine } from '../config.ts';

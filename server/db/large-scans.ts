@@ -1,5 +1,5 @@
 /**
- * Which client-shaped statements may take long on a large table (CONTRACT §13: no request may hold the event
+ * Which client-shaped statements may take long on a large table (docs/limits.md#event-loop: no request may hold the event
  * loop for more than 50 ms at 1,000,000 calls). SQLite's bytecode tells two kinds:
  * - a scan from the start: a cursor opened on a table or index (`OpenRead`, its root page) and then rewound or
  *   counted (`Rewind`, `Last`, `Count`), where an index seek (`SeekGE`, `SeekRowid`…) reads only its range;

@@ -5,7 +5,7 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Which better-sqlite3 this runtime loads (CONTRACT §11), as a package and never a path: nothing here builds,
+ * Which better-sqlite3 this runtime loads (docs/deployment.md#lan), as a package and never a path: nothing here builds,
  * fetches or picks a native file.
  * - Node 20 (Node-API 9) loads better-sqlite3 12 with its own build (node_modules/better-sqlite3/build, made by
  *   `npm install` for the Node that installed it; `npm test` uses it and nothing here rebuilds it).

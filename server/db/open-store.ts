@@ -1,5 +1,5 @@
 /**
- * The one place that picks the engine (CONTRACT §12): `--database` absent, `sqlite:` or `sqlite:PATH` opens the
+ * The one place that picks the engine (docs/deployment.md#postgresql): `--database` absent, `sqlite:` or `sqlite:PATH` opens the
  * embedded SQLite file (default `<dataDir>/cati.sqlite`); `postgres://` or `postgresql://` opens PostgreSQL.
  * Both are migrated before they are returned.
  */

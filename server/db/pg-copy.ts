@@ -102,4 +102,3 @@ export async function copyRowsOn(
   return stream.rowCount;
 }
 
-export { assertPlainIdentifiers } from './identifiers.ts';

@@ -69,11 +69,6 @@ export function forgetStatement(client: pg.ClientBase, text: string, inTransacti
   if (!inTransaction) deallocate(client, name);
 }
 
-/** The number of SQL texts cached on `client` (for tests). */
-export function cachedStatements(client: pg.ClientBase): number {
-  return caches.get(client)?.names.size ?? 0;
-}
-
 /** PostgreSQL's feature_not_supported with "cached plan must not change result type": the statement must be prepared again. */
 export function isStalePlan(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL engine (CONTRACT §12): the Store over a `pg.Pool`. Statements outside a transaction take any
+ * The PostgreSQL engine (docs/deployment.md#postgresql): the Store over a `pg.Pool`. Statements outside a transaction take any
  * pooled connection; a transaction holds one connection (SERIALIZABLE, so services written for SQLite's one
  * writer at a time stay correct; a serialization failure or deadlock retries the whole callback), and every
  * statement from inside its callback's async context runs on that connection — a nested transaction becomes

@@ -13,7 +13,7 @@ export interface RunLock {
   /** The URL the server listens on (`http://0.0.0.0:4100` when it binds every address). */
   url: string;
   startedAt: string;
-  /** The database it uses: `sqlite:` (the data dir's file) or a PostgreSQL URL without its password (CONTRACT §14). */
+  /** The database it uses: `sqlite:` (the data dir's file) or a PostgreSQL URL without its password (docs/cati-api.md#decisions). */
   database?: string;
   /** True when the server's URL had a password that the lock leaves out: a CLI then needs --database. */
   databasePasswordOmitted?: boolean;

@@ -1,5 +1,5 @@
 /**
- * The data layer every service talks to (CONTRACT §12): one asynchronous interface, two engines —
+ * The data layer every service talks to (docs/deployment.md#postgresql): one asynchronous interface, two engines —
  * better-sqlite3 (the embedded default, sqlite-store.ts) and PostgreSQL (pg-store.ts). Services write portable
  * SQL with `?` placeholders; where the engines' SQL differs they ask `q.dialect` for the fragment.
  *

@@ -1,12 +1,12 @@
 /**
- * Demo history that tells the truth (CONTRACT §9): every interviewer's calls and breaks lie inside one of
+ * Demo history that tells the truth (docs/cati-api.md#floor): every interviewer's calls and breaks lie inside one of
  * its sessions and never overlap, nothing starts in the future, and today's floor is busy right now —
  * open sessions with calls and breaks in progress (one break over its limit). Dialer calls that reached
  * nobody (no answer, busy, abandoned) carry no interviewer and fall anywhere in working hours.
  */
 import { insertMany } from '../db/bulk.ts';
 import type { Queryable } from '../db/store.ts';
-import { todayIn } from '../cati/time-zones.ts';
+import { todayIn } from '../../common/time-zones.ts';
 import type { DemoBase } from './demo-entities.ts';
 import { CALL_COLUMNS } from './demo-history.ts';
 import { BREAK_TYPES, CALL_OUTCOMES } from './demo-names.ts';

@@ -22,7 +22,7 @@ export async function isEmptyForDemo(db: Queryable): Promise<boolean> {
 }
 
 /**
- * Loads the demo call centre into an empty database (CONTRACT §1 `--demo`): call centres (Europe/Amsterdam),
+ * Loads the demo call centre into an empty database (docs/deployment.md#serve `--demo`): call centres (Europe/Amsterdam),
  * groups, interviewers, surveys with variables, assignments, 30 days of sessions with the calls and breaks
  * inside them (≥120k calls with the dialer's own), today's floor busy now, break limits, blacklist and
  * opt-out lists. On a database with data it does nothing and says so on stderr. Returns whether it loaded.
@@ -45,7 +45,7 @@ export async function loadDemoIfEmpty(store: Store, config: ServerConfig, log: (
     return counts;
   });
   log(`demo: loaded ${counts.calls} calls, ${counts.sessions} sessions, ${counts.breaks} breaks in ${Math.round(performance.now() - started)} ms`);
-  // The demo is a Dutch call centre: its phone region is NL unless --phone-region chose one (CONTRACT §14).
+  // The demo is a Dutch call centre: its phone region is NL unless --phone-region chose one (docs/cati-api.md#phone-region).
   if (!config.phoneRegion && (await storedRegion(store)) === undefined) await applyPhoneRegion(store, 'NL');
   return true;
 }

@@ -1,5 +1,5 @@
 /**
- * Assignment events (CONTRACT §9): `assignment` with action created/deleted and data carrying SurveyId,
+ * Assignment events (docs/events.md#events): `assignment` with action created/deleted and data carrying SurveyId,
  * ResourceId, IsGroup, CallCenterId (plus InterviewId for a single call's assignment, else null).
  */
 import type { Queryable } from '../db/store.ts';

@@ -1,5 +1,5 @@
 /**
- * The Server-Sent Events hub behind GET /events (CONTRACT §9, §13): numbers events, keeps the last N for
+ * The Server-Sent Events hub behind GET /events (docs/events.md#events, docs/limits.md#limits): numbers events, keeps the last N for
  * `Last-Event-ID` replay, writes each published batch to every stream as one chunk, sends a comment every
  * heartbeat, limits streams per key, and drops a client whose unsent output still passes a bound when the
  * next batch comes (it reconnects with Last-Event-ID and gets what it missed, or a reset).

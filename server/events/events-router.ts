@@ -1,5 +1,5 @@
 /**
- * GET /events (CONTRACT §9): Server-Sent Events for `cati_administrate`, `cati_integrate` or `cati_read` keys, Bearer
+ * GET /events (docs/events.md#events): Server-Sent Events for `cati_administrate`, `cati_integrate` or `cati_read` keys, Bearer
  * only (401 with `WWW-Authenticate: Bearer`), at most N streams per key (429).
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';

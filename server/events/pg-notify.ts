@@ -1,5 +1,5 @@
 /**
- * /events across server processes on one PostgreSQL database (CONTRACT §12). A published batch becomes one
+ * /events across server processes on one PostgreSQL database (docs/deployment.md#postgresql). A published batch becomes one
  * row of `event_outbox` (migration 016; NOTIFY payloads stop at 8000 bytes, a batch may not), announced in the
  * same statement with `NOTIFY cati_events, '<id>'`. Every process — this one too — LISTENs on a connection of
  * its own, reads each announced row and hands it to its hub, in commit order, so all streams carry the same

@@ -1,5 +1,5 @@
 /**
- * The one publisher of /events (CONTRACT §9). Every write path calls `publishChanges(store, [...])` (or
+ * The one publisher of /events (docs/events.md#events). Every write path calls `publishChanges(store, [...])` (or
  * `publishChange`) right after its transaction commits, with each record in its wire form as captured when
  * it changed. Calling it inside a transaction throws, so nothing is announced that could still roll back.
  * Without a server (CLI, unit tests on a bare database) it does nothing.
@@ -74,19 +74,6 @@ export async function entityRecord(q: Queryable, model: EntityModel, key: unknow
   const keyColumn = model.properties.find((p) => p.name === model.key[0])!.column!;
   const row = await q.get<Row>(`SELECT ${selectList(model)} FROM ${model.from} WHERE (${keyColumn}) = ?`, [key]);
   return row && wireRecord(model, row);
-}
-
-/** Many entities of a single-key model in wire form, in the order of `keys` (one query). */
-export async function entityRecords(q: Queryable, model: EntityModel, keys: readonly (number | string)[]): Promise<Record<string, unknown>[]> {
-  if (keys.length === 0) return [];
-  const keyColumn = model.properties.find((p) => p.name === model.key[0])!.column!;
-  const type = typeof keys[0] === 'number' ? 'int' : 'text';
-  const rows = await q.all<Row>(`SELECT ${selectList(model)} FROM ${model.from} WHERE ${keyColumn} IN ${q.dialect.jsonValues(type)}`, [JSON.stringify(keys)]);
-  const byKey = new Map(rows.map((r) => [r[model.key[0]!], r]));
-  return keys.flatMap((k) => {
-    const r = byKey.get(k);
-    return r ? [wireRecord(model, r)] : [];
-  });
 }
 
 /** Publishes committed changes, in order, to every /events subscriber. Must run after the commit (with the store, never a `tx`). */

@@ -1,5 +1,5 @@
 /**
- * The Host rules (CONTRACT §8 links, §11 allowed hosts). A request is served only when its `Host` names
+ * The Host rules (docs/cati-api.md#hosts links, docs/cati-api.md#hosts allowed hosts). A request is served only when its `Host` names
  * this server: the bind address, a loopback name, the machine's host name or one of its interface
  * addresses, the public URL's host, or a name given with `--allowed-hosts`; anything else → 421 (a
  * DNS-rebinding defence for a server on a desktop). Links (@odata.context, nextLink, Location,

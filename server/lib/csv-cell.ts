@@ -1,5 +1,5 @@
 /**
- * One CSV cell in both directions (CONTRACT §5): export quotes per RFC 4180 and guards against formula
+ * One CSV cell in both directions (docs/optout-api.md#lists): export quotes per RFC 4180 and guards against formula
  * injection; import undoes exactly that guard, so export → import gives back the same values.
  */
 

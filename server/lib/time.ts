@@ -74,7 +74,3 @@ export function requireTime(value: unknown, field: string): number {
   return ms;
 }
 
-/** Epoch ms → `2026-11-02T09:15:00.000Z` (null stays null). */
-export function toIso(ms: number | null | undefined): string | null {
-  return ms == null ? null : new Date(ms).toISOString();
-}

@@ -1,5 +1,5 @@
 /**
- * Parser of `$apply` (OData Data Aggregation Extension v4.0, CONTRACT §8) into a list of transformations
+ * Parser of `$apply` (OData Data Aggregation Extension v4.0, docs/cati-api.md#apply) into a list of transformations
  * with character positions: `aggregate`, `groupby((P,...)[,aggregate(...)])`, `filter`, `compute`,
  * `orderby`, `top`, `skip`, `identity`, chained with `/`. Expressions inside are parsed by the $filter
  * parser (same lexer, same positions); names and types are checked later by apply-compile.ts.

@@ -104,7 +104,7 @@ export function resultModel(model: EntityModel, plan: QueryPlan): EntityModel {
 }
 
 /**
- * Runs a `$apply` query as one page (CONTRACT §8), with `@odata.count` and a next link like other sets.
+ * Runs a `$apply` query as one page (docs/cati-api.md#apply), with `@odata.count` and a next link like other sets.
  * Compiled here (400s come before any work), run through `store.rows` (the store sends an aggregation
  * over a large table off the event loop: on SQLite to its read worker), rows named by the plan's columns.
  */

@@ -259,7 +259,7 @@ const SKIP_STEP = 20_000;
 
 /**
  * Turns a large `$skip` into our `$skiptoken` SKIP_STEP rows at a time, yielding between steps, so no
- * request holds the event loop for a whole deep OFFSET walk (CONTRACT §13). Mutates `options`; the page
+ * request holds the event loop for a whole deep OFFSET walk (docs/limits.md#event-loop). Mutates `options`; the page
  * query then starts after the token with the remaining (small) `$skip`.
  */
 export async function skipInSteps(db: Queryable, model: EntityModel, options: QueryOptions, q: CollectionQueryOptions = {}): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The CSV writer of collection exports (CONTRACT §8): RFC 4180 with CRLF, UTF-8 with a BOM so Excel
+ * The CSV writer of collection exports (docs/cati-api.md#exports): RFC 4180 with CRLF, UTF-8 with a BOM so Excel
  * opens it right, the opt-out export's formula guard (csv-cell.ts), times as ISO 8601 UTC with
  * milliseconds, numbers as numbers, booleans as true/false, null as an empty cell.
  *

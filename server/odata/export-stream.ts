@@ -1,5 +1,5 @@
 /**
- * Exports of any collection query (CONTRACT §8, §13): `$format=csv|xlsx` or the matching `Accept`.
+ * Exports of any collection query (docs/cati-api.md#exports, docs/limits.md#limits): `$format=csv|xlsx` or the matching `Accept`.
  * Every matching row (no server page; `$top`/`$skip` still apply), header = property names in `$select`
  * order, `Content-Disposition: attachment; filename="<set>-<UTC date>.<ext>"`. The rows come from the
  * same plan as `$apply`/JSON (apply-query.ts), in the store's dialect: they are first counted through the
@@ -23,7 +23,7 @@ import type { EdmType, EntityModel } from './model.ts';
 import type { QueryOptions } from './query-options.ts';
 import type { SqlFragment } from './sql-fragment.ts';
 
-/** CONTRACT §13: rows per export (an XLSX sheet holds 1,048,576 rows, one of them the header). */
+/** docs/limits.md#limits: rows per export (an XLSX sheet holds 1,048,576 rows, one of them the header). */
 export const EXPORT_LIMITS: Readonly<Record<string, number>> = { csv: 1_000_000, xlsx: 1_048_575 };
 
 /** Work done between two yields to the event loop. */

@@ -1,5 +1,5 @@
 /**
- * The XLSX writer of collection exports (CONTRACT §8), on exceljs's streaming `stream.xlsx.WorkbookWriter`
+ * The XLSX writer of collection exports (docs/cati-api.md#exports), on exceljs's streaming `stream.xlsx.WorkbookWriter`
  * (rows are committed as they come, nothing is kept per row): one sheet named after the set, the header
  * row bold and frozen, times as real Excel date-times (UTC, shown `yyyy-mm-dd hh:mm:ss.000`), numbers as
  * numbers, booleans as booleans, null as an empty cell. Strings are stored as text, never as formulas.

@@ -1,5 +1,5 @@
 /**
- * Content negotiation of the OData service, in one place (CONTRACT §8): `$format` (which wins over
+ * Content negotiation of the OData service, in one place (docs/cati-api.md#metadata): `$format` (which wins over
  * `Accept`) or `Accept` choose JSON with `odata.metadata=minimal|none|full` and `IEEE754Compatible`,
  * the CSDL XML of `$metadata`, or the text/plain of `/$count`; nothing acceptable → 406.
  *

@@ -120,7 +120,7 @@ export function entityFragment(model: EntityModel, select?: string[]): string {
 }
 
 /**
- * If-Match semantics (CONTRACT §3): absent, `*`, or a list containing the current ETag passes;
+ * If-Match semantics (docs/cati-api.md#odata): absent, `*`, or a list containing the current ETag passes;
  * anything else → 412 PreconditionFailed. Weak and strong forms of the same tag both match.
  */
 export function checkIfMatch(header: string | undefined, version: unknown): void {

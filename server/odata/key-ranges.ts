@@ -1,5 +1,5 @@
 /**
- * Key order under a time filter, served by the primary key (issue 13): when a model keeps per-bucket key
+ * Key order under a time filter, served by the primary key: when a model keeps per-bucket key
  * bounds by a time property (`EntityModel.keyRangesByTime`) and the `$filter` is a conjunction that bounds
  * that time by literals, the page query may scan the key range those buckets allow in key order instead of
  * sorting the whole filtered range in a temporary B-tree. The time condition still applies to every row.

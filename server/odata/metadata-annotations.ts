@@ -1,5 +1,5 @@
 /**
- * The vocabulary annotations of $metadata (CONTRACT §8), derived from what each entity set really
+ * The vocabulary annotations of $metadata (docs/cati-api.md#metadata), derived from what each entity set really
  * serves (`SetDescription`, built by the dispatcher from the routes a set declares) and from the
  * property flags of its model — never from a hand-kept list:
  * - Org.OData.Capabilities.V1 Insert/Update/Delete/ReadRestrictions on every set, IndexableByKey false
@@ -77,7 +77,7 @@ export function entitySetAnnotations(set: SetDescription): string[] {
   return out;
 }
 
-/** The `$apply` transformations apply-parse.ts serves (CONTRACT §8). */
+/** The `$apply` transformations apply-parse.ts serves (docs/cati-api.md#apply). */
 const TRANSFORMATIONS = ['aggregate', 'groupby', 'filter', 'compute', 'orderby', 'top', 'skip', 'identity'];
 
 /** Org.OData.Aggregation.V1.ApplySupported: what `$apply` serves on every readable set. */

@@ -26,7 +26,7 @@ function propertyType(p: PropertyDef): string {
 
 function property(p: PropertyDef, isKey: boolean): string {
   const nullable = isKey || p.collection ? false : (p.nullable ?? p.writeOnly ?? false);
-  // Times are written with milliseconds (CONTRACT §3): without Precision a client may expect none.
+  // Times are written with milliseconds (docs/cati-api.md#odata): without Precision a client may expect none.
   const precision = p.type === 'Edm.DateTimeOffset' && !p.complexType && !p.enumName ? ' Precision="3"' : '';
   return `<Property Name="${esc(p.name)}" Type="${esc(propertyType(p))}"${nullable ? '' : ' Nullable="false"'}${precision}/>`;
 }

@@ -30,7 +30,7 @@ export type ResourcePath =
       set: string;
       key?: { name?: string; value: PathLiteral; pos: number };
       operation?: PathOperation;
-      /** The path ends in `/$count` (the number of entities, CONTRACT §8). */
+      /** The path ends in `/$count` (the number of entities, docs/cati-api.md#generic-clients). */
       count?: boolean;
     };
 

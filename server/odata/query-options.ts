@@ -7,8 +7,8 @@ import { parseApply, type Transformation } from './apply-parse.ts';
 import { parseFilter, parseOrderby, type FilterNode, type OrderbyItem } from './parse-filter.ts';
 
 /**
- * CONTRACT §7: `$top` at most 10000; without `$top` a page holds at most 1000 rows. With `$format=csv|xlsx`
- * (an export, CONTRACT §8/§13) `$top` may go up to the export's row limit.
+ * docs/limits.md#limits: `$top` at most 10000; without `$top` a page holds at most 1000 rows. With `$format=csv|xlsx`
+ * (an export, docs/cati-api.md#exports, docs/limits.md#limits) `$top` may go up to the export's row limit.
  */
 export const QUERY_LIMITS = { maxTop: 10000, pageSize: 1000, maxExportTop: 1_048_575 };
 
@@ -124,7 +124,7 @@ export function parseQueryOptions(query: Record<string, unknown>, allowed: Reado
 export const ENTITY_OPTIONS: ReadonlySet<string> = new Set(['$select', '$format']);
 /** Options a non-collection function result accepts. */
 export const PLAIN_OPTIONS: ReadonlySet<string> = new Set(['$format']);
-/** Options `/{set}/$count` accepts (`$apply`: the count of the aggregated rows, CONTRACT §14). */
+/** Options `/{set}/$count` accepts (`$apply`: the count of the aggregated rows, docs/cati-api.md#apply). */
 export const COUNT_OPTIONS: ReadonlySet<string> = new Set(['$filter', '$apply', '$format']);
 /** Options a collection accepts. */
 export const COLLECTION_OPTIONS: ReadonlySet<string> = KNOWN;

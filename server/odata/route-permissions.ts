@@ -4,10 +4,10 @@ import { NAMESPACE } from './model.ts';
 import { isSideEffectFreeRead, type Slot } from './route-resolve.ts';
 import type { EntitySetDef, Route } from './service.ts';
 
-/** Permissions of a set's route when neither the route nor the set names any (CONTRACT §2). */
+/** Permissions of a set's route when neither the route nor the set names any (docs/people.md#permissions). */
 export const DEFAULT_PERMISSIONS: Permission[] = ['cati_administrate'];
 
-/** The read-only permission (CONTRACT §14): it reaches every side-effect-free read, nothing else. */
+/** The read-only permission (docs/people.md#permissions): it reaches every side-effect-free read, nothing else. */
 export const READ_PERMISSION: Permission = 'cati_read';
 
 /** The service document and $metadata: any CATI permission. */
@@ -21,7 +21,7 @@ function routePermissions(set: EntitySetDef, route: Partial<Route> | undefined, 
 
 /**
  * The permissions a request on a slot needs (any one of them): the route's own, or the set's, or the default,
- * and `cati_read` on a side-effect-free read (the same rule as Basic credentials, CONTRACT §2, §14).
+ * and `cati_read` on a side-effect-free read (the same rule as Basic credentials, docs/cati-api.md#basic, docs/people.md#permissions).
  * The dispatcher and its hot read both ask this.
  */
 export function slotPermissions(set: EntitySetDef, slot: Slot, method: string): Permission[] {

@@ -1,7 +1,7 @@
 /**
  * Which route of an entity set a request reaches (404 for unknown operations, 405 with Allow for a wrong
  * method), which query options it takes, whether it is a side-effect-free read (Basic credentials,
- * CONTRACT §2), what the set serves as a whole ($metadata capabilities, CONTRACT §8), and the PATCH
+ * docs/cati-api.md#basic), what the set serves as a whole ($metadata capabilities, docs/cati-api.md#metadata), and the PATCH
  * body rule (unknown or read-only properties → 400 naming them).
  */
 import { ApiError, badRequest, methodNotAllowed, notFound } from '../errors.ts';
@@ -19,7 +19,7 @@ export interface Slot {
   route: Partial<Route>;
   kind: SlotKind;
   def?: FunctionDef;
-  /** PATCH served by the set's PUT handler after the PATCH body rule (merge semantics, CONTRACT §8). */
+  /** PATCH served by the set's PUT handler after the PATCH body rule (merge semantics, docs/cati-api.md#generic-clients). */
   mergePatch?: boolean;
 }
 

@@ -34,11 +34,11 @@
  * return an `ODataResult` built with `ok.*`; they throw `ApiError` for 4xx. Rows are objects keyed by
  * property name holding SQL values (epoch ms, 0/1) plus `@etag`; the formatter turns them into wire JSON.
  * Rules applied here: 405 + Allow for a wrong method; HEAD only on reads and side-effect-free functions;
- * 401 for Basic credentials anywhere but a side-effect-free read (CONTRACT §2); 403 unless the key holds one
+ * 401 for Basic credentials anywhere but a side-effect-free read (docs/cati-api.md#basic); 403 unless the key holds one
  * of the route's permissions; 400 for a missing/non-object body on writes; PATCH on every set with PUT
  * (the PUT handler after the PATCH body rule); `/{set}/$count`; the response format negotiated once
  * (format-negotiation.ts: metadata levels, IEEE754Compatible, 406); links on the public URL or the
- * request's (allowed) Host (CONTRACT §8).
+ * request's (allowed) Host (docs/cati-api.md#metadata).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody } from '../http/json-body.ts';
@@ -49,7 +49,7 @@ import type { AppContext } from '../context.ts';
 import { badRequest, forbidden, notFound, ApiError } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 // metadata.ts, apply-query.ts and export-stream.ts (with the CSV and XLSX writers) are imported where they are
-// used: no first request needs them, and loading them at start cost the cold start (issue 26).
+// used: no first request needs them, and loading them at start cost the cold start.
 import type { ExportColumns, ExportSource } from './export-stream.ts';
 import { checkSelect, queryCollection, queryEntity, skipInSteps, type CollectionQueryOptions, type CollectionScope, type Row } from './collection-query.ts';
 import { checkIfMatch, type WireOptions } from './format.ts';
@@ -82,11 +82,11 @@ export interface ODataCall {
   serviceRoot: string;
   /** The negotiated JSON format (metadata level, IEEE754Compatible). */
   format: JsonFormat;
-  /** The export format (`csv`/`xlsx`) when this collection request is an export (CONTRACT §8), else undefined. */
+  /** The export format (`csv`/`xlsx`) when this collection request is an export (docs/cati-api.md#exports), else undefined. */
   exporting: string | undefined;
   /**
    * Runs the generic collection query with this request's options (default model: the set's).
-   * `exportColumns`: columns an export adds (CONTRACT §8, e.g. one per requested variable).
+   * `exportColumns`: columns an export adds (docs/cati-api.md#exports, e.g. one per requested variable).
    */
   query(model?: EntityModel, q?: CollectionQueryOptions & { exportColumns?: ExportColumns }): Promise<ODataResult>;
   /** The current entity of the key via the generic query (with the set's scope/postProcess); 404 if absent. */
@@ -233,13 +233,13 @@ export function createODataService(ctx: AppContext): ODataService {
         const own = model === set.model;
         const scope = q.scope ?? (own ? await set.scope?.(call) : undefined);
         if (exporting) {
-          // Exports (CONTRACT §8): the query is streamed after the handler returns, not run here.
+          // Exports (docs/cati-api.md#exports): the query is streamed after the handler returns, not run here.
           exportSource = { model, scope, columns: q.exportColumns };
           applied = true;
           return ok.collection(model, []);
         }
         if (options.apply) {
-          // $apply (CONTRACT §8): run on the read worker after the handler returns (below).
+          // $apply (docs/cati-api.md#apply): run on the read worker after the handler returns (below).
           applied = true;
           pendingApply = { model, scope };
           return ok.collection(model, []);
@@ -267,7 +267,7 @@ export function createODataService(ctx: AppContext): ODataService {
       // The result rows have their own shape, named by its columns ($select included).
       const aggregated = await (await import('./apply-query.ts')).queryApply(ctx.store, pendingApply.model, options, pendingApply.scope);
       options.select = undefined;
-      // `/{set}/$count?$apply=…` (CONTRACT §14): the number of rows of the aggregated result, after $filter.
+      // `/{set}/$count?$apply=…` (docs/cati-api.md#apply): the number of rows of the aggregated result, after $filter.
       result = slot.kind === 'count' ? ok.count(Number(aggregated.page.count ?? 0)) : ok.collection(aggregated.model, aggregated.page);
     }
     if (exporting) {

@@ -1,5 +1,5 @@
 /**
- * The per-model serializer (issue 13): a function compiled once per model, `$select` and JSON format that
+ * The per-model serializer: a function compiled once per model, `$select` and JSON format that
  * writes an entity's wire JSON straight from a raw row (property name → SQL value), byte-identical to
  * `JSON.stringify(formatEntity(...))` for minimal and no metadata; full metadata keeps the generic path.
  */

@@ -15,7 +15,7 @@ import { commitImport, entryTarget } from './import-commit.ts';
 import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 import { registerImportWorkers, unregisterImportWorkers, WorkerPool } from './import-workers.ts';
 
-/** Limits of one import (CONTRACT §5, §7). */
+/** Limits of one import (docs/optout-api.md#lists, docs/limits.md#limits). */
 export interface ImportLimits {
   maxRows: number;
   /** Reading and validating must finish within this time, else the worker is terminated. */
@@ -31,8 +31,8 @@ export interface ImportLimits {
   maxWaitMs: number;
   /**
    * A text file up to this size is read, validated and written on the main thread in one Store transaction (some
-   * 2,000 addresses: 10-20 ms of synchronous work, within CONTRACT §13's 50 ms), without the line: under a mixed
-   * load its worker hops, each waiting for a CPU, were most of a small import's time (issue 25: the soak's
+   * 2,000 addresses: 10-20 ms of synchronous work, within the documented 50 ms), without the line: under a mixed
+   * load its worker hops, each waiting for a CPU, were most of a small import's time (the soak's
    * p99). Larger files and every workbook go to the workers. 0: every import goes to the workers.
    */
   inlineBytes: number;
@@ -53,7 +53,7 @@ const PARSE_ENTRY = siblingModule('import-parse-worker', import.meta.url);
 const IMPORT_ENTRY = siblingModule('import-worker', import.meta.url);
 /**
  * Young generation of the import workers (MB). Their garbage is short-lived batches of strings. Measured on the 1M
- * import (issue 26): 4 or 16 MB changed neither its speed nor its peak by more than a few MB, now that one
+ * import: 4 or 16 MB changed neither its speed nor its peak by more than a few MB, now that one
  * thread reads and stages a batch at a time; the small one keeps a worker's floor low.
  */
 const YOUNG_GENERATION_MB = 4;
@@ -61,7 +61,7 @@ const YOUNG_GENERATION_MB = 4;
 /** Retry-After (s) of an import refused for load: about the time a few imports take. */
 const RETRY_IMPORT_AFTER = '10';
 
-/** A counting semaphore with a bounded queue and a bounded wait (issue 25: imports under load). */
+/** A counting semaphore with a bounded queue and a bounded wait (imports under load). */
 class Gate {
   private running = 0;
   private readonly waiting: (() => void)[] = [];

@@ -1,5 +1,5 @@
 /**
- * The opt-out import's warm worker threads (issue 25: imports under load). Starting a worker thread, loading
+ * The opt-out import's warm worker threads (imports under load). Starting a worker thread, loading
  * its modules (and, where the code runs as TypeScript, tsx compiling them) took nearly all of a small
  * import's time and CPU; under a mixed load the imports' p99 was that start-up, repeated per import. So the
  * service keeps its import workers between imports (workbook parsers are never kept): started lazily, at most `max`

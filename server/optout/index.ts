@@ -11,7 +11,7 @@ import { loadList } from './list-access.ts';
 import { createListHandler, getListHandler } from './lists-routes.ts';
 
 /**
- * The opt-out API under /optout/ (optout seed §4, CONTRACT §5): lists, domains, e-mails, import, export,
+ * The opt-out API under /optout/ (optout seed §4, docs/optout-api.md#lists): lists, domains, e-mails, import, export,
  * and the Check extension. Authentication happens in app.ts; every /lists/{optOutListId}/… route first
  * runs loadList (400 bad id, 404 unknown list, 403 list the key may not administer).
  */

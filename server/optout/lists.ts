@@ -16,7 +16,7 @@ interface ListRow {
 
 const toList = (r: ListRow): OptOutList => ({ id: r.id, companyId: r.company_id, projectId: r.project_id });
 
-/** Project ids accepted for project-level lists (CONTRACT §5). */
+/** Project ids accepted for project-level lists (docs/optout-api.md#lists). */
 export const PROJECT_ID = /^p\d+$/;
 
 /** The list with this id, or undefined. */

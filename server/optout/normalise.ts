@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 const isFQDN = (createRequire(import.meta.url)('validator/lib/isFQDN.js') as { default: typeof import('validator/lib/isFQDN.js').default }).default;
 
 /**
- * Validation and normalisation of opt-out entries (CONTRACT §5): a practical RFC 5321 subset.
+ * Validation and normalisation of opt-out entries (docs/optout-api.md#lists): a practical RFC 5321 subset.
  *
  * Domains: trimmed, lowercase, IDN → punycode (UTS #46 via node:url), labels of letters/digits/hyphen
  * (1–63, no hyphen at either end), at least two labels, a TLD of letters (or an `xn--` label), ≤253 chars;

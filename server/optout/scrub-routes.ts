@@ -1,5 +1,5 @@
 /**
- * `/optout/scrubs` (CONTRACT §16): scrub a mailing list against the company's opt-out list and, with
+ * `/optout/scrubs` (docs/optout-api.md#scrubs): scrub a mailing list against the company's opt-out list and, with
  * `projectId`, that project's list too (the project's first). Permission as reading those lists: the
  * project's administrator (optout_administrate within its project limit) with `projectId`, else
  * company_administrate. The job engine is server/scrub/.

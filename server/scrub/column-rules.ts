@@ -1,5 +1,5 @@
 /**
- * Which column of an uploaded list is scrubbed, and whether its first row is a header (CONTRACT §16):
+ * Which column of an uploaded list is scrubbed, and whether its first row is a header (docs/cati-api.md#scrubs):
  * `column` = a header name (any case) or a 1-based column number; by default the first column whose header
  * contains `phone`, `tel` or `number` (e-mail lists: `mail`), else column 1. `header` = `true`/`false`; by
  * default the first row is a header when its chosen cell has no digit (e-mail lists: no `@`, since an address

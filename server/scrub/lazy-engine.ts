@@ -1,6 +1,6 @@
 /**
  * The scrub routes' way to the job engine: loaded with the first scrub request, not at start (cold start,
- * issue 26; Node keeps the loaded module), with the server's one scrub service.
+ * Node keeps the loaded module), with the server's one scrub service.
  */
 import type { AppContext } from '../context.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The parse worker's side of the list: the index built from the entries the main thread sends, and the
- * cells a removed row gains after its own (the extra columns of CONTRACT §16, without `Normalized`, which
+ * cells a removed row gains after its own (the extra columns of docs/optout-api.md#scrubs, without `Normalized`, which
  * the worker adds): `blacklist, MatchedId, MatchedNumber, MatchType` for a call list, `email|domain,
  * MatchedId, MatchedList` for a mailing list, `invalid` and blanks for a key that is not valid.
  */

@@ -1,5 +1,5 @@
 /**
- * A scrub's result file as the client downloads it (CONTRACT §16): CSV (UTF-8 with BOM, RFC 4180, the §5
+ * A scrub's result file as the client downloads it (docs/cati-api.md#scrubs): CSV (UTF-8 with BOM, RFC 4180, the docs/optout-api.md#decisions
  * formula guard) or, with `$format=xlsx`, an XLSX streamed by exceljs's workbook writer — every cell text.
  * Both are streamed from the file with back-pressure; nothing holds the whole result.
  */

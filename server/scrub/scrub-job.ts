@@ -1,5 +1,5 @@
 /**
- * A scrub job as the service keeps it, and its answer on the wire (CONTRACT §16).
+ * A scrub job as the service keeps it, and its answer on the wire (docs/cati-api.md#scrubs).
  */
 import type { Actor } from '../audit/audit-log.ts';
 import type { Principal } from '../auth/api-keys.ts';

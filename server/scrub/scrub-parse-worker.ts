@@ -48,7 +48,7 @@ async function indexList(): Promise<void> {
   matcher.seal();
 }
 
-/** Digits only, 1..32 of them: what the §3 rule answers for such a cell is the cell itself. */
+/** Digits only, 1..32 of them: what the docs/cati-api.md#odata rule answers for such a cell is the cell itself. */
 const PLAIN_DIGITS = /^\d{1,32}$/;
 
 function keyOf(): (cell: string) => string | null {

@@ -1,5 +1,5 @@
 /**
- * The scrub jobs of this server process (CONTRACT §16). Jobs live in memory and their files on this
+ * The scrub jobs of this server process (docs/cati-api.md#scrubs). Jobs live in memory and their files on this
  * server's disk (`<data-dir>/scrubs`), so a job is known only to the server that ran it: behind a load
  * balancer over several PostgreSQL servers a client must come back to the same server (sticky sessions),
  * others answer 404. Jobs and files go after the retention time (24 h), on DELETE, and at every start

@@ -32,7 +32,7 @@ export interface UnsubscribePages {
 }
 
 /**
- * Public unsubscribe pages under /unsubscribe (no API key; CONTRACT §6):
+ * Public unsubscribe pages under /unsubscribe (no API key; docs/unsubscribe.md#keys):
  * GET shows (default page without a key, confirm page with one), POST unsubscribes (also RFC 8058
  * one-click), every bad key gets the same 404 page, and clients that call too often get a 429 page.
  * One set of rate-limit counters serves the router and `serveDefault`.
@@ -105,7 +105,7 @@ export function unsubscribePages(ctx: AppContext): UnsubscribePages {
     const masked = maskAddress(payload.emailAddress);
     if (method === 'GET') return sendPage(res, 200, confirmPage(settings, masked, rawKey as string), headers);
     // The list may be deleted between the lookup and the insert: check again inside the transaction.
-    // Audited as the unsubscribe page (CONTRACT §10), whoever follows the link.
+    // Audited as the unsubscribe page (docs/audit.md#audit), whoever follows the link.
     const added = await runAs(UNSUBSCRIBE_PAGE_ACTOR, () =>
       ctx.store.transaction(async (tx) => {
         if (!(await findList(tx, payload.listId))) return false;

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** What an unsubscribe key carries (CONTRACT §6). */
+/** What an unsubscribe key carries (docs/unsubscribe.md#keys). */
 export interface UnsubscribePayload {
   listId: number;
   /** The normalised address (as stored in the list). */

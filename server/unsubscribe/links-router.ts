@@ -11,7 +11,7 @@ import { openKeyCodec } from './key-codec.ts';
 
 /**
  * `POST /optout/lists/{id}/unsubscribe-links` `{emailAddress, projectId?}` → `{key, url}` for mailers
- * (CONTRACT §6). The list is loaded like every other list route (400 bad id, 404 unknown, 403 not
+ * (docs/unsubscribe.md#keys). The list is loaded like every other list route (400 bad id, 404 unknown, 403 not
  * administrable) and body fields are matched case-insensitively like the rest of the opt-out API.
  * `projectId` (optional) names the project the mail is sent for, recorded as `unsubscribedFrom`; it
  * defaults to the list's project and must equal it on a project-level list.
@@ -39,7 +39,7 @@ export function unsubscribeLinksRouter(ctx: AppContext): Router {
     }
 
     const key = codec.encode({ listId: list.id, emailAddress: email.value, projectId: from });
-    const base = linkOrigin(req, ctx.config.publicUrl); // CONTRACT §8: the public URL, else the (allowed) Host
+    const base = linkOrigin(req, ctx.config.publicUrl); // docs/cati-api.md#hosts: the public URL, else the (allowed) Host
     res.json({ key, url: `${base}/unsubscribe?key=${key}` });
   });
 

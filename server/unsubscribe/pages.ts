@@ -27,7 +27,7 @@ button:focus-visible { outline: 3px solid var(--fg); outline-offset: 2px; }
 
 const STYLE_HASH = createHash('sha256').update(CSS).digest('base64');
 
-/** Headers on every unsubscribe page (CONTRACT §6). */
+/** Headers on every unsubscribe page (docs/unsubscribe.md#pages). */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,

@@ -6,7 +6,7 @@ import { createApp } from '../../server/app.ts';
 import { hostAllowList, hostOfHeader } from '../../server/http/host-rules.ts';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.ts';
 
-// CONTRACT §11 (421 for a foreign Host) and §8 (links on the public URL, else the allowed Host).
+// docs/cati-api.md#hosts (421 for a foreign Host) and docs/cati-api.md#hosts (links on the public URL, else the allowed Host).
 
 /** A request with an arbitrary Host header (fetch cannot set one). */
 function withHost(url: string, path: string, host: string, options: { method?: string; body?: unknown } = {}) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audited } from '../helpers/audit.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-// Every CATI change a person or client makes, performed over HTTP, leaves one audit row (CONTRACT §10)
+// Every CATI change a person or client makes, performed over HTTP, leaves one audit row (docs/audit.md#audit)
 // naming the stored key that made it; the rows are read back through GET /admin/audit.
 let t: TestServer;
 let key: string;

@@ -7,7 +7,7 @@ import { audited } from '../helpers/audit.ts';
 import { CLI, ROOT } from '../helpers/cli-server.ts';
 import { startTestServer, testDatabase, type TestServer } from '../helpers/server.ts';
 
-// Opt-out lists, entries, imports, settings, the unsubscribe page and API keys (CONTRACT §10): each change
+// Opt-out lists, entries, imports, settings, the unsubscribe page and API keys (docs/audit.md#audit): each change
 // over HTTP (or the CLI) leaves its audit row, read back through GET /admin/audit.
 let t: TestServer;
 let key: string;

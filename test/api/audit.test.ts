@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRow } from '../helpers/audit.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-// GET /admin/audit (CONTRACT §10): newest first, filters, keyset paging, CSV, permissions, append-only.
+// GET /admin/audit (docs/audit.md#audit): newest first, filters, keyset paging, CSV, permissions, append-only.
 let t: TestServer;
 let admin: string;
 let adminId: number;
@@ -23,7 +23,7 @@ afterAll(() => t.close());
 const get = (query: string, key: string | null = admin) => t.json<{ value: AuditRow[]; '@odata.nextLink'?: string }>('GET', `/admin/audit${query}`, { key });
 
 describe('GET /admin/audit', () => {
-  it('answers {value} newest first with the row fields of §10 (Time in UTC ms, Changes an object)', async () => {
+  it('answers {value} newest first with the row fields of docs/audit.md#audit (Time in UTC ms, Changes an object)', async () => {
     const r = await get('');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);

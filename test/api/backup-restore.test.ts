@@ -33,8 +33,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// SQLite only by nature: the backup is a copy of the SQLite file (PostgreSQL has its own tools, CONTRACT §12).
-describeSqliteOnly('npm run backup / npm run restore (CONTRACT §11)', () => {
+// SQLite only by nature: the backup is a copy of the SQLite file (PostgreSQL has its own tools, docs/deployment.md#postgresql).
+describeSqliteOnly('npm run backup / npm run restore (docs/deployment.md#backups)', () => {
   const backup = () => join(dir, 'one.sqlite');
 
   it('backs up a running server’s database while writes keep going, verified, and audits it', async () => {

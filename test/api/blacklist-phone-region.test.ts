@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ROOT } from '../helpers/cli-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-// CONTRACT §10: --phone-region; numbers that block each other in every format; re-normalisation on change.
+// docs/cati-api.md#phone-region: --phone-region; numbers that block each other in every format; re-normalisation on change.
 describe('with --phone-region NL', () => {
   let t: TestServer;
   beforeAll(async () => {

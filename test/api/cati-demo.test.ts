@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('demo data (--demo)', () => {
-  it('is a Dutch call centre: the phone region is NL (CONTRACT §14)', async () => {
+  it('is a Dutch call centre: the phone region is NL (docs/cati-api.md#phone-region)', async () => {
     expect((await t.json('GET', '/admin/settings')).body).toEqual({ PhoneRegion: 'NL' });
     expect((await t.json('GET', "/cati/blacklist/Controller.Check(telephoneNumber='06-12345678')")).body.Normalized).toBe('31612345678');
   });
@@ -60,7 +60,7 @@ describe('demo data (--demo)', () => {
   });
 });
 
-describe('demo data tells the truth (CONTRACT §9)', () => {
+describe('demo data tells the truth (docs/cati-api.md#floor)', () => {
   const one = async (sql: string) => (await t.server.ctx.store.value<number>(sql))!;
 
   it('no interviewer\'s call or break lies outside one of its sessions, and none overlap', async () => {

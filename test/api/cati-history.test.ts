@@ -147,7 +147,7 @@ describe('/callhistorywithvariables', () => {
     expect(breaksOnly.body.value.map((x: { EventType: string }) => x.EventType)).toEqual(['Call', 'Call', 'Break', 'Call']);
   });
 
-  it('without startTime no lower time bound, without endTime no upper bound: no default window (CONTRACT §14)', async () => {
+  it('without startTime no lower time bound, without endTime no upper bound: no default window (docs/cati-api.md#callhistorywithvariables)', async () => {
     const ids = (r: { body: { value: { Id: number }[] } }) => r.body.value.map((x) => x.Id);
     const before10 = await chv('endTime=2026-11-02T10:00:00Z');
     expect(ids(before10)).toEqual([1, 2]);

@@ -4,7 +4,7 @@ import { CLI, ROOT } from '../helpers/cli-server.ts';
 import { startTestServer, testDatabase, type TestServer } from '../helpers/server.ts';
 import { openEvents } from '../helpers/sse.ts';
 
-// CONTRACT §14: cati_read reaches every side-effect-free read under /cati/ and GET /events, nothing else.
+// docs/people.md#permissions: cati_read reaches every side-effect-free read under /cati/ and GET /events, nothing else.
 let t: TestServer;
 let readKey: string;
 let itemId: number;

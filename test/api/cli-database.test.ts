@@ -1,5 +1,5 @@
 /**
- * CONTRACT §14: the key CLI (and backup) open the database of the server running on their data dir, as
+ * docs/people.md#keys: the key CLI (and backup) open the database of the server running on their data dir, as
  * `<data-dir>/server.lock` names it (never with a password); never a silent write to a SQLite file no server
  * reads. A real `serve` process on PostgreSQL; runs in the `postgres` project.
  */

@@ -6,7 +6,7 @@ import { testEngine } from '../helpers/engine.ts';
 import { freshPgDatabase } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-// CONTRACT §14: the phone region is a stored company setting (GET/PATCH /admin/settings).
+// docs/cati-api.md#phone-region: the phone region is a stored company setting (GET/PATCH /admin/settings).
 const check = (t: TestServer, n: string) => t.json('GET', `/cati/blacklist/Controller.Check(telephoneNumber='${encodeURIComponent(n)}')`);
 const settingsAudit = (t: TestServer) =>
   t.server.ctx.store.all<{ action: string; entity: string; changes: string; actor: string }>(

@@ -22,7 +22,7 @@ function loseDatabase(store: Store): () => void {
   };
 }
 
-describe('The database unreachable while the server runs (CONTRACT §12)', () => {
+describe('The database unreachable while the server runs (docs/deployment.md#postgresql)', () => {
   it('answers 503 with Retry-After: 5 in each interface’s error shape, never leaks the cause, and recovers with the database', async () => {
     const restore = loseDatabase(t.server.ctx.store);
     try {

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('open calls and breaks (CONTRACT §9)', () => {
+describe('open calls and breaks (docs/cati-api.md#floor)', () => {
   it('a call posted with Duration null is open; PATCH closes it with Duration, ExtendedStatus, WaitingTime, Variables', async () => {
     const [id] = (await post('/cati/callhistory', call(ago(2), { Duration: null, InterviewId: 7 }))).body.value;
     const open = await t.json('GET', `/cati/callhistory(${id})`);

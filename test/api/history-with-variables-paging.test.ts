@@ -64,7 +64,7 @@ describe('/callhistorywithvariables cheap paging', () => {
     }
   });
 
-  it('without startTime/endTime (no window, CONTRACT §14) pages carry NumberInOrder on and match the generic query', async () => {
+  it('without startTime/endTime (no window, docs/cati-api.md#callhistorywithvariables) pages carry NumberInOrder on and match the generic query', async () => {
     const unbounded = '/cati/callhistorywithvariables?includeBreakTimes=true&includeLoginLogoutInfo=true';
     const cheap = (await all(unbounded)) as { NumberInOrder: number }[];
     expect(cheap.length).toBe(4500 + 40 + 40);

@@ -1,5 +1,5 @@
 /**
- * `$apply` (CONTRACT §8) over a real server: a few hundred generated queries (seeded PRNG) whose results
+ * `$apply` (docs/cati-api.md#apply) over a real server: a few hundred generated queries (seeded PRNG) whose results
  * must equal a straightforward JS computation over the same rows read back through the API; malformed
  * ones → 400 with position; ungroupable properties named; paging; $metadata's ApplySupported.
  */
@@ -210,7 +210,7 @@ describe('$apply: shape, types and paging', () => {
     expect(skipped.body.value).toEqual([{ SurveyId: 'p2' }, { SurveyId: 'p3' }]);
   });
 
-  it('/{set}/$count honours $apply: the aggregated rows after $filter, as text/plain (CONTRACT §14)', async () => {
+  it('/{set}/$count honours $apply: the aggregated rows after $filter, as text/plain (docs/cati-api.md#apply)', async () => {
     const count = async (q: string, rest = '') => {
       const res = await t.request('GET', `/cati/callhistory/$count?$apply=${encodeURIComponent(q)}${rest}`);
       expect(res.status).toBe(200);

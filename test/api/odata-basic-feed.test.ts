@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.ts';
 
-// CONTRACT §2: Basic credentials (any user, an API key as password) on side-effect-free reads under /cati/ only.
+// docs/cati-api.md#basic: Basic credentials (any user, an API key as password) on side-effect-free reads under /cati/ only.
 let t: TestServer;
 let itemId: number;
 let interviewerId: number;

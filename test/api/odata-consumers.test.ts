@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.ts';
 
-// Real consumers nobody here wrote, run on our $metadata (CONTRACT §8): the OASIS TC's odata-csdl and
+// Real consumers nobody here wrote, run on our $metadata (docs/cati-api.md#metadata): the OASIS TC's odata-csdl and
 // odata-openapi, the OpenAPI schema validator, SAP's edmx-parser, and the generic @odata/client V4 client.
 const require = createRequire(import.meta.url);
 const { xml2json } = require('odata-csdl') as { xml2json(xml: string, options?: { messages?: unknown[]; strict?: boolean }): any };
@@ -35,7 +35,7 @@ beforeAll(async () => {
   keys.callhistory = String(
     (await post('/cati/callhistory', { Time: at, SurveyId: 'p9001', InterviewerId: interviewer, TelephoneNumber: '1', Duration: 5, WaitingTime: 1, CallCenterId: 1 })).value[0],
   );
-  // A call older than a day: /callhistorywithvariables (no default window, CONTRACT §14) answers it too.
+  // A call older than a day: /callhistorywithvariables (no default window, docs/cati-api.md#callhistorywithvariables) answers it too.
   const daysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString();
   await post('/cati/callhistory', { Time: daysAgo, SurveyId: 'p9001', InterviewId: 1, InterviewerId: interviewer, TelephoneNumber: '2', Duration: 5, WaitingTime: 1, CallCenterId: 1, Variables: { Region: 'North' } });
   keys.breakhistory = String(
@@ -133,7 +133,7 @@ describe('OASIS odata-openapi: OpenAPI from $metadata', () => {
   });
 });
 
-describe('/callhistorywithvariables as feeds read it (no default window, CONTRACT §14)', () => {
+describe('/callhistorywithvariables as feeds read it (no default window, docs/cati-api.md#callhistorywithvariables)', () => {
   it('answers history older than a day with its Variables, numbered in time order', async () => {
     const r = await t.json('GET', '/cati/callhistorywithvariables?variables=Region&$count=true');
     expect(r.status).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * Exports of collection queries (CONTRACT §8, §13): CSV and XLSX contents (XLSX parsed back with the
+ * Exports of collection queries (docs/cati-api.md#apply, docs/limits.md#limits): CSV and XLSX contents (XLSX parsed back with the
  * `xlsx` package), $select order, $apply results, /callhistorywithvariables with its variables as columns,
  * Basic credentials, the formula guard, the row limit (400 before any byte), and a client that goes away
  * mid-export leaving the server healthy.

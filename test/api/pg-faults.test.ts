@@ -1,5 +1,5 @@
 /**
- * Issue 25: PostgreSQL faults under load (CONTRACT §12). Two servers on one database of a cluster of the test's
+ * Issue 25: PostgreSQL faults under load (docs/deployment.md#postgresql). Two servers on one database of a cluster of the test's
  * own; clients write through both (single creates, blacklist imports, opt-out imports) while backends are
  * killed (`pg_terminate_backend`) and the cluster is restarted. Expected: every acknowledged write is stored,
  * no import is partial, 503 with Retry-After while the database is away, recovery without restarting our

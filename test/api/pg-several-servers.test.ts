@@ -1,5 +1,5 @@
 /**
- * CONTRACT §12 on PostgreSQL, over HTTP: two server processes' worth of servers on one database serve the same
+ * docs/deployment.md#postgresql on PostgreSQL, over HTTP: two server processes' worth of servers on one database serve the same
  * data (a write through one is read through the other at once, /events of one carries the other's changes), and
  * a database that goes away answers 503 with a message, never a crash or a half-written import, and comes back by
  * itself. Runs in the `postgres` project (skipped in the SQLite one).

@@ -4,7 +4,7 @@ import XLSX from 'xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-// CONTRACT §16: POST /cati/scrubs, the job, its kept and removed files.
+// docs/cati-api.md#scrubs: POST /cati/scrubs, the job, its kept and removed files.
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();

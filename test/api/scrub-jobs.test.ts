@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { singleEntryBomb } from '../helpers/zip-bombs.ts';
 
-// CONTRACT §16: who sees a scrub, how long it lives, the audit row, the phone region, a failed scrub.
+// docs/cati-api.md#scrubs: who sees a scrub, how long it lives, the audit row, the phone region, a failed scrub.
 function form(content: BlobPart, name: string, fields: Record<string, string> = {}): FormData {
   const fd = new FormData();
   for (const [k, v] of Object.entries(fields)) fd.append(k, v);

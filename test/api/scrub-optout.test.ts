@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-// CONTRACT §16: POST /optout/scrubs against the company list and a project's list.
+// docs/optout-api.md#scrubs: POST /optout/scrubs against the company list and a project's list.
 let t: TestServer;
 let company: number;
 let project: number;

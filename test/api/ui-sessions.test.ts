@@ -13,7 +13,7 @@ afterAll(() => t.close());
 const ui = () => t.server.ctx.keys.ui;
 const exchange = (token: unknown) => t.json('POST', '/auth/ui-token', { body: { token }, key: null });
 
-describe('The UI link: a single-use token exchanged for a session key (CONTRACT §2)', () => {
+describe('The UI link: a single-use token exchanged for a session key (docs/people.md#ui-sessions)', () => {
   it('answers a session key that the API accepts; the same token is refused the second time', async () => {
     const token = await ui().mintToken();
     const first = await exchange(token);
@@ -73,7 +73,7 @@ describe('The UI link: a single-use token exchanged for a session key (CONTRACT 
     expect((await t.json('GET', '/cati/blacklist', { key: b })).status).toBe(401);
     expect((await t.json('DELETE', `/admin/ui-sessions/${bId}`, { key: a })).status).toBe(404);
     expect((await t.json('DELETE', '/admin/ui-sessions/abc', { key: a })).status).toBe(400);
-    // Sessions are their own entity in the audit log (CONTRACT §15), never `keys`.
+    // Sessions are their own entity in the audit log (docs/audit.md#audit), never `keys`.
     const audit = await t.server.ctx.store.all("SELECT actor, action, entity, entity_id FROM audit_log WHERE entity = 'sessions' AND entity_id = ? ORDER BY id", [String(bId)]);
     expect(audit).toEqual([
       { actor: `UI session ${bId}`, action: 'login', entity: 'sessions', entity_id: String(bId) },

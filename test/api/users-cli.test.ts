@@ -1,5 +1,5 @@
 /**
- * `npm run users` (CONTRACT §15) against a running `serve` process on the same data dir (and, in the postgres
+ * `npm run users` (docs/people.md#users) against a running `serve` process on the same data dir (and, in the postgres
  * project, the same PostgreSQL database): the password only from stdin, changes the server sees at once, and
  * no password in any answer, log line or audit row.
  */

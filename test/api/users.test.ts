@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-// CONTRACT §15: user accounts, sign-in with a name and password, sessions that follow the UI-session rules.
+// docs/people.md#users: user accounts, sign-in with a name and password, sessions that follow the UI-session rules.
 
 const PASSWORD = 'correct horse battery staple';
 const USER_FIELDS = ['UserId', 'Name', 'DisplayName', 'Role', 'Locked', 'CreatedAt', 'LastLoginAt'];

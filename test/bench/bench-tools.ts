@@ -171,7 +171,7 @@ const threadSchedstat = (): [number, number] | null => {
 /**
  * Watches this thread's event loop every 10 ms until `stop()`. A stall on a busy 2-core machine is mostly the
  * OS running other threads (the parse worker, PostgreSQL, other processes); Linux's per-thread schedstat tells
- * that apart from the work this thread did in the gap, which is what CONTRACT §13's budget limits.
+ * that apart from the work this thread did in the gap, which is what the documented budget limits.
  */
 export function watchLoop(describe: () => string = () => ''): { stop: () => LoopWatch } {
   const started = performance.now();

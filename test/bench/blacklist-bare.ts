@@ -3,7 +3,7 @@
  * body, normalises each number, and inserts the rows into the same `blacklist` table (its unique index on
  * (telephone_number, type) drops repeats) in one transaction, one multi-row INSERT per 500 rows, with one audit
  * row — with the engine's own driver and nothing else (better-sqlite3; `pg` on one connection).
- * Normalising: the digits; with `?region=CC`, as CONTRACT §10 has it for an Equal number, libphonenumber-js's
+ * Normalising: the digits; with `?region=CC`, as docs/cati-api.md#phone-region has it for an Equal number, libphonenumber-js's
  * reading when it finds the number possible for the region (country code + national number), else the digits.
  * `?normalise=digits` keeps the digits whatever the region (the figure beside it: libphonenumber-js's own cost).
  */

@@ -115,7 +115,7 @@ try {
     const countBare = quantile(await bareTimes(() => bare.count(day, day + DAY), 50), 0.95) + emptyMs;
     report('$count of a day p95', countMs, 'ms', countBare, '(figure)', null);
 
-    // /callhistorywithvariables without a time window (CONTRACT §14): the first page, and the page 50 pages
+    // /callhistorywithvariables without a time window (docs/cati-api.md#callhistorywithvariables): the first page, and the page 50 pages
     // deep reached by following @odata.nextLink (NumberInOrder carried in the $skiptoken), each with its
     // worst event-loop delay.
     const unbounded = '/cati/callhistorywithvariables?includeBreakTimes=true&includeLoginLogoutInfo=true';

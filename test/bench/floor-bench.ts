@@ -1,5 +1,5 @@
 /**
- * Live floor benchmark (`npm run bench -- floor`, CONTRACT §9). Seeds 1,000,000 calls (CATI_BENCH_CALLS) over the
+ * Live floor benchmark (`npm run bench -- floor`, docs/cati-api.md#floor). Seeds 1,000,000 calls (CATI_BENCH_CALLS) over the
  * last 30 days (CATI_BENCH_DAYS; 400 with 20,000,000 calls is a 500-seat centre's ~50,000 a day), puts
  * 500 open sessions on the floor through the ingest API, and measures, against a server in its own process:
  * - `/cati/floor` (500 rows) p95, beside a bare Node http server answering the same SELECT in the same process;

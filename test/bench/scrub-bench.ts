@@ -1,5 +1,5 @@
 /**
- * Scrub benchmark (`npm run bench -- scrub`, CONTRACT §16): a call list of SCRUB_ROWS rows (default
+ * Scrub benchmark (`npm run bench -- scrub`, docs/cati-api.md#scrubs): a call list of SCRUB_ROWS rows (default
  * 1,000,000; 10 % Equal hits, 5 % StartWith hits, a few invalid) scrubbed against a blacklist of SCRUB_LIST
  * entries (default 1,000,000: 1 % of them StartWith prefixes) through the real job engine (parse worker,
  * its in-memory index, kept/removed files) in process, on SQLite and then on PostgreSQL (a throw-away
@@ -92,7 +92,7 @@ function reportRun(label: string, run: Run, bare: number): void {
   const { wallMs, cpuMs } = run.loop;
   if (cpuMs === null) report(`Scrub longest event-loop delay (${label})`, wallMs, 'ms', null, '≤ 50 ms', wallMs <= 50);
   else {
-    // §13 limits synchronous work; the wall-clock delay also counts time the OS gave other threads (load above).
+    // docs/limits.md#event-loop limits synchronous work; the wall-clock delay also counts time the OS gave other threads (load above).
     report(`Scrub longest synchronous work on the event loop (${label}, CPU the thread used within one delay)`, cpuMs, 'ms', null, '≤ 50 ms', cpuMs <= 50);
     report(`  its longest event-loop delay by the clock (other threads and processes included)`, wallMs, 'ms', null, 'reported', null);
   }

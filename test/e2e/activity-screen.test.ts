@@ -34,7 +34,7 @@ const CLERK_GROUPS = 'actor=night%20clerk&entity=groups';
 describe('Settings → Activity in Chromium', () => {
   it('lists the newest 100 changes first, and "Load more" adds the older ones', async () => {
     await expect.poll(() => table().getByRole('row').count()).toBe(101); // header + one page
-    // This window's sign-in (entity `sessions`) is hidden unless asked for (CONTRACT §15).
+    // This window's sign-in (entity `sessions`) is hidden unless asked for (docs/people.md#users).
     expect(await table().getByRole('row').nth(1).textContent()).toContain('TelephoneNumber: 5550119');
     await section().getByLabel('Show sign-ins').check();
     await expect.poll(() => table().getByRole('row').nth(1).textContent()).toMatch(/UI session \d+login/);

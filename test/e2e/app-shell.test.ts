@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
-/** CONTRACT §17: `/favicon.ico` and the app's icon are served; a skip link leads to the main content; an opened survey is shown. */
+/** docs/screens.md#truth: `/favicon.ico` and the app's icon are served; a skip link leads to the main content; an opened survey is shown. */
 let ui: UiHarness;
 
 beforeAll(async () => {

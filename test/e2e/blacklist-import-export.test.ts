@@ -87,7 +87,7 @@ describe('Blacklist: sort, address, import in parts, export', () => {
     expect(download.suggestedFilename()).toMatch(/^blacklist-\d{4}-\d\d-\d\d\.csv$/);
     const text = await readFile((await download.path())!, 'utf8');
     const rows = text.replace(/^\uFEFF/, '').trim().split('\r\n');
-    // The screen's columns in its order, the time in the zone shown (named in the header), then the id (CONTRACT §17).
+    // The screen's columns in its order, the time in the zone shown (named in the header), then the id (docs/screens.md#truth).
     // The zone by its short name when its offset is the same all year (UTC here), else by its IANA name.
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     const offset = (at: number, style: 'short' | 'longOffset') => new Intl.DateTimeFormat('en', { timeZone: zone, timeZoneName: style }).formatToParts(at).find((p) => p.type === 'timeZoneName')!.value;

@@ -3,12 +3,12 @@ import { parse } from 'csv-parse/sync';
 import type { Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as XLSX from 'xlsx';
-import { todayIn } from '../../server/cati/time-zones.ts';
+import { todayIn } from '../../common/time-zones.ts';
 import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
 /**
- * CONTRACT §17 on History, Productivity and Activity: times in the call centre's zone (not this computer's), the zone
+ * docs/screens.md#truth on History, Productivity and Activity: times in the call centre's zone (not this computer's), the zone
  * named on screen and in the headers, "today" and the typed From/To read as that zone's wall times (its midnight is
  * what the server is asked for), and each screen's export the table as shown, in that zone, named by the period.
  * The centre is on Pacific/Kiritimati (UTC+14, no DST): its day is never this machine's day.

@@ -5,7 +5,7 @@ import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
 /**
- * CONTRACT §17 through the one data table: headers that sort (aria-sort), a quick filter, arrow keys between rows,
+ * docs/screens.md#truth through the one data table: headers that sort (aria-sort), a quick filter, arrow keys between rows,
  * "export what you see", the loading / failed / offline states of a Settings section with "cannot be reached" said
  * once, and times in the call centre's zone, named in the header.
  */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
 /**
- * CONTRACT §17: an export from a screen is the screen — the same rows, the same columns in the same order, names and
+ * docs/screens.md#truth: an export from a screen is the screen — the same rows, the same columns in the same order, names and
  * labels as shown (ids may follow), times in the zone shown with the zone in the header, a file name with the period.
  */
 let ui: UiHarness;

@@ -4,7 +4,7 @@ import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
 /**
- * CONTRACT §17 on the live floor: surveys by name (id in small print); Lock acts on the row the person chose — a
+ * docs/screens.md#truth on the live floor: surveys by name (id in small print); Lock acts on the row the person chose — a
  * confirmation naming the interviewer, and the rows keep their order while it is open, however the floor changes.
  */
 let ui: UiHarness;

@@ -1,5 +1,5 @@
 /**
- * People in the browser (CONTRACT §15): the sign-in page when the tab has no session, the person and Sign out in
+ * People in the browser (docs/people.md#users): the sign-in page when the tab has no session, the person and Sign out in
  * the header, back to the same screen after a session ends, a viewer's floor without Lock, and Settings → People.
  */
 import type { Page } from 'playwright-core';
@@ -118,7 +118,7 @@ describe('Settings → People', () => {
     await page.getByLabel('Role of nina').selectOption('supervisor');
     await expect.poll(async () => (await api()('GET', '/admin/users')).body.value.find((u: { Name: string }) => u.Name === 'nina')?.Role).toBe('supervisor');
     const ninaKey = (await api()('POST', '/auth/login', { body: { Name: 'nina', Password: PASSWORD }, key: null })).body.Key;
-    // Lock and Unlock ask first, naming the person (CONTRACT §17).
+    // Lock and Unlock ask first, naming the person (docs/screens.md#truth).
     await page.getByRole('button', { name: 'Lock nina', exact: true }).click();
     await page.getByRole('button', { name: 'Lock Nina New (nina)', exact: true }).click();
     await page.getByRole('button', { name: 'Unlock nina', exact: true }).waitFor();

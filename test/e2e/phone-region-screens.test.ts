@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
-// CONTRACT §14 screens: Settings → Phone numbers, the region beside the blacklist's inputs, the read-only key, the Excel hint.
+// docs/cati-api.md#phone-region screens: Settings → Phone numbers, the region beside the blacklist's inputs, the read-only key, the Excel hint.
 let ui: UiHarness;
 let page: Page;
 

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { todayIn } from '../../server/cati/time-zones.ts';
+import { todayIn } from '../../common/time-zones.ts';
 import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
@@ -8,7 +8,7 @@ let ui: UiHarness;
 let page: Page;
 let east: number;
 
-// The centre's zone is not the browser's: "today" is the centre's (CONTRACT §9).
+// The centre's zone is not the browser's: "today" is the centre's (docs/cati-api.md#floor).
 const ZONE = 'Asia/Tokyo';
 const now = Date.now();
 const [dayStart] = todayIn(ZONE, now);

@@ -4,7 +4,7 @@ import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
 /**
- * CONTRACT §17: loading, empty, failed and offline are four different states on every screen — "Loading…" with
+ * docs/screens.md#truth: loading, empty, failed and offline are four different states on every screen — "Loading…" with
  * `aria-busy` while an answer is awaited (never "nothing found"), a failure said with Retry, the last good data kept
  * and marked out of date; the floor marks its figures stale and stops its times while its stream is down.
  */

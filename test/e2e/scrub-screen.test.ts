@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
-// CONTRACT §16: Blacklist → "Scrub a call list": preview, column picker, progress, counts, real downloads.
+// docs/cati-api.md#scrubs: Blacklist → "Scrub a call list": preview, column picker, progress, counts, real downloads.
 let ui: UiHarness;
 let page: Page;
 

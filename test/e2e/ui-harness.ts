@@ -34,7 +34,7 @@ export async function launchChromium(): Promise<Browser> {
 
 /**
  * The `/#token=…` part of a fresh UI link for `server`, as `npm run serve` prints it: a single-use token the page
- * exchanges for a session key on its first load (CONTRACT §2). Each page needs its own.
+ * exchanges for a session key on its first load (docs/people.md#ui-sessions). Each page needs its own.
  */
 export async function uiLinkFragment(server: TestServer): Promise<string> {
   return `/#token=${await server.server.ctx.keys.ui.mintToken()}`;

@@ -13,7 +13,7 @@ async function newPage() {
   return context.newPage();
 }
 
-describe('The headless UI link in Chromium (single-use token, CONTRACT §2)', () => {
+describe('The headless UI link in Chromium (single-use token, docs/people.md#ui-sessions)', () => {
   it('opens the UI once; the same link in another tab shows that it was used, with how to get a fresh one', async () => {
     const link = `${ui.server.url}${await uiLinkFragment(ui.server)}`;
     const first = await newPage();
@@ -41,7 +41,7 @@ describe('The headless UI link in Chromium (single-use token, CONTRACT §2)', ()
     const id = (await ui.server.server.ctx.keys.ui.authenticate(key!))!.id;
     expect(await ui.server.server.ctx.keys.ui.revoke(id)).toBe(true);
     await page.evaluate(() => (window.location.hash = '#/settings'));
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor(); // CONTRACT §15: the sign-in page instead of the screen
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor(); // docs/people.md#users: the sign-in page instead of the screen
     await page.getByText(/Your session has ended/).waitFor();
     await page.context().close();
   });

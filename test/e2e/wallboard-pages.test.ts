@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './axe.ts';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
-/** CONTRACT §17: the wallboard shows everyone on a TV of any size — it pages through all rows by itself. */
+/** docs/screens.md#truth: the wallboard shows everyone on a TV of any size — it pages through all rows by itself. */
 let ui: UiHarness;
 const PEOPLE = 61;
 

@@ -1,5 +1,5 @@
 /**
- * Engine-specific test mechanics, so the API tests run unchanged on SQLite and on PostgreSQL (CONTRACT §12):
+ * Engine-specific test mechanics, so the API tests run unchanged on SQLite and on PostgreSQL (docs/deployment.md#postgresql):
  * which engine this run uses, skipping what is SQLite-only by nature, injecting a write failure, holding the
  * write lock from another connection, and seeing whether a reader still holds its snapshot.
  */

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §13 for Controller.Import under a phone region: normalising 10,000 numbers with libphonenumber-js
+ * docs/limits.md#event-loop for Controller.Import under a phone region: normalising 10,000 numbers with libphonenumber-js
  * takes longer than the 50 ms budget, so the import gives other work a turn between slices of items. Observed
  * without timing: a callback queued before the import runs before the import has read all its items.
  */

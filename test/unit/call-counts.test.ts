@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { newSqliteDatabase } from '../../server/db/native-binding.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { floorParams } from '../../server/cati/floor-sets.ts';
-import { serverTimeZone, todayIn } from '../../server/cati/time-zones.ts';
+import { serverTimeZone, todayIn } from '../../common/time-zones.ts';
 import { floorModel } from '../../server/cati/floor-models.ts';
 import { sqliteDialect } from '../../server/db/dialect.ts';
 import { listMigrations, openDatabase } from '../../server/db/open.ts';

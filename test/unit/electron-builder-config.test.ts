@@ -144,6 +144,7 @@ describe('electron-builder.yml', () => {
   });
 
   it('includes compiled main and server, the preload, migrations and the renderer', () => {
+    const DEV_ONLY = 'dist/server/db/ts-worker-bootstrap.mjs';
     expect(pkg.main).toBe('dist/main/main.js');
     const needed = [
       'package.json',
@@ -152,12 +153,17 @@ describe('electron-builder.yml', () => {
       'dist/renderer/index.html',
       'dist/renderer/assets/index-abc123.js',
       ...walk(join(ROOT, 'main')).filter((f) => /\.c?ts$/.test(f)).map(compiled),
-      ...walk(join(ROOT, 'server')).map(compiled),
+      ...walk(join(ROOT, 'server')).map(compiled).filter((f) => f !== DEV_ONLY),
+      ...walk(join(ROOT, 'common')).map(compiled),
     ];
     expect(needed).toContain('dist/server/db/migrations/001-core.sql');
     expect(needed).toContain('dist/server/optout/import-worker.js');
+    expect(needed).toContain('dist/common/time-zones.js');
     for (const file of needed) expect(packed(file), file).toBe(true);
     expect(packed('dist/main/main.js.map'), 'dist/main/main.js.map').toBe(false);
+    // tsx is a devDependency: the worker bootstrap that registers it is not packed (compiled entries need none).
+    expect(packed(DEV_ONLY), DEV_ONLY).toBe(false);
+    expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
   });
 
   it('packs better-sqlite3 13 unpacked with the prebuilt binary of each target, and leaves better-sqlite3 12 out', async () => {

@@ -1,5 +1,5 @@
 /**
- * History, the floor, the demo and the seed on both engines (CONTRACT §12): the same steps on a SQLite store and on a
+ * History, the floor, the demo and the seed on both engines (docs/deployment.md#postgresql): the same steps on a SQLite store and on a
  * PostgreSQL store — demo organisation and shifts through the bulk path, ingest batches with answers, closing PATCHes,
  * a login closing an earlier session, /callhistorywithvariables pages (cheap path, skiptoken, generic subquery with the
  * export's variable columns), the floor from the summaries and from the calls, npm run seed — give the same answers.

@@ -20,7 +20,7 @@ type Desktop = NonNullable<Awaited<ReturnType<typeof runDesktop>>>;
 const noVolume = smallVolumeUnavailable();
 
 // Settings → Backups and the native save dialogs, through the bridge's IPC handlers with the fake's dialogs
-// answering (CONTRACT §10, §11).
+// answering (docs/deployment.md#backups).
 let dir: string;
 /** The desktop app of the test (the streaming test runs without one). */
 let desktop: Desktop;

@@ -15,7 +15,7 @@ const { startClientProxy } = await import('../../main/client-proxy.ts');
 const { ensureSelfSigned } = await import('../../server/tls.ts');
 type Desktop = NonNullable<Awaited<ReturnType<typeof runDesktop>>>;
 
-// Client mode (CONTRACT §11) with two real servers: this computer's desktop app (fake Electron, real embedded
+// Client mode (docs/desktop.md#desktop) with two real servers: this computer's desktop app (fake Electron, real embedded
 // server) and another CATI Supervisor serving HTTPS with its own self-signed certificate. Everything goes through
 // the bridge's IPC handlers, as the Settings → Connection screen calls them.
 let dir: string;

@@ -13,7 +13,7 @@ const { lanAccess } = await import('../../main/lan-access.ts');
 const { ensureSelfSigned } = await import('../../server/tls.ts');
 type Desktop = NonNullable<Awaited<ReturnType<typeof runDesktop>>>;
 
-// LAN exposure from the desktop (CONTRACT §1, §11) through the bridge's IPC handlers, as Settings → Server calls
+// LAN exposure from the desktop (docs/deployment.md#serve, docs/desktop.md#desktop) through the bridge's IPC handlers, as Settings → Server calls
 // them: HTTPS with a self-signed certificate made on first use or the user's own files, the URLs per interface
 // address, and the plain-HTTP warning.
 let dir: string;

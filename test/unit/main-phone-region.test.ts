@@ -10,7 +10,7 @@ const { DesktopApp } = await import('../../main/desktop-app.ts');
 const { phoneRegion, regionFromLocale } = await import('../../server/cati/phone-region-setting.ts');
 const { applyPhoneRegion } = await import('../../server/cati/blacklist-region.ts');
 
-// CONTRACT §10/§14: the desktop proposes the phone region from the OS locale at first start, once; a stored one stands.
+// docs/cati-api.md#phone-region: the desktop proposes the phone region from the OS locale at first start, once; a stored one stands.
 let userDataDir: string;
 let staticDir: string;
 const apps: InstanceType<typeof DesktopApp>[] = [];

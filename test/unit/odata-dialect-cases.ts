@@ -1,6 +1,6 @@
 /**
  * Equivalence cases of the OData SQL compiler: the same `$filter`, `$orderby` and `$apply` must give the same
- * answers on SQLite and PostgreSQL (CONTRACT §12). The cases are data; `dialectAnswers(q)` creates a small
+ * answers on SQLite and PostgreSQL (docs/deployment.md#postgresql). The cases are data; `dialectAnswers(q)` creates a small
  * table on any Queryable (a SqliteStore, a PgStore), runs every case through the real compiler in that
  * store's dialect and returns the answers, which must equal `EXPECTED` (test/unit/odata-dialect.test.ts runs
  * it on SQLite; the PostgreSQL harness runs it on PostgreSQL).

@@ -12,7 +12,7 @@ const DIR = valid && dirname(valid);
 /** Lines of a test file exactly as written (only the final newline dropped). */
 const lines = (file: string) => readFileSync(`${DIR}/${file}`, 'utf8').replace(/\n$/, '').split('\n');
 
-describe.skipIf(!haveData)('e-mail test data (PROVENANCE.md: decided under CONTRACT §5)', () => {
+describe.skipIf(!haveData)('e-mail test data (PROVENANCE.md: decided under docs/optout-api.md#lists)', () => {
   it('accepts every line of emails-valid.txt', () => {
     const rejected = lines('emails-valid.txt').filter((l) => !checkEmail(l).ok);
     expect(rejected).toEqual([]);

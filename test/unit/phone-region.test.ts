@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkPhoneRegion, digitsOnly, dropTrunkZero, MAX_NUMBER_DIGITS, normaliseTelephoneNumber, renormaliseStored, trunkPrefix, type NumberType } from '../../server/cati/phone-region.ts';
 
-// CONTRACT §10 "Precisely": phone numbers under a region (libphonenumber-js), and the rules that always apply.
+// docs/cati-api.md#phone-region "Precisely": phone numbers under a region (libphonenumber-js), and the rules that always apply.
 const norm = (input: string, region: string | null, type: NumberType = 'Equal') => {
   const r = normaliseTelephoneNumber(input, type, region ? checkPhoneRegion(region) : null);
   return r.ok ? r.value : `error: ${r.message}`;
 };
 
-describe('without a region: the §3 digits rule, and the (0) after +CC always dropped', () => {
+describe('without a region: the docs/cati-api.md#odata digits rule, and the (0) after +CC always dropped', () => {
   it.each([
     ['+31 (0)20 555-0198', '31205550198'],
     ['+44 (0) 20 7946 0958', '442079460958'],
@@ -28,8 +28,8 @@ describe('without a region: the §3 digits rule, and the (0) after +CC always dr
   });
 });
 
-describe('digitsOnly answers as the §3 rule written with regular expressions', () => {
-  // The rule as CONTRACT §3/§10 state it; digitsOnly has a one-pass path for plain input that must agree.
+describe('digitsOnly answers as the docs/cati-api.md#odata rule written with regular expressions', () => {
+  // The rule as docs/cati-api.md#odata, docs/cati-api.md#phone-region state it; digitsOnly has a one-pass path for plain input that must agree.
   const byRule = (input: string) => {
     const stripped = dropTrunkZero(input).replace(/[\s\-.()]/g, '').replace(/^\+/, '');
     if (stripped === '') return 'empty';
@@ -118,7 +118,7 @@ describe('re-normalising stored digits under a new region', () => {
     expect(renormaliseStored(stored, type, checkPhoneRegion(region)!)).toBe(digits);
   });
 
-  it('a stored number without the trunk prefix is never read as national (CONTRACT §10: "otherwise as international")', () => {
+  it('a stored number without the trunk prefix is never read as national (docs/cati-api.md#phone-region: "otherwise as international")', () => {
     expect(renormaliseStored('2125550100', 'Equal', 'US')).toBe('2125550100'); // +212 555 0100 is not possible either: unchanged
     expect(renormaliseStored('12125550100', 'Equal', 'US')).toBe('12125550100');
   });

@@ -1,5 +1,5 @@
 /**
- * The Store contract (server/db/store.ts, CONTRACT §12), run against both engines: a SQLite file and a fresh
+ * The Store contract (server/db/store.ts, docs/deployment.md#postgresql), run against both engines: a SQLite file and a fresh
  * database on the run's real PostgreSQL cluster (test/helpers/postgres.ts). The same cases, the same expected
  * answers — services must not be able to tell the engines apart.
  */

@@ -96,7 +96,7 @@ const serverUrl = () => session?.baseUrl ?? lastBaseUrl ?? window.location.origi
 let lastBaseUrl: string | null = null;
 
 /**
- * Signs in with a name and password (`POST /auth/login`, CONTRACT §15); the session key lives in this tab.
+ * Signs in with a name and password (`POST /auth/login`, docs/people.md#users); the session key lives in this tab.
  * Throws an Error with a sentence for the person when refused (wrong name or password, locked, too many tries).
  */
 export async function signIn(name: string, password: string): Promise<void> {

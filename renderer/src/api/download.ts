@@ -1,5 +1,5 @@
 /**
- * Files the user downloads: server exports (`$format=csv|xlsx`, CONTRACT §8), tables built in the browser as CSV or XLSX.
+ * Files the user downloads: server exports (`$format=csv|xlsx`, docs/cati-api.md#exports), tables built in the browser as CSV or XLSX.
  * In a browser they are downloads; in the desktop app a native save dialog asks where, and exports are streamed by
  * the main process from the API into the chosen file (never held whole in memory).
  */
@@ -46,11 +46,6 @@ export async function downloadFile(path: string, query: RequestOptions['query'],
   }
   const res = await send('GET', full, { headers: { Accept: accept } });
   return saveFile(attachmentName(res, fallbackName), await res.blob());
-}
-
-/** Downloads the server's export of a collection query (every matching row, all pages) and saves it; answers the file name. */
-export function downloadExport(path: string, query: RequestOptions['query'], format: 'csv' | 'xlsx'): Promise<string | null> {
-  return downloadFile(path, { ...query, $format: format }, `${path.replace(/^.*\//, '').replace(/[^\w-]/g, '') || 'export'}.${format}`);
 }
 
 const FORMULA_START = /^[=+\-@\t\r']/;

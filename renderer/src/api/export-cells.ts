@@ -17,9 +17,6 @@ export type ExportValue = string | number | TypedCell;
 
 export const isTyped = (v: ExportValue): v is TypedCell => typeof v === 'object' && v !== null;
 
-/** The text a cell shows (and the CSV writes). */
-export const exportText = (v: ExportValue): string | number => (isTyped(v) ? v.text : v);
-
 const MS_PER_DAY = 86_400_000;
 /** Days from Excel's epoch (1899-12-30, in its 1900 date system) to 1970-01-01. */
 const EXCEL_EPOCH_DAYS = 25_569;

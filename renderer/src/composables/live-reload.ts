@@ -1,6 +1,6 @@
 /**
  * A screen that others change (the dialer, another supervisor, a script) loads what it shows each time it is shown
- * (onShown), and follows `/events` while it is shown (CONTRACT §9): an event of one of its kinds, or `reset`, reloads
+ * (onShown), and follows `/events` while it is shown (docs/events.md#events): an event of one of its kinds, or `reset`, reloads
  * it, at most once per RELOAD_GAP_MS however many events come (an import of 10,000 numbers). A screen kept alive but
  * not shown does not reload. Events missed while the stream was down are replayed on reconnection (Last-Event-ID),
  * or a `reset` says to reload.

@@ -1,5 +1,5 @@
 /**
- * The wallboard's pages (CONTRACT §17: everyone on a TV of any size): as many rows as fit below the table's top on
+ * The wallboard's pages (docs/screens.md#truth: everyone on a TV of any size): as many rows as fit below the table's top on
  * this screen, the next page every few seconds, round and round; measured again when the window or the rows change.
  */
 import { computed, nextTick, onBeforeUnmount, onMounted, ref, watch, type Ref } from 'vue';

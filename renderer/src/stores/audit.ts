@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref } from 'vue';
-import type { AuditRow } from '../../../server/audit/audit-query.ts';
+import type { AuditRow } from '../../../common/audit-row.ts';
 import { request } from '../api/client.ts';
 import { textField, useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
@@ -10,7 +10,7 @@ import { useResourceState } from './resource-state.ts';
 
 export type { AuditRow };
 
-/** The `Entity` names of CONTRACT §10 (plus this server's `optout-lists` and `settings`), for the "What" filter. */
+/** The `Entity` names of docs/audit.md#audit (plus this server's `optout-lists` and `settings`), for the "What" filter. */
 export const AUDIT_ENTITIES = [
   'blacklist', 'groups', 'interviewers', 'assignments', 'breaktypes', 'extendedstatuses', 'callcenters', 'optout-lists',
   'optout-emails', 'optout-domains', 'optout-imports', 'optout-settings', 'settings', 'keys', 'users', 'sessions',
@@ -44,7 +44,7 @@ const EXPORT_MAX = 200_000;
  */
 export const useAuditStore = defineStore('audit', () => {
   const filters = reactive<AuditFilters>({ actor: '', entity: '', from: '', to: '' });
-  /** Sign-ins, sign-outs and failed sign-ins (entity `sessions`) are hidden unless asked for (CONTRACT §15). */
+  /** Sign-ins, sign-outs and failed sign-ins (entity `sessions`) are hidden unless asked for (docs/audit.md#audit). */
   const showSessions = ref(false);
   const sort = useTableSort('Time', true);
   const items = ref<AuditRow[]>([]);

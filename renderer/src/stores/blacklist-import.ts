@@ -28,7 +28,7 @@ export interface SummedImport {
   calls: number;
 }
 
-/** Items per `Controller.Import` call (the server's limit, CONTRACT §3). */
+/** Items per `Controller.Import` call (the server's limit, docs/cati-api.md#blacklist). */
 export const IMPORT_CHUNK = 10000;
 
 /** Splits one CSV line on `delimiter`, honouring "quoted ""cells"" with delimiters". */

@@ -28,7 +28,7 @@ export interface BlacklistDraft {
 export interface CheckResult {
   value: boolean;
   MatchedId: number | null;
-  /** The digits the server compared (CONTRACT §14). */
+  /** The digits the server compared (docs/cati-api.md#decisions). */
   Normalized?: string;
   /** The entry that blocks the number, read after a match (null when it could not be read, e.g. deleted since). */
   Matched?: Pick<BlacklistItem, 'TelephoneNumber' | 'Type' | 'Comment'> | null;
@@ -36,7 +36,7 @@ export interface CheckResult {
 
 const BASE = '/cati/blacklist';
 
-export { parseNumberList, type ParsedItem, type SummedImport } from './blacklist-import.ts';
+export type { ParsedItem, SummedImport } from './blacklist-import.ts';
 
 /** The telephone blacklist screen's data: one page of items with search and paging. */
 export const useBlacklistStore = defineStore('blacklist', () => {

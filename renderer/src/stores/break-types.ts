@@ -1,4 +1,4 @@
-/** Break types (`/cati/breaktypes`, CONTRACT §9): names, limits (`MaxMinutes`) and whether paid; supervisors edit them. */
+/** Break types (`/cati/breaktypes`, docs/cati-api.md#floor): names, limits (`MaxMinutes`) and whether paid; supervisors edit them. */
 import { request } from '../api/client.ts';
 import type { ODataCollection, WithEtag } from '../api/odata.ts';
 

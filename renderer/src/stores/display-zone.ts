@@ -1,5 +1,5 @@
 /**
- * The zone the screens show times in (CONTRACT §17: the call centre's, as on the floor): the first call centre's
+ * The zone the screens show times in (docs/screens.md#truth: the call centre's, as on the floor): the first call centre's
  * zone, the one the floor shows when no centre is chosen. Until it is known (or when it cannot be read) times are in
  * this computer's zone; either way the screen names the zone it shows.
  */

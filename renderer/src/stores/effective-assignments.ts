@@ -1,6 +1,6 @@
 /**
  * Who can really work a survey, and which surveys an interviewer can really work, with the reason: an explicit
- * assignment, or a group assignment (a group's assignment reaches the members of its subgroups too, CONTRACT §3).
+ * assignment, or a group assignment (a group's assignment reaches the members of its subgroups too, docs/cati-api.md#semantics).
  */
 import { request } from '../api/client.ts';
 import { odataString, type ODataCollection } from '../api/odata.ts';

@@ -1,7 +1,7 @@
 /** How the floor shows times: durations that tick, clock times in a call centre's zone (labelled), break levels. */
 import { formatClockTime } from '../i18n/index.ts';
 
-/** One row of `/cati/floor` (CONTRACT §9). */
+/** One row of `/cati/floor` (docs/cati-api.md#floor). */
 export interface FloorRow {
   SessionId: number;
   InterviewerId: number;

@@ -1,5 +1,5 @@
 /**
- * The live floor (CONTRACT §9): every working interviewer from `/cati/floor`, refetched (coalesced) on each
+ * The live floor (docs/events.md#events): every working interviewer from `/cati/floor`, refetched (coalesced) on each
  * event of the live stream and polled while the stream is down; filters and sort in the address; one shared
  * 1 s clock for the ticking times; break levels against the types' limits; lock/unlock from a row.
  */
@@ -58,7 +58,7 @@ export const useFloorStore = defineStore('floor', () => {
   const centres = ref<CentreZone[]>([]);
   const groups = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
   const breakTypes = ref<BreakType[]>([]);
-  /** Survey names by id (CONTRACT §17: names, not ids). */
+  /** Survey names by id (docs/screens.md#truth: names, not ids). */
   const surveyNames = ref(new Map<string, string>());
   const filters = ref({ centre: '', group: '', survey: '', state: '' });
   /** The members of the group filtered on (null = no group filter). */
@@ -231,7 +231,7 @@ export const useFloorStore = defineStore('floor', () => {
       if (FLOOR_EVENTS.has(m.event)) schedule();
     });
     live.start();
-    // While the stream is down the times stop: they would tick on figures nobody is sure of (CONTRACT §17).
+    // While the stream is down the times stop: they would tick on figures nobody is sure of (docs/screens.md#truth).
     setInterval(() => {
       clock.value = Date.now();
       if (live.status === 'live' && loadProblem.value === null) now.value = clock.value;

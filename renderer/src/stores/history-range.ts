@@ -1,6 +1,6 @@
 /**
  * Time ranges of the History, Productivity and Activity screens: datetime-local values, presets (Today / Yesterday /
- * This week), ISO bounds. Every wall time is read in the screen's display zone (the call centre's, CONTRACT §17;
+ * This week), ISO bounds. Every wall time is read in the screen's display zone (the call centre's, docs/screens.md#truth;
  * null = this computer's), so "today" starts at that zone's midnight.
  */
 import type { AddressField } from '../composables/address-query.ts';
@@ -70,9 +70,6 @@ export function presetRange(preset: RangePreset, now: Date | number = new Date()
   }
   return { start: day(0), end: day(1) };
 }
-
-/** Today from midnight (inclusive) to the next midnight (exclusive) in `zone`. */
-export const todayRange = (now: Date | number = new Date(), zone: string | null = null) => presetRange('today', now, zone);
 
 /** A datetime-local value read in `zone` as an ISO UTC instant; throws a readable error when it is not a date. */
 export function localInputToIso(value: string, label: string, zone: string | null = null): string {

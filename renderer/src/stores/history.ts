@@ -13,7 +13,6 @@ import { fetchSurveyOptions, type SurveyOption } from './surveys.ts';
 
 export type HistoryTab = 'calls' | 'breaks' | 'sessions' | 'variables';
 export type HistoryRow = Record<string, unknown>;
-export { todayRange, toLocalInput, localInputToIso } from './history-range.ts';
 
 /** The entity set behind each plain tab, the time field its range applies to, and its key (the sort's tie-breaker). */
 const SETS = {

@@ -1,12 +1,12 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { ApiKeyInfo, Permission } from '../../../server/auth/key-types.ts';
+import type { ApiKeyInfo, Permission } from '../../../common/key-types.ts';
 import { request } from '../api/client.ts';
 import { useResourceState } from './resource-state.ts';
 
 export type { ApiKeyInfo, Permission };
 
-/** The permissions a key can hold, with what each allows (CONTRACT §2). */
+/** The permissions a key can hold, with what each allows (docs/people.md#permissions). */
 export const PERMISSION_CHOICES: readonly { name: Permission; help: string }[] = [
   { name: 'cati_administrate', help: 'all of /cati/ except ingest' },
   { name: 'cati_integrate', help: 'ingest of history and surveys, blacklist check (dialer)' },

@@ -1,5 +1,5 @@
 /**
- * The one live connection to `GET /events` (CONTRACT §9): read with fetch (the Bearer key goes in a header, which
+ * The one live connection to `GET /events` (docs/events.md#events): read with fetch (the Bearer key goes in a header, which
  * EventSource cannot send), parsed by api/sse.ts, resumed with `Last-Event-ID`, reconnected with backoff.
  * Screens subscribe to the events; `status` feeds the "live / reconnecting" indicator.
  */

@@ -31,7 +31,7 @@ export interface ImportResult {
   invalidItems: { row: number; value: string; reason: string }[];
 }
 
-/** Columns each tab can sort by ($orderBy values, CONTRACT §5). */
+/** Columns each tab can sort by ($orderBy values, docs/optout-api.md#lists). */
 export const SORT_COLUMNS: Record<EntryKind, string[]> = {
   emails: ['EmailAddress', 'Timestamp', 'UnsubscribedFrom', 'Id'],
   domains: ['Domain', 'Timestamp', 'Id'],

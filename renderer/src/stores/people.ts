@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { UserInfo } from '../../../server/auth/user-types.ts';
+import type { UserInfo } from '../../../common/user-types.ts';
 import { request } from '../api/client.ts';
 import { useResourceState } from './resource-state.ts';
 
@@ -12,7 +12,7 @@ export const ROLE_LABELS: Record<Role, string> = {
   viewer: 'Viewer (reads only)',
 };
 
-/** Settings → People (`/admin/users`, CONTRACT §15): the accounts, and the changes an administrator makes. */
+/** Settings → People (`/admin/users`, docs/people.md#users): the accounts, and the changes an administrator makes. */
 export const usePeopleStore = defineStore('people', () => {
   const users = ref<UserInfo[]>([]);
   /** The list's loading state (loading / empty / failed / offline, stale after a failed refresh). */

@@ -1,5 +1,5 @@
 /**
- * The company's phone region (CONTRACT §14): `GET`/`PATCH /admin/settings` and the dry run
+ * The company's phone region (docs/cati-api.md#phone-region): `GET`/`PATCH /admin/settings` and the dry run
  * `GET /admin/settings/phone-region-preview?region=CC`. The blacklist screens show it beside every number input.
  */
 import { defineStore } from 'pinia';

@@ -13,7 +13,7 @@ import { quietly, useResourceState } from './resource-state.ts';
 import { aggregate, allOf, fetchEvery, odataTime, timeRange } from './report-queries.ts';
 import { fetchSurveyOptions, type SurveyOption } from './surveys.ts';
 
-/** A break type's id and name (`/cati/breaktypes`, CONTRACT §9). */
+/** A break type's id and name (`/cati/breaktypes`, docs/cati-api.md#floor). */
 export interface BreakType {
   BreakTypeId: number;
   Name: string;

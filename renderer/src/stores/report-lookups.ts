@@ -1,4 +1,4 @@
-/** Names the reports show instead of raw codes: outcomes (`/cati/extendedstatuses`, CONTRACT §9) and call centres. */
+/** Names the reports show instead of raw codes: outcomes (`/cati/extendedstatuses`, docs/cati-api.md#floor) and call centres. */
 import { ApiRequestError, request } from '../api/client.ts';
 import type { ODataCollection } from '../api/odata.ts';
 
@@ -23,7 +23,7 @@ export async function fetchOutcomes(): Promise<Outcome[]> {
   }
 }
 
-/** The category of a code: its row's, else `Other` (CONTRACT §9: a code without a row counts as Other). */
+/** The category of a code: its row's, else `Other` (docs/cati-api.md#floor: a code without a row counts as Other). */
 export function categoryOf(outcomes: readonly Outcome[], code: number | null | undefined): OutcomeCategory {
   return outcomes.find((o) => o.Code === code)?.Category ?? 'Other';
 }

@@ -1,5 +1,5 @@
 /**
- * The arithmetic of the report screens over aggregated answers (`$apply`, CONTRACT §8): outcome categories per
+ * The arithmetic of the report screens over aggregated answers (`$apply`, docs/cati-api.md#apply): outcome categories per
  * survey or interviewer, rates, login time clipped to a range, and the per-interviewer productivity rows with totals.
  * Pure functions: the stores fetch, these compute.
  */

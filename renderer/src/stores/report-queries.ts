@@ -1,4 +1,4 @@
-/** The requests of the report screens: aggregations with `$apply` (CONTRACT §8), each figure one request. */
+/** The requests of the report screens: aggregations with `$apply` (docs/cati-api.md#apply), each figure one request. */
 import { request, type RequestOptions } from '../api/client.ts';
 import type { ODataCollection } from '../api/odata.ts';
 

@@ -3,7 +3,7 @@ import { useShown } from '../composables/shown-again.ts';
 import { ApiRequestError, describeError } from '../api/client.ts';
 
 /**
- * What a screen knows about the data it shows (CONTRACT §17): `idle` before the first load, `loading` while one runs,
+ * What a screen knows about the data it shows (docs/screens.md#truth): `idle` before the first load, `loading` while one runs,
  * `ready` / `empty` once an answer arrived, `error` when the server refused or failed, `offline` when it could not be
  * reached. After a failure the last good data stays on screen, marked `stale`.
  */
@@ -11,7 +11,7 @@ export type ResourceStatus = 'idle' | 'loading' | 'ready' | 'empty' | 'error' | 
 
 /**
  * How many regions on screen say in place that the server cannot be reached (LoadState while offline): the notice
- * area then leaves out its own "cannot be reached" notice, so the problem is said once (CONTRACT §17).
+ * area then leaves out its own "cannot be reached" notice, so the problem is said once (docs/screens.md#truth).
  */
 export const offlineInPlace = ref(0);
 

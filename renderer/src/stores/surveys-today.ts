@@ -15,7 +15,7 @@ import { aggregate, allOf, timeRange } from './report-queries.ts';
 import type { Survey } from './surveys.ts';
 import { hourlySeries, zoneDays, type HourBucket, type HourlySeries } from './zone-hours.ts';
 
-/** A call centre with its zone (CONTRACT §9). */
+/** A call centre with its zone (docs/cati-api.md#floor). */
 export interface CentreZone {
   CallCenterId: number;
   Name: string;

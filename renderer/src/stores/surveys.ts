@@ -144,7 +144,7 @@ export const useSurveysStore = defineStore('surveys', () => {
 
   /**
    * Removes everything that lists a resource on the selected survey: its survey assignment AND its call
-   * assignments (CONTRACT §3: DeAssignFromSurvey and DeAssignFromCalls), then reads the assignments again.
+   * assignments (docs/cati-api.md#semantics: DeAssignFromSurvey and DeAssignFromCalls), then reads the assignments again.
    * Answers what the server confirmed: whether the row is gone or its assignments shrank, and the row as it
    * is now (undefined when gone). The functions answer true whatever they did, so only the re-read tells.
    */

@@ -1,9 +1,9 @@
 /**
- * Days and hours of a call centre's time zone for the reports (CONTRACT §9: a centre's "today" is midnight to
+ * Days and hours of a call centre's time zone for the reports (docs/cati-api.md#floor: a centre's "today" is midnight to
  * midnight in its zone). The server groups calls by UTC date and hour (`compute(date(Time) as Day, hour(Time) as
  * Hour)`); these helpers place those buckets on the centre's clock when its offset is whole hours, else keep UTC.
  */
-import { todayIn } from '../../../server/cati/time-zones.ts';
+import { todayIn } from '../../../common/time-zones.ts';
 
 const HOUR = 3_600_000;
 

@@ -1,7 +1,7 @@
 /**
  * Entry of the read worker (read-pool.ts): a read-only SQLite connection of its own that runs the heavy reads
  * of SqliteStore (client queries that scan or aggregate a large table), so an aggregation over a million rows never holds the main thread's
- * event loop (CONTRACT §13). Statements come compiled and parameterised; rows go back as plain objects, or as arrays when asked.
+ * event loop (docs/limits.md#event-loop). Statements come compiled and parameterised; rows go back as plain objects, or as arrays when asked.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Statement } from 'better-sqlite3';

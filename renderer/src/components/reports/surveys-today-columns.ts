@@ -1,4 +1,4 @@
-/** The columns of Surveys today: the count columns and the progress text, shared by the table and its export (CONTRACT §17: the export is the table). */
+/** The columns of Surveys today: the count columns and the progress text, shared by the table and its export (docs/screens.md#truth: the export is the table). */
 import { CATEGORY_LABELS, type OutcomeCategory } from '../../stores/report-lookups.ts';
 import { formatShare } from '../../stores/report-math.ts';
 import type { SurveyDayRow } from '../../stores/surveys-today.ts';

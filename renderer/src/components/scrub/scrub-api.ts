@@ -1,5 +1,5 @@
 /**
- * Scrub jobs over the API (CONTRACT §16): start one with an upload, follow it, list the recent ones, delete,
+ * Scrub jobs over the API (docs/cati-api.md#scrubs): start one with an upload, follow it, list the recent ones, delete,
  * and save a result file (the desktop's save dialog, or a browser download).
  */
 import { request, uploadForm, type UploadProgress } from '../../api/client.ts';

@@ -3,7 +3,7 @@
  */
 
 /**
- * Every permission a key may hold (CONTRACT §2, §14). `cati_read` is every side-effect-free read under
+ * Every permission a key may hold (docs/people.md#permissions). `cati_read` is every side-effect-free read under
  * /cati/ and GET /events: the permission for Excel, Power BI and report scripts.
  */
 export const PERMISSIONS = ['cati_administrate', 'cati_integrate', 'cati_read', 'optout_administrate', 'company_administrate'] as const;

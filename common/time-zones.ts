@@ -1,5 +1,5 @@
 /**
- * IANA time zones of call centres (CONTRACT §9): validation through Intl and a centre's "today" as epoch ms.
+ * IANA time zones of call centres (docs/cati-api.md#floor): validation through Intl and a centre's "today" as epoch ms.
  */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

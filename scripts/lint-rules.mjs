@@ -1,0 +1,64 @@
+// The textual rules of `npm run lint` (docs/architecture.md#rules), beside the import rules that dependency-cruiser
+// checks (.dependency-cruiser.cjs):
+//  - one engine seam: no branch on the database engine outside server/db, the composition root (server/server.ts)
+//    and the SQL dialect (server/odata/dialect-sql.ts);
+//  - the docs are the project's own: no file cites a specification kept outside the repository;
+//  - the README is a front page: at most 250 lines (the reference lives in docs/, history in git).
+// Prints each offence as `file:line rule` and exits 1 when there is any.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const README_MAX_LINES = 250;
+
+/** Every file under `dir` whose name matches `pattern`, skipping node_modules, dist and dot folders. */
+function walk(dir, pattern, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, pattern, out);
+    else if (pattern.test(name)) out.push(p);
+  }
+  return out;
+}
+
+const rel = (p) => relative(root, p).split('\\').join('/');
+const offences = [];
+
+// One engine seam.
+const ENGINE_BRANCH = /instanceof\s+(Sqlite|Pg)Store|\.engine\s*[!=]==|\bname\s*[!=]==\s*['"](sqlite|postgres)['"]|[!=]==\s*['"](sqlite|postgres)['"]/;
+const SEAM = (f) => f.startsWith('server/db/') || f === 'server/server.ts' || f === 'server/odata/dialect-sql.ts';
+for (const file of walk(join(root, 'server'), /\.(ts|mts|mjs|js)$/)) {
+  const f = rel(file);
+  if (SEAM(f) || f.endsWith('.d.ts')) continue;
+  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    if (ENGINE_BRANCH.test(line) && !/^\s*(\/\/|\*)/.test(line)) offences.push(`${f}:${i + 1} branches on the database engine outside server/db (one engine seam)`);
+  });
+}
+
+// The docs are the project's own.
+const cited = [
+  ...['server', 'main', 'renderer/src', 'common', 'test', 'scripts'].flatMap((d) => walk(join(root, d), /\.(ts|mts|cts|vue|mjs|js|sql|md)$/)),
+  ...walk(join(root, 'docs'), /\.md$/),
+  join(root, 'README.md'),
+  ...readdirSync(root).filter((n) => /\.(ts|mts|cts|mjs|cjs|js|yml)$/.test(n)).map((n) => join(root, n)),
+];
+for (const file of cited) {
+  if (!existsSync(file)) continue;
+  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    if (/\bCONTRACT\b/.test(line)) offences.push(`${rel(file)}:${i + 1} cites a specification outside the repository: cite a docs section (docs/cati-api.md#scrubs) instead`);
+  });
+}
+
+// The README is a front page.
+const readme = join(root, 'README.md');
+const lines = existsSync(readme) ? readFileSync(readme, 'utf8').split('\n').length : 0;
+if (lines > README_MAX_LINES) offences.push(`README.md has ${lines} lines, at most ${README_MAX_LINES}: move reference into docs/`);
+
+for (const o of offences) console.log(o);
+if (offences.length) {
+  console.log(`${offences.length} offence${offences.length === 1 ? '' : 's'} of the textual rules`);
+  process.exit(1);
+}
