@@ -94,6 +94,24 @@ describe('history ingest', () => {
     expect((await t.json('PATCH', '/cati/interviewersessionhistory(99999)', { body: { LogoutTime: '2026-11-02T14:00:00Z' }, key: integrateKey })).status).toBe(404);
     expect((await t.json('GET', '/cati/interviewersessionhistory(99999)')).status).toBe(404);
   });
+
+  it('$metadata declares exactly the sets whose GET by key answers a collection as not readable by key', async () => {
+    const xml = await (await t.request('GET', '/cati/$metadata')).text();
+    const byKey = (set: string) => {
+      const block = new RegExp(`<Annotations Target="Controller\\.Container/${set}">([\\s\\S]*?)</Annotations>`).exec(xml)?.[1] ?? '';
+      return /<PropertyValue Property="ReadByKeyRestrictions"><Record><PropertyValue Property="Readable" Bool="(true|false)"\/>/.exec(block)?.[1];
+    };
+    expect(byKey('interviewersessionhistory')).toBe('false');
+    expect(byKey('callhistorywithvariables')).toBe('false');
+    for (const set of ['callhistory', 'breakhistory', 'blacklist', 'interviewers', 'groups', 'surveys']) {
+      expect(byKey(set), set).toBe('true');
+      const id = (await t.json('GET', `/cati/${set}?$top=1`)).body.value[0];
+      if (!id) continue;
+      const key = Object.values(id)[0];
+      const one = await t.json('GET', `/cati/${set}(${typeof key === 'string' ? `'${key}'` : key})`);
+      expect(one.body.value, set).toBeUndefined();
+    }
+  });
 });
 
 describe('history reads', () => {
