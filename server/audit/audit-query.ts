@@ -5,6 +5,7 @@
 import { parseIsoTime } from '../lib/time.ts';
 import type { Queryable } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
+import { auditNames, type ChangeNames } from './audit-names.ts';
 
 export const DEFAULT_AUDIT_PAGE = 100;
 export const MAX_AUDIT_PAGE = 1000;
@@ -39,6 +40,10 @@ export interface AuditRow {
   Entity: string;
   EntityId: string | null;
   Changes: Record<string, unknown>;
+  /** The name of what `Entity`/`EntityId` points at (an interviewer, group, survey, call centre or person), else null. */
+  EntityName: string | null;
+  /** The names of the ids inside `Changes`, by kind (`groups`, `interviewers`, `surveys`, `callcenters`) and id. */
+  ChangeNames: ChangeNames;
 }
 
 const KNOWN = ['from', 'to', 'entity', 'excludeentity', 'actor', '$top', '$skiptoken', '$format'];
@@ -127,7 +132,7 @@ function where(q: AuditQuery, after: AuditCursor | undefined): { sql: string; pa
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
-function toRow(r: StoredRow): AuditRow {
+function toRow(r: StoredRow, names: { EntityName: string | null; ChangeNames: ChangeNames }): AuditRow {
   return {
     Id: r.id,
     Time: new Date(r.time).toISOString(),
@@ -138,7 +143,16 @@ function toRow(r: StoredRow): AuditRow {
     Entity: r.entity,
     EntityId: r.entity_id,
     Changes: JSON.parse(r.changes) as Record<string, unknown>,
+    ...names,
   };
+}
+
+/** The names of a page of stored rows (docs/audit.md#names), in order. */
+export function storedRowNames(db: Queryable, rows: readonly StoredRow[]): ReturnType<typeof auditNames> {
+  return auditNames(
+    db,
+    rows.map((r) => ({ entity: r.entity, entityId: r.entity_id, changes: JSON.parse(r.changes) as Record<string, unknown> })),
+  );
 }
 
 /** Stored rows of one page, newest first (time, then id, descending), after `after`; `next` is the following page's cursor. */
@@ -157,5 +171,6 @@ export async function storedPage(db: Queryable, q: AuditQuery, after: AuditCurso
 /** One page of the API's rows (`$top` rows after `$skiptoken`), with the cursor of the next page when there is one. */
 export async function auditPage(db: Queryable, q: AuditQuery): Promise<{ rows: AuditRow[]; next?: AuditCursor }> {
   const page = await storedPage(db, q, q.after, q.top);
-  return { rows: page.rows.map(toRow), next: page.next };
+  const names = await storedRowNames(db, page.rows);
+  return { rows: page.rows.map((r, i) => toRow(r, names[i]!)), next: page.next };
 }
