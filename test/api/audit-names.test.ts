@@ -63,7 +63,7 @@ describe('GET /admin/audit names what changed', () => {
     const csv = await (await t.request('GET', '/admin/audit?$format=csv&entity=interviewers')).text();
     const rows = parse(csv.replace(/^\uFEFF/, ''), { columns: true }) as Record<string, string>[];
     expect(Object.keys(rows[0]!)).toEqual(['Id', 'Time', 'ActorKeyId', 'ActorUserId', 'Actor', 'Action', 'Entity', 'EntityId', 'Changes', 'EntityName', 'ChangeNames']);
-    const moved = rows.find((r) => r.Changes.includes('ParentGroups') && r.Action === 'updated')!;
+    const moved = rows.find((r) => r.Changes!.includes('ParentGroups') && r.Action === 'updated')!;
     expect(moved.EntityName).toBe('Anna Visser');
     // Names are today's: the group deleted above is no longer named in older rows.
     expect(JSON.parse(moved.ChangeNames!)).toEqual({ groups: { [north]: 'North' } });
