@@ -20,8 +20,12 @@ export interface PageSettingsPatch {
   companyName?: string | null;
   defaultLanguage?: Language | null;
   /** Per language (`en` included: the same as the top-level texts), each text or null for the built-in one. */
-  texts?: Partial<Record<Language, { [K in keyof PageTexts]?: string | null }>>;
+  texts?: Partial<Record<Language, TextsPatch>>;
+  /** The top-level (English) texts as sent; they meet `texts.en` in updatePageSettings. */
+  english?: TextsPatch;
 }
+
+type TextsPatch = { [K in keyof PageTexts]?: string | null };
 
 export const DEFAULT_PAGE_SETTINGS: Readonly<PageSettings> = {
   companyName: '',
@@ -119,15 +123,11 @@ function checkTexts(value: unknown, patch: PageSettingsPatch): void {
   for (const [language, fields] of Object.entries(value)) {
     const lang = parseLanguage(language, 'texts', false) as Language;
     if (!isObject(fields)) throw badRequest(`'texts.${language}' must be an object with any of ${TEXT_NAMES.join(', ')}`);
-    const into = (patch.texts ??= {})[lang] ?? {};
+    const into = ((patch.texts ??= {})[lang] ??= {});
     for (const [name, text] of Object.entries(fields)) {
       if (!(TEXT_NAMES as readonly string[]).includes(name)) throw badRequest(`Unknown field 'texts.${language}.${name}'; the fields are ${TEXT_NAMES.join(', ')}`);
-      const checked = checkText(text, `texts.${language}.${name}`);
-      const earlier = into[name as keyof PageTexts];
-      if (earlier !== undefined && earlier !== checked) throw badRequest(`'${name}' and 'texts.en.${name}' are the same text and differ here: send one of them`);
-      into[name as keyof PageTexts] = checked;
+      into[name as keyof PageTexts] = checkText(text, `texts.${language}.${name}`);
     }
-    patch.texts[lang] = into;
   }
 }
 
@@ -146,7 +146,7 @@ export function parsePageSettingsPatch(body: unknown): PageSettingsPatch {
     } else if (name === 'defaultLanguage') {
       patch.defaultLanguage = parseLanguage(value, 'defaultLanguage');
     } else if (name !== 'texts') {
-      ((patch.texts ??= {}).en ??= {})[name as keyof PageTexts] = checkText(value, name);
+      (patch.english ??= {})[name as keyof PageTexts] = checkText(value, name);
     }
   }
   if ('texts' in body) checkTexts(body.texts, patch);
@@ -161,16 +161,33 @@ function audited(s: PageSettings): Record<string, string> {
   return out;
 }
 
+/**
+ * A top-level English text and `texts.en`'s are one setting. Sent both (a client that sends back what GET gave,
+ * with one of them edited), the one that differs from the stored text wins; both changed and different → 400.
+ */
+function englishText(name: keyof PageTexts, patch: PageSettingsPatch, before: PageSettings): string | null | undefined {
+  const top = patch.english?.[name];
+  const nested = patch.texts?.en?.[name];
+  if (top === undefined || nested === undefined || top === nested) return top !== undefined ? top : nested;
+  const stored = before.texts.en[name];
+  const effective = (v: string | null) => v ?? BUILT_IN_TEXTS.en[name];
+  if (effective(top) === stored) return nested;
+  if (effective(nested) === stored) return top;
+  throw badRequest(`'${name}' and 'texts.en.${name}' are one setting and were sent with two new values: send one of them`);
+}
+
 /** Applies a checked patch in one transaction, audited with the effective values before → after; answers the settings. */
 export async function updatePageSettings(store: Store, patch: PageSettingsPatch): Promise<PageSettings> {
   const upsert = 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
-  const writes: [string, string | null | undefined][] = [
-    [COMPANY.key, patch.companyName],
-    [DEFAULT_LANGUAGE_KEY, patch.defaultLanguage],
-    ...LANGUAGES.flatMap((l) => TEXT_NAMES.map((n): [string, string | null | undefined] => [textKey(l, n), patch.texts?.[l]?.[n]])),
-  ];
   const after = await store.transaction(async (tx) => {
     const before = await readPageSettings(tx);
+    const writes: [string, string | null | undefined][] = [
+      [COMPANY.key, patch.companyName],
+      [DEFAULT_LANGUAGE_KEY, patch.defaultLanguage],
+      ...LANGUAGES.flatMap((l) =>
+        TEXT_NAMES.map((n): [string, string | null | undefined] => [textKey(l, n), l === 'en' ? englishText(n, patch, before) : patch.texts?.[l]?.[n]]),
+      ),
+    ];
     for (const [key, value] of writes) {
       if (value === undefined) continue;
       if (value === null) await tx.run('DELETE FROM settings WHERE key = ?', [key]);

@@ -135,6 +135,20 @@ describe('PUT /optout/settings: texts per language and defaultLanguage', () => {
     expect((await t.json('PUT', '/optout/settings', { body: { confirmPageText: null } })).body.texts.en.confirmPageText).toMatch(/Press the button below/);
   });
 
+  it('takes back what GET gave with one text edited, top-level or in texts; two new values for one text → 400', async () => {
+    const got = (await t.json('GET', '/optout/settings')).body;
+    const top = await t.json('PUT', '/optout/settings', { body: { ...got, resultPageText: 'Gone for good.' } });
+    expect(top.status).toBe(200);
+    expect(top.body.texts.en.resultPageText).toBe('Gone for good.');
+    const nested = await t.json('PUT', '/optout/settings', { body: { ...top.body, texts: { ...top.body.texts, en: { ...top.body.texts.en, resultPageText: 'Bye.' } } } });
+    expect(nested.status).toBe(200);
+    expect(nested.body.resultPageText).toBe('Bye.');
+    const both = await t.json('PUT', '/optout/settings', { body: { resultPageText: 'One', texts: { en: { resultPageText: 'Two' } } } });
+    expect(both.status).toBe(400);
+    expect(both.body.message).toMatch(/resultPageText/);
+    expect((await t.json('PUT', '/optout/settings', { body: { resultPageText: null } })).status).toBe(200);
+  });
+
   it('an unknown language, field or bad text → 400 naming it, nothing stored', async () => {
     const before = (await t.json('GET', '/optout/settings')).body;
     const cases: [unknown, RegExp][] = [

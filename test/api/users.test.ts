@@ -208,7 +208,7 @@ describe('sign-in', () => {
     expect(hidden.length).toBeGreaterThan(0);
     expect(hidden.filter((r) => r.Entity === 'sessions')).toEqual([]);
     const csv = await (await t.request('GET', '/admin/audit?$format=csv&entity=groups')).text();
-    expect(csv.split('\r\n')[0]).toBe('Id,Time,ActorKeyId,ActorUserId,Actor,Action,Entity,EntityId,Changes');
+    expect(csv.split('\r\n')[0]).toBe('Id,Time,ActorKeyId,ActorUserId,Actor,Action,Entity,EntityId,Changes,EntityName,ChangeNames');
     expect(csv).toContain(`,${u.UserId},hana,created,groups,`);
     // The user's own changes: created, audited without the password.
     const userRows = rows.filter((r) => r.Entity === 'users' && r.EntityId === String(u.UserId));
