@@ -14,4 +14,14 @@ export interface AuditRow {
   Entity: string;
   EntityId: string | null;
   Changes: Record<string, unknown>;
+  /** The name of what `Entity`/`EntityId` points at (an interviewer, group, survey, call centre or person), else null. */
+  EntityName: string | null;
+  /** The names of the ids inside `Changes`, by kind (`groups`, `interviewers`, `surveys`, `callcenters`) and id. */
+  ChangeNames: ChangeNames;
 }
+
+/** The kinds of what an audit row names. */
+export type NamedKind = 'groups' | 'interviewers' | 'surveys' | 'callcenters' | 'users';
+
+/** `ChangeNames`: kind → id (as text) → name. */
+export type ChangeNames = Partial<Record<NamedKind, Record<string, string>>>;

@@ -16,4 +16,6 @@ export interface UserInfo {
   Locked: boolean;
   CreatedAt: string;
   LastLoginAt: string | null;
+  /** The person's language for the screens (`en`, `nl`, `de`), or null: the browser's or the OS's. */
+  Language: 'en' | 'nl' | 'de' | null;
 }

@@ -5,7 +5,8 @@
 import { parseIsoTime } from '../lib/time.ts';
 import type { Queryable } from '../db/store.ts';
 import { badRequest } from '../errors.ts';
-import type { AuditRow } from '../../common/audit-row.ts';
+import type { AuditRow, ChangeNames } from '../../common/audit-row.ts';
+import { auditNames } from './audit-names.ts';
 
 export const DEFAULT_AUDIT_PAGE = 100;
 export const MAX_AUDIT_PAGE = 1000;
@@ -116,7 +117,7 @@ function where(q: AuditQuery, after: AuditCursor | undefined): { sql: string; pa
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
-function toRow(r: StoredRow): AuditRow {
+function toRow(r: StoredRow, names: { EntityName: string | null; ChangeNames: ChangeNames }): AuditRow {
   return {
     Id: r.id,
     Time: new Date(r.time).toISOString(),
@@ -127,7 +128,16 @@ function toRow(r: StoredRow): AuditRow {
     Entity: r.entity,
     EntityId: r.entity_id,
     Changes: JSON.parse(r.changes) as Record<string, unknown>,
+    ...names,
   };
+}
+
+/** The names of a page of stored rows (docs/audit.md#names), in order. */
+export function storedRowNames(db: Queryable, rows: readonly StoredRow[]): ReturnType<typeof auditNames> {
+  return auditNames(
+    db,
+    rows.map((r) => ({ entity: r.entity, entityId: r.entity_id, changes: JSON.parse(r.changes) as Record<string, unknown> })),
+  );
 }
 
 /** Stored rows of one page, newest first (time, then id, descending), after `after`; `next` is the following page's cursor. */
@@ -146,5 +156,6 @@ export async function storedPage(db: Queryable, q: AuditQuery, after: AuditCurso
 /** One page of the API's rows (`$top` rows after `$skiptoken`), with the cursor of the next page when there is one. */
 export async function auditPage(db: Queryable, q: AuditQuery): Promise<{ rows: AuditRow[]; next?: AuditCursor }> {
   const page = await storedPage(db, q, q.after, q.top);
-  return { rows: page.rows.map(toRow), next: page.next };
+  const names = await storedRowNames(db, page.rows);
+  return { rows: page.rows.map((r, i) => toRow(r, names[i]!)), next: page.next };
 }

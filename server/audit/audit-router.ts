@@ -12,11 +12,12 @@ import { ApiError } from '../errors.ts';
 import { csvCell } from '../lib/csv-cell.ts';
 import { drained } from '../http/drained.ts';
 import { queryParams } from '../http/request-input.ts';
-import { auditPage, encodeCursor, parseAuditQuery, storedPage, type AuditQuery, type StoredRow } from './audit-query.ts';
+import type { ChangeNames } from '../../common/audit-row.ts';
+import { auditPage, encodeCursor, parseAuditQuery, storedPage, storedRowNames, type AuditQuery, type StoredRow } from './audit-query.ts';
 
 /** Rows read per statement while streaming the CSV (the connection is free between chunks). */
 const CSV_CHUNK_ROWS = 1000;
-const CSV_HEADER = 'Id,Time,ActorKeyId,ActorUserId,Actor,Action,Entity,EntityId,Changes';
+const CSV_HEADER = 'Id,Time,ActorKeyId,ActorUserId,Actor,Action,Entity,EntityId,Changes,EntityName,ChangeNames';
 
 /** The request's own URL, absolute, its query kept as sent but for `$skiptoken`, set to `token`. */
 function nextLink(req: Request, token: string): string {
@@ -25,9 +26,12 @@ function nextLink(req: Request, token: string): string {
   return `${req.protocol}://${req.get('host') ?? '127.0.0.1'}${path}?${[...kept, `$skiptoken=${token}`].join('&')}`;
 }
 
-/** One CSV line of a stored row (`changes` is already JSON text; the time is written as the API's ISO UTC). */
-function csvLine(r: StoredRow): string {
-  const cells = [String(r.id), new Date(r.time).toISOString(), r.actor_key_id === null ? '' : String(r.actor_key_id), r.actor_user_id === null ? '' : String(r.actor_user_id), r.actor, r.action, r.entity, r.entity_id ?? '', r.changes];
+/** One CSV line of a stored row with its names (`changes` is already JSON text; the time is written as the API's ISO UTC). */
+function csvLine(r: StoredRow, names: { EntityName: string | null; ChangeNames: ChangeNames }): string {
+  const cells = [
+    String(r.id), new Date(r.time).toISOString(), r.actor_key_id === null ? '' : String(r.actor_key_id), r.actor_user_id === null ? '' : String(r.actor_user_id),
+    r.actor, r.action, r.entity, r.entity_id ?? '', r.changes, names.EntityName ?? '', JSON.stringify(names.ChangeNames),
+  ];
   return `${cells.map(csvCell).join(',')}\r\n`;
 }
 
@@ -42,7 +46,8 @@ async function sendCsv(db: Queryable, q: AuditQuery, res: Response): Promise<voi
   for (;;) {
     if (!more && !(await drained(res))) return; // the client went away
     const page = await storedPage(db, q, after, CSV_CHUNK_ROWS);
-    more = res.write(page.rows.map(csvLine).join(''));
+    const names = await storedRowNames(db, page.rows);
+    more = res.write(page.rows.map((r, i) => csvLine(r, names[i]!)).join(''));
     if (!page.next) break;
     after = page.next;
   }

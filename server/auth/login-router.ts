@@ -5,9 +5,10 @@
  * password. Mounted at `/auth` behind `jsonBody`.
  */
 import { Router, type Request, type Response } from 'express';
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import { recordAudit, runAs, type Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
-import { ApiError, badRequest, unauthorized } from '../errors.ts';
+import { ApiError, badRequest, conflict, unauthorized } from '../errors.ts';
+import { parseLanguage, type Language } from '../lib/languages.ts';
 import type { Principal } from './api-keys.ts';
 import { loginRetryAfter, recordLoginFailure } from './login-throttle.ts';
 import { authenticate } from './middleware.ts';
@@ -25,12 +26,22 @@ function noStore(_req: Request, res: Response, next: () => void) {
 /** The one answer to every refused sign-in, whatever the reason (unknown name, wrong password, locked). */
 const refused = () => unauthorized('The name or password is wrong, or the account is locked');
 
-/** What `GET /auth/me` answers for a principal. */
-export function describePrincipal(p: Principal) {
+/** What `GET /auth/me` answers for a principal; `language` is the user's stored one (always null for a key or the UI link). */
+export function describePrincipal(p: Principal, language: Language | null = null) {
   if (p.user) {
-    return { Kind: 'user', Name: p.user.name, DisplayName: p.user.displayName, Role: p.user.role, Permissions: [...ROLE_GRANTS[p.user.role].permissions] };
+    const permissions = [...ROLE_GRANTS[p.user.role].permissions];
+    return { Kind: 'user', Name: p.user.name, DisplayName: p.user.displayName, Role: p.user.role, Permissions: permissions, Language: language };
   }
-  return { Kind: p.uiSessionId !== undefined ? 'ui-link' : 'key', Name: p.name, DisplayName: p.name, Role: null, Permissions: [...p.permissions] };
+  return { Kind: p.uiSessionId !== undefined ? 'ui-link' : 'key', Name: p.name, DisplayName: p.name, Role: null, Permissions: [...p.permissions], Language: null };
+}
+
+/** The `Language` of a `PATCH /auth/me` body (the only field it takes); 400 for anything else. */
+function languagePatch(body: unknown): Language | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('PATCH /auth/me needs a JSON object such as {"Language": "nl"}');
+  const unknown = Object.keys(body).filter((k) => k !== 'Language');
+  if (unknown.length) throw badRequest(`Unknown field ${unknown.map((k) => `'${k}'`).join(', ')}: PATCH /auth/me takes only Language`);
+  if (!('Language' in body)) throw badRequest('PATCH /auth/me needs Language ("en", "nl", "de" or null)');
+  return parseLanguage((body as { Language: unknown }).Language, 'Language');
 }
 
 /** The `{Name, Password}` of a sign-in body (400 for anything else; the rules of names are not checked here). */
@@ -100,11 +111,24 @@ export function loginRouter(ctx: AppContext): Router {
     res.status(204).end();
   });
 
-  router.get('/me', authenticate(ctx.keys), (req, res) => {
-    res.json(describePrincipal(req.principal!));
+  router.get('/me', authenticate(ctx.keys), async (req, res) => {
+    const p = req.principal!;
+    const language = p.user ? ((await users.get(p.user.id))?.Language ?? null) : null;
+    res.json(describePrincipal(p, language));
   });
 
-  for (const [path, allow] of [['/login', 'POST'], ['/logout', 'POST'], ['/me', 'GET, HEAD']] as const) {
+  // The person's own language (docs/people.md#language): only a user has one; audited as an update of the user.
+  router.patch('/me', authenticate(ctx.keys), async (req, res) => {
+    const p = req.principal!;
+    const language = languagePatch(req.body);
+    if (!p.user) throw conflict(`This ${p.uiSessionId !== undefined ? 'UI-link session' : 'API key'} is not a person's: only a signed-in user has a Language`);
+    const actor: Actor = { keyId: null, name: p.user.name, userId: p.user.id };
+    const user = await runAs(actor, () => users.setLanguage(p.user!.id, language));
+    if (!user) throw unauthorized();
+    res.json(describePrincipal(p, user.Language));
+  });
+
+  for (const [path, allow] of [['/login', 'POST'], ['/logout', 'POST'], ['/me', 'GET, HEAD, PATCH']] as const) {
     router.all(path, () => {
       throw new ApiError('MethodNotAllowed', `/auth${path} supports ${allow}`, undefined, { Allow: allow });
     });

@@ -46,6 +46,8 @@ export const ROLE_MATRIX: readonly RouteGroupAccess[] = [
   { group: 'Project opt-out list changes (add, import, delete)', administrator: true, supervisor: true, viewer: false },
   { group: 'Company-level opt-out list', administrator: true, supervisor: false, viewer: false },
   { group: 'Opt-out settings', administrator: true, supervisor: false, viewer: false },
+  { group: 'Company settings read (GET /admin/settings)', administrator: true, supervisor: true, viewer: true },
+  { group: 'Company settings change (PATCH /admin/settings, the phone-region preview)', administrator: true, supervisor: false, viewer: false },
   { group: 'Administration (users, API keys, UI sessions, audit log)', administrator: true, supervisor: false, viewer: false },
   { group: 'Own session (GET /auth/me, POST /auth/logout)', administrator: true, supervisor: true, viewer: true },
 ];

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { recordAudit, diffChanges, runAs } from '../audit/audit-log.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { conflict, notFound } from '../errors.ts';
+import type { Language } from '../lib/languages.ts';
 import { hashPassword } from './passwords.ts';
 import type { Role } from './roles.ts';
 import type { UiSessionStore } from './ui-sessions.ts';
@@ -26,6 +27,7 @@ export interface UserRow {
   locked: number;
   created_at: number;
   last_login_at: number | null;
+  language: Language | null;
 }
 
 /** The key that makes names unique without regard to case. */
@@ -39,6 +41,7 @@ const toInfo = (r: UserRow): UserInfo => ({
   Locked: r.locked !== 0,
   CreatedAt: new Date(r.created_at).toISOString(),
   LastLoginAt: r.last_login_at === null ? null : new Date(r.last_login_at).toISOString(),
+  Language: r.language ?? null,
 });
 
 /** What the audit log shows of a user: everything but the password and the times. */
@@ -149,6 +152,21 @@ export class UserStore {
     const password = randomBytes(24).toString('base64url');
     const created = await runAs({ keyId: null, name: 'desktop app' }, () => this.create({ name, role: 'administrator', password }));
     return created.UserId;
+  }
+
+  /**
+   * Sets a user's own language (null: none chosen), audited as an update of the user in the caller's name;
+   * undefined when the user is gone.
+   */
+  setLanguage(id: number, language: Language | null, now = Date.now()): Promise<UserInfo | undefined> {
+    return this.store.transaction(async (tx) => {
+      const before = await this.get(id, tx);
+      if (!before) return undefined;
+      if (before.Language === language) return before;
+      await tx.run('UPDATE users SET language = ? WHERE id = ?', [language, id]);
+      await recordAudit(tx, { action: 'updated', entity: 'users', entityId: id, changes: { Language: [before.Language, language] } }, now);
+      return (await this.get(id, tx))!;
+    });
   }
 
   /** Stamps a successful sign-in (in the caller's transaction). */

@@ -1,7 +1,7 @@
 /**
  * The /cati/blacklist entity set declared through the OData dispatcher: generic list and get-by-key, POST,
- * PUT (and so PATCH), DELETE, Controller.Import (action) and Controller.Check (function; cati_administrate
- * or cati_integrate). Numbers are normalised for the company's stored phone region (phone-region-setting.ts).
+ * PUT (and so PATCH), DELETE, Controller.Import (action), Controller.Check (function; cati_administrate
+ * or cati_integrate) and Controller.Search (the screen's search, a collection; blacklist-search.ts). Numbers are normalised for the company's stored phone region (phone-region-setting.ts).
  * The worked example of how an entity set plugs into server/odata/service.ts.
  */
 import type { CountryCode } from 'libphonenumber-js';
@@ -13,6 +13,7 @@ import { queryEntity, type Row } from '../odata/collection-query.ts';
 import { ok, type EntitySetDef, type ODataService } from '../odata/service.ts';
 import { blacklistModel, checkFunction, checkResultModel, importAction, importErrorModel, importItemType, importResultModel } from './blacklist-model.ts';
 import { applyPhoneRegion } from './blacklist-region.ts';
+import { searchFunction, searchScope } from './blacklist-search.ts';
 import { checkNumber, createItem, deleteItem, importItems, importItemsOf, parseItemBody, updateItem } from './blacklist-service.ts';
 import { checkPhoneRegion } from './phone-region.ts';
 import { phoneRegion } from './phone-region-setting.ts';
@@ -49,6 +50,10 @@ export function blacklistSet(ctx: AppContext): EntitySetDef {
           const result = await importItems(store, importItemsOf(call.body), await phoneRegion(store));
           return ok.json({ '@odata.context': `${call.serviceRoot}/$metadata#Controller.BlacklistImportResult`, ...result });
         },
+      },
+      {
+        def: searchFunction,
+        handler: async (call) => call.query(blacklistModel, { scope: searchScope(call.args.text, await phoneRegion(store)) }),
       },
       {
         def: checkFunction,

@@ -1,6 +1,7 @@
 /**
- * `GET`/`PATCH /admin/settings` (docs/cati-api.md#phone-region, company_administrate): the company's settings, today
- * `{"PhoneRegion": "NL" | null}`. PATCH with `{"PhoneRegion": "DE"}` (or null) stores the region and
+ * `GET`/`PATCH /admin/settings`: the company's settings, today `{"PhoneRegion": "NL" | null}`. GET is readable
+ * by every signed-in person and every `cati_read` key (the screens show the region beside every phone input);
+ * PATCH and the preview stay `company_administrate` (docs/people.md#company-settings). PATCH with `{"PhoneRegion": "DE"}` (or null) stores the region and
  * re-normalises the stored blacklist numbers in one transaction, audited (blacklist-region.ts); an unknown
  * region → 400 naming it, nothing changed. `GET /admin/settings/phone-region-preview?region=DE` is the dry
  * run the Settings screen shows before a change: how numbers would be stored, how many stored entries would
@@ -40,11 +41,11 @@ export function phoneRegionExamples(region: CountryCode | null, exampleRegion: C
 /** The /admin/settings router. */
 export function companySettingsRouter(ctx: AppContext): Router {
   const router = Router();
-  router.use(requirePermission('company_administrate'));
   const settings = async () => ({ PhoneRegion: await phoneRegion(ctx.store) });
-  router.get('/', async (_req, res) => {
+  router.get('/', requirePermission('cati_read'), async (_req, res) => {
     res.json(await settings());
   });
+  router.use(requirePermission('company_administrate'));
   router.patch('/', jsonBody, async (req, res) => {
     const body = req.body as unknown;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('PATCH /admin/settings needs a JSON object such as {"PhoneRegion": "NL"}');

@@ -37,8 +37,10 @@ export function historySets(ctx: AppContext): EntitySetDef[] {
     {
       model: sessionHistoryModel,
       create: ingestRoute(ctx, 'interviewersessionhistory'),
-      // Seed §4.2: GET by SessionId answers a collection holding that one session.
+      // GET by SessionId answers a collection holding that one session (docs/cati-api.md), so $metadata declares
+      // the set not readable by key (ReadByKeyRestrictions Readable false).
       get: { handler: async (c) => ok.collection(sessionHistoryModel, [await c.entity()]) },
+      keyReadAnswersCollection: true,
       patch: closeRoute(ctx, sessionHistoryModel, closeSession),
     },
   ];

@@ -103,7 +103,7 @@ export function describeSet(set: EntitySetDef): SetDescription {
   return {
     model: set.model,
     readable: set.list !== false,
-    readableByKey: set.get !== false,
+    readableByKey: set.get !== false && !set.keyReadAnswersCollection,
     insertable: !!set.create,
     updatable: !!(set.update || set.patch),
     deletable: !!set.remove,

@@ -122,6 +122,11 @@ export interface EntitySetDef {
   list?: Partial<Route> | false;
   /** GET by key: generic unless a handler is given; `false` disables it. */
   get?: Partial<Route> | false;
+  /**
+   * True when GET by key answers a collection (of that one entity) rather than the entity: `$metadata` then says
+   * the set is not readable by key, so a generated client never reads a collection as an entity.
+   */
+  keyReadAnswersCollection?: boolean;
   create?: Route;
   /** PUT; also serves PATCH (after the PATCH body rule) unless `patch` is given. */
   update?: Route;

@@ -8,7 +8,7 @@ import { MULTIPART_SLACK, uploadFile } from '../files/upload.ts';
 import { importHandler } from './import-routes.ts';
 import { ImportService } from './import-service.ts';
 import { loadList } from './list-access.ts';
-import { createListHandler, getListHandler } from './lists-routes.ts';
+import { createListHandler, getListHandler, patchListHandler, readListHandler } from './lists-routes.ts';
 
 /**
  * The opt-out API under /optout/ (optout seed §4, docs/optout-api.md#lists): lists, domains, e-mails, import, export,
@@ -25,6 +25,8 @@ export function optoutRouter(ctx: AppContext): Router {
   // POST /lists: the body names the project, so only a key that may administer some list gets it parsed.
   router.post('/lists', requirePermission('company_administrate', 'optout_administrate'), jsonBody, createListHandler(ctx));
   router.get('/lists', getListHandler(ctx));
+  router.get('/lists/:listId', list, readListHandler());
+  router.patch('/lists/:listId', list, jsonBody, patchListHandler(ctx));
 
   router.post('/lists/:listId/domains', list, jsonBody, addEntryHandler(ctx, 'domains'));
   router.get('/lists/:listId/domains', list, pageEntriesHandler(ctx, 'domains'));

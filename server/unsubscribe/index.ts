@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
 import { DatabaseUnavailableError } from '../db/store.ts';
+import { negotiateLanguage } from '../lib/accept-language.ts';
+import type { Language } from '../lib/languages.ts';
 import { addEmailEntry } from '../optout/entries.ts';
 import { findList } from '../optout/lists.ts';
 import { openKeyCodec, type UnsubscribePayload } from './key-codec.ts';
@@ -63,30 +65,40 @@ export function unsubscribePages(ctx: AppContext): UnsubscribePages {
   let lastSettings: PageSettings | undefined;
   const readSettings = cachedPageSettings(ctx.store);
   const currentSettings = async () => (lastSettings = await readSettings());
-  // The default page, rendered once per settings version.
+  // The default page, rendered once per settings version and language.
   let defaultFor: PageSettings | undefined;
-  let defaultHtml = '';
-  const defaultPageOf = (settings: PageSettings) => {
-    if (settings !== defaultFor) [defaultFor, defaultHtml] = [settings, defaultPage(settings)];
-    return defaultHtml;
+  const defaultHtml = new Map<Language, string>();
+  const defaultPageOf = (settings: PageSettings, language: Language) => {
+    if (settings !== defaultFor) {
+      defaultFor = settings;
+      defaultHtml.clear();
+    }
+    let html = defaultHtml.get(language);
+    if (html === undefined) defaultHtml.set(language, (html = defaultPage(settings, language)));
+    return html;
   };
-  async function refuse(res: ServerResponse, refused: HitResult, headers: Record<string, string> = {}) {
-    const page = tooManyRequestsPage(lastSettings ?? (await currentSettings()), refused.retryAfterSeconds);
-    sendPage(res, 429, page, { ...headers, 'Retry-After': String(refused.retryAfterSeconds) });
+  async function refuse(res: ServerResponse, accept: string | undefined, refused: HitResult, headers: Record<string, string> = {}) {
+    const settings = lastSettings ?? (await currentSettings());
+    const language = pageLanguage(settings, accept);
+    sendPage(res, 429, tooManyRequestsPage(settings, refused.retryAfterSeconds, language), language, { ...headers, 'Retry-After': String(refused.retryAfterSeconds) });
   }
 
   /** The default page, the hot one: no key to decode, no extra header. */
   function serveDefault(clientAddress: string | undefined, res: ServerResponse): void {
-    serveDefaultAsync(clientAddress, res).then(undefined, (err: unknown) => failPage(ctx, err, 'GET', res));
+    serveDefaultAsync(clientAddress, res.req.headers['accept-language'], res).then(undefined, (err: unknown) => failPage(ctx, err, 'GET', res));
   }
 
-  async function serveDefaultAsync(clientAddress: string | undefined, res: ServerResponse): Promise<void> {
+  async function serveDefaultAsync(clientAddress: string | undefined, accept: string | undefined, res: ServerResponse): Promise<void> {
     const refused = limit(clientAddress, 'GET', null, false);
-    return refused ? refuse(res, refused) : sendPage(res, 200, defaultPageOf(await currentSettings()));
+    if (refused) return refuse(res, accept, refused);
+    const settings = await currentSettings();
+    const language = pageLanguage(settings, accept);
+    sendPage(res, 200, defaultPageOf(settings, language), language);
   }
 
   async function handle(req: Request, res: Response, method: Method, rawKey: unknown, deprecated: boolean) {
-    if (method === 'GET' && !deprecated && rawKey === undefined) return serveDefaultAsync(req.ip, res);
+    const accept = req.headers['accept-language'];
+    if (method === 'GET' && !deprecated && rawKey === undefined) return serveDefaultAsync(req.ip, accept, res);
     const hasKey = typeof rawKey === 'string' ? rawKey !== '' : rawKey !== undefined;
     const payload = hasKey && typeof rawKey === 'string' ? codec.decode(rawKey) : null;
     const invalidKey = (hasKey || method === 'POST') && !payload;
@@ -96,14 +108,18 @@ export function unsubscribePages(ctx: AppContext): UnsubscribePages {
       if (payload) headers.Link = `</unsubscribe?key=${rawKey as string}>; rel="successor-version"`;
     }
     const refused = limit(req, method, payload, invalidKey);
-    if (refused) return refuse(res, refused, headers);
+    if (refused) return refuse(res, accept, refused, headers);
     const settings = await currentSettings();
-    if (!hasKey && method === 'GET') return sendPage(res, 200, defaultPageOf(settings), headers);
+    const requested = pageLanguage(settings, accept);
+    if (!hasKey && method === 'GET') return sendPage(res, 200, defaultPageOf(settings, requested), requested, headers);
     const list = payload && (await findList(ctx.store, payload.listId));
-    if (!payload || !list) return sendPage(res, 404, notFoundPage(settings), headers);
+    if (!payload || !list) return sendPage(res, 404, notFoundPage(settings, requested), requested, headers);
 
+    // The list's own language first (docs/unsubscribe.md#languages): the confirm page, the one-click POST and the
+    // result page then speak it whatever the client asks.
+    const language = list.language ?? requested;
     const masked = maskAddress(payload.emailAddress);
-    if (method === 'GET') return sendPage(res, 200, confirmPage(settings, masked, rawKey as string), headers);
+    if (method === 'GET') return sendPage(res, 200, confirmPage(settings, masked, rawKey as string, language), language, headers);
     // The list may be deleted between the lookup and the insert: check again inside the transaction.
     // Audited as the unsubscribe page (docs/audit.md#audit), whoever follows the link.
     const added = await runAs(UNSUBSCRIBE_PAGE_ACTOR, () =>
@@ -113,8 +129,8 @@ export function unsubscribePages(ctx: AppContext): UnsubscribePages {
         return true;
       }),
     );
-    if (!added) return sendPage(res, 404, notFoundPage(settings), headers);
-    sendPage(res, 200, resultPage(settings, masked), headers);
+    if (!added) return sendPage(res, 404, notFoundPage(settings, requested), requested, headers);
+    sendPage(res, 200, resultPage(settings, masked, language), language, headers);
   }
 
   const router = Router();
@@ -126,12 +142,20 @@ export function unsubscribePages(ctx: AppContext): UnsubscribePages {
   router.post('/:encryptedParameter', (req, res) => handle(req, res, 'POST', req.params.encryptedParameter, true));
   // Anything else below /unsubscribe: the same 404 page, counted like a bad key.
   router.use(async (req, res) => {
+    const accept = req.headers['accept-language'];
     const refused = limit(req, 'GET', null, true);
-    if (refused) return refuse(res, refused);
-    sendPage(res, 404, notFoundPage(await currentSettings()));
+    if (refused) return refuse(res, accept, refused);
+    const settings = await currentSettings();
+    const language = pageLanguage(settings, accept);
+    sendPage(res, 404, notFoundPage(settings, language), language);
   });
   router.use(((err, req, res, _next) => failPage(ctx, err, req.method, res)) as ErrorRequestHandler);
   return { router, serveDefault };
+}
+
+/** The language of a page without a list of its own: the request's Accept-Language among ours, else the company's default. */
+function pageLanguage(settings: PageSettings, accept: string | undefined): Language {
+  return negotiateLanguage(accept) ?? settings.defaultLanguage;
 }
 
 /** The id a valid key is counted under: its list and address (every key for them shares one counter). */
@@ -155,10 +179,11 @@ async function failPage(ctx: AppContext, err: unknown, method: string, res: Serv
     // The database itself failed: the defaults will do.
   }
   if (res.headersSent) return;
+  const language = pageLanguage(settings, res.req.headers['accept-language']);
   if ((err as { code?: unknown })?.code === 'SQLITE_BUSY' || err instanceof DatabaseUnavailableError) {
-    sendPage(res, 503, errorPage(settings), { 'Retry-After': '5' });
+    sendPage(res, 503, errorPage(settings, language), language, { 'Retry-After': '5' });
     return;
   }
   console.error(`${method} /unsubscribe failed:`, (err as Error)?.message ?? err);
-  sendPage(res, 500, errorPage(settings));
+  sendPage(res, 500, errorPage(settings, language), language);
 }

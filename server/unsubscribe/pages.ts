@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
+import type { Language } from '../lib/languages.ts';
 import type { PageSettings } from './page-settings.ts';
+import { BUILT_IN_TEXTS, PAGE_WORDS, type PageTexts } from './page-texts.ts';
 
 /**
  * The unsubscribe pages: self-contained HTML with one inline style sheet (allowed by its hash),
@@ -53,18 +55,27 @@ function paragraphs(text: string, className?: string): string {
     .join('\n');
 }
 
+/** What a page needs of the settings: the company name and the texts (English at the top level, others in `texts`). */
+export type PageSource = Pick<PageSettings, 'companyName' | 'defaultPageText' | 'confirmPageText' | 'resultPageText'> & { texts?: Partial<Record<Language, PageTexts>> };
+
+/** The page texts of `language`: the English ones at the top level, the others from `texts` (built-in when absent). */
+function textsOf(settings: PageSource, language: Language): PageTexts {
+  return language === 'en' ? settings : (settings.texts?.[language] ?? BUILT_IN_TEXTS[language]);
+}
+
 interface Layout {
-  settings: PageSettings;
+  settings: PageSource;
+  language: Language;
   title: string;
   /** Already-escaped HTML below the heading. */
   body: string;
 }
 
-function layout({ settings, title, body }: Layout): string {
+function layout({ settings, language, title, body }: Layout): string {
   const company = settings.companyName.trim();
   const fullTitle = company ? `${title} – ${company}` : title;
   return `<!doctype html>
-<html lang="en">
+<html lang="${language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -84,8 +95,8 @@ ${body}
 }
 
 /** `GET /unsubscribe` without a key: the company's default text. */
-export function defaultPage(settings: PageSettings): string {
-  return layout({ settings, title: 'Unsubscribe', body: paragraphs(settings.defaultPageText) });
+export function defaultPage(settings: PageSource, language: Language = 'en'): string {
+  return layout({ settings, language, title: PAGE_WORDS[language].defaultTitle, body: paragraphs(textsOf(settings, language).defaultPageText) });
 }
 
 /**
@@ -94,49 +105,53 @@ export function defaultPage(settings: PageSettings): string {
  * prefix, and on the deprecated `/unsubscribe/{key}` path too), so a client that follows the action lands
  * on the same unsubscribe POST as one that posts to the page URL.
  */
-export function confirmPage(settings: PageSettings, maskedAddress: string, key: string): string {
-  const body = `<p class="label">E-mail address:</p>
+export function confirmPage(settings: PageSource, maskedAddress: string, key: string, language: Language = 'en'): string {
+  const words = PAGE_WORDS[language];
+  const body = `<p class="label">${escapeHtml(words.addressLabel)}</p>
 <p class="address">${escapeHtml(maskedAddress)}</p>
-${paragraphs(settings.confirmPageText)}
+${paragraphs(textsOf(settings, language).confirmPageText)}
 <form method="post" action="?key=${escapeHtml(encodeURIComponent(key))}">
-<button type="submit">Unsubscribe</button>
+<button type="submit">${escapeHtml(words.button)}</button>
 </form>`;
-  return layout({ settings, title: 'Unsubscribe from our e-mails', body });
+  return layout({ settings, language, title: words.confirmTitle, body });
 }
 
 /** After the POST: the address is on the list. */
-export function resultPage(settings: PageSettings, maskedAddress: string): string {
+export function resultPage(settings: PageSource, maskedAddress: string, language: Language = 'en'): string {
   const body = `<p class="address">${escapeHtml(maskedAddress)}</p>
-${paragraphs(settings.resultPageText)}`;
-  return layout({ settings, title: 'You are unsubscribed', body });
+${paragraphs(textsOf(settings, language).resultPageText)}`;
+  return layout({ settings, language, title: PAGE_WORDS[language].resultTitle, body });
 }
 
 /** Any bad, tampered or outdated key, and any unknown path: one generic page that never says why. */
-export function notFoundPage(settings: PageSettings): string {
-  const body = paragraphs(
-    'This unsubscribe link is not valid. Please open the link from the e-mail you received once more, exactly as it appears there.',
-  );
-  return layout({ settings, title: 'Link not valid', body });
+export function notFoundPage(settings: PageSource, language: Language = 'en'): string {
+  const words = PAGE_WORDS[language];
+  return layout({ settings, language, title: words.notFoundTitle, body: paragraphs(words.notFoundText) });
 }
 
 /** 429: too many requests from this network or for this address. */
-export function tooManyRequestsPage(settings: PageSettings, retryAfterSeconds: number): string {
-  const minutes = Math.ceil(retryAfterSeconds / 60);
-  const wait = retryAfterSeconds < 60 ? `${retryAfterSeconds} seconds` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  return layout({ settings, title: 'Please wait a moment', body: paragraphs(`We received too many requests. Please try again in ${wait}.`) });
+export function tooManyRequestsPage(settings: PageSource, retryAfterSeconds: number, language: Language = 'en'): string {
+  const words = PAGE_WORDS[language];
+  return layout({ settings, language, title: words.tooManyTitle, body: paragraphs(words.tooManyText(retryAfterSeconds)) });
 }
 
 /** 500/503: something failed on our side; nothing was changed. */
-export function errorPage(settings: PageSettings): string {
-  return layout({ settings, title: 'Something went wrong', body: paragraphs('We could not complete your request. Please try again in a few minutes.') });
+export function errorPage(settings: PageSource, language: Language = 'en'): string {
+  const words = PAGE_WORDS[language];
+  return layout({ settings, language, title: words.errorTitle, body: paragraphs(words.errorText) });
 }
 
 const PAGE_HEADER_ENTRIES = Object.entries(PAGE_HEADERS);
 
-/** Sends a page with the security headers of every unsubscribe page: one string in one `res.end`. */
-export function sendPage(res: ServerResponse, status: number, html: string, headers?: Record<string, string>): void {
+/**
+ * Sends a page in `language` with the security headers of every unsubscribe page: one string in one `res.end`.
+ * `Content-Language` names the language; `Vary: Accept-Language` because the request may have chosen it.
+ */
+export function sendPage(res: ServerResponse, status: number, html: string, language: Language, headers?: Record<string, string>): void {
   res.statusCode = status;
   for (const [name, value] of PAGE_HEADER_ENTRIES) res.setHeader(name, value);
+  res.setHeader('Content-Language', language);
+  res.setHeader('Vary', 'Accept-Language');
   if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
   res.setHeader('Content-Length', Buffer.byteLength(html));
   res.end(res.req.method === 'HEAD' ? undefined : html);

@@ -28,7 +28,7 @@ describe('GET /admin/audit', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     const [first, second] = r.body.value;
-    expect(Object.keys(first!)).toEqual(['Id', 'Time', 'ActorKeyId', 'ActorUserId', 'Actor', 'Action', 'Entity', 'EntityId', 'Changes']);
+    expect(Object.keys(first!)).toEqual(['Id', 'Time', 'ActorKeyId', 'ActorUserId', 'Actor', 'Action', 'Entity', 'EntityId', 'Changes', 'EntityName', 'ChangeNames']);
     expect(first).toMatchObject({ ActorKeyId: null, ActorUserId: null, Actor: 'CATI_API_KEY', Action: 'created', Entity: 'blacklist', Changes: { TelephoneNumber: '555' } });
     expect(first!.Time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(second).toMatchObject({ ActorKeyId: clerkId, Actor: 'clerk', Entity: 'groups', Changes: { Name: 'G24', Description: null, ParentGroups: [] } });

@@ -94,6 +94,24 @@ describe('history ingest', () => {
     expect((await t.json('PATCH', '/cati/interviewersessionhistory(99999)', { body: { LogoutTime: '2026-11-02T14:00:00Z' }, key: integrateKey })).status).toBe(404);
     expect((await t.json('GET', '/cati/interviewersessionhistory(99999)')).status).toBe(404);
   });
+
+  it('$metadata declares exactly the sets whose GET by key answers a collection as not readable by key', async () => {
+    const xml = await (await t.request('GET', '/cati/$metadata')).text();
+    const byKey = (set: string) => {
+      const block = new RegExp(`<Annotations Target="Controller\\.Container/${set}">([\\s\\S]*?)</Annotations>`).exec(xml)?.[1] ?? '';
+      return /<PropertyValue Property="ReadByKeyRestrictions"><Record><PropertyValue Property="Readable" Bool="(true|false)"\/>/.exec(block)?.[1];
+    };
+    expect(byKey('interviewersessionhistory')).toBe('false');
+    expect(byKey('callhistorywithvariables')).toBe('false');
+    for (const set of ['callhistory', 'breakhistory', 'blacklist', 'interviewers', 'groups', 'surveys']) {
+      expect(byKey(set), set).toBe('true');
+      const id = (await t.json('GET', `/cati/${set}?$top=1`)).body.value[0];
+      if (!id) continue;
+      const key = Object.values(id)[0];
+      const one = await t.json('GET', `/cati/${set}(${typeof key === 'string' ? `'${key}'` : key})`);
+      expect(one.body.value, set).toBeUndefined();
+    }
+  });
 });
 
 describe('history reads', () => {
@@ -201,5 +219,31 @@ describe('/callhistorywithvariables', () => {
     expect((await chv('includeBreakTimes=maybe')).status).toBe(400);
     expect((await chv('startime=2026-11-02T00:00:00Z')).body.error.message).toMatch(/startTime/);
     expect((await t.json('GET', '/cati/callhistorywithvariables(1)')).status).toBe(405);
+  });
+});
+
+describe('the history screens’ filters (docs/cati-api.md#history-filters)', () => {
+  /** The set's rows matching `filter` through the API, and the same rows picked in JS from the whole set. */
+  const both = async (set: string, filter: string, pick: (r: any) => boolean) => {
+    const all = (await t.json('GET', `/cati/${set}?$top=1000`, { key: adminKey })).body.value as any[];
+    const r = await t.json('GET', `/cati/${set}?$top=1000&$filter=${encodeURIComponent(filter)}`, { key: adminKey });
+    expect(r.status, filter).toBe(200);
+    return [r.body.value.length, all.filter(pick).length];
+  };
+  it('calls by outcome, survey, interviewer and centre; breaks by break type, interviewer and centre; sessions by interviewer and centre', async () => {
+    const cases: [string, string, (r: any) => boolean][] = [
+      ['callhistory', `ExtendedStatus in (1,2) and SurveyId eq 'p1' and InterviewerId eq ${anna} and CallCenterId eq 1`, (r) => [1, 2].includes(r.ExtendedStatus) && r.SurveyId === 'p1' && r.InterviewerId === anna && r.CallCenterId === 1],
+      ['callhistory', `SurveyId eq 'p2' and InterviewerId in (${anna},${ben})`, (r) => r.SurveyId === 'p2' && [anna, ben].includes(r.InterviewerId)],
+      ['breakhistory', `BreakTypeId eq 1 and InterviewerId eq ${anna} and CallCenterId eq 1`, (r) => r.BreakTypeId === 1 && r.InterviewerId === anna && r.CallCenterId === 1],
+      ['breakhistory', 'BreakTypeId in (2,3)', (r) => [2, 3].includes(r.BreakTypeId)],
+      ['interviewersessionhistory', `InterviewerId eq ${ben} and CallCenterId eq 1`, (r) => r.InterviewerId === ben && r.CallCenterId === 1],
+      ['interviewersessionhistory', `InterviewerId in (${anna},${ben}) and CallCenterId eq 2`, (r) => r.CallCenterId === 2],
+    ];
+    for (const [set, filter, pick] of cases) {
+      const [api, js] = await both(set, filter, pick);
+      expect(api, `${set} ${filter}`).toBe(js);
+    }
+    expect((await both('callhistory', 'ExtendedStatus eq 1', (r) => r.ExtendedStatus === 1))[0]).toBeGreaterThan(0);
+    expect((await both('breakhistory', 'BreakTypeId eq 1', (r) => r.BreakTypeId === 1))[0]).toBeGreaterThan(0);
   });
 });

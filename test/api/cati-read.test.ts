@@ -47,6 +47,7 @@ describe('a cati_read key', () => {
     '/cati/groups(1)/Controller.GetInterviewers(callCenterId=1)',
     '/cati/callhistorywithvariables',
     '/cati/blacklist?$format=csv',
+    '/admin/settings',
   ])('GET %s → 200', async (path) => {
     const url = path.replace('ID', String(itemId)).replace('IV', String(interviewerId)).replace(/ /g, '%20');
     const res = await t.request('GET', url, as(readKey));
@@ -74,6 +75,8 @@ describe('a cati_read key', () => {
     ['POST', '/cati/callhistory', { Time: '2026-11-02T09:00:00Z', SurveyId: 'p9101', TelephoneNumber: '1', Duration: 1, WaitingTime: 0 }],
     ['GET', '/optout/lists', undefined],
     ['GET', '/admin/keys', undefined],
+    ['PATCH', '/admin/settings', { PhoneRegion: 'DE' }],
+    ['GET', '/admin/settings/phone-region-preview?region=DE', undefined],
   ])('%s %s → 403, nothing changes', async (method, path, body) => {
     const url = path.replace('ID', String(itemId)).replace('IV', String(interviewerId));
     const r = await t.json(method, url, { body, key: readKey });

@@ -49,7 +49,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Arguments of the functions declared in $metadata, by parameter name. */
-const ARGS: Record<string, string> = { callCenterId: '1', surveyId: "'p9001'", interviewId: '1', telephoneNumber: "'0201234567'" };
+const ARGS: Record<string, string> = { callCenterId: '1', surveyId: "'p9001'", interviewId: '1', telephoneNumber: "'0201234567'", text: "'020'" };
 
 describe('OASIS odata-csdl: CSDL XML → CSDL JSON', () => {
   it('converts $metadata without a single message, in strict mode too', () => {

@@ -17,7 +17,7 @@ describe('POST /optout/lists', () => {
   it('creates the company-level list for an empty or absent projectId, idempotently', async () => {
     const a = await t.json('POST', '/optout/lists', { body: {} });
     expect(a.status).toBe(200);
-    expect(a.body).toEqual({ id: expect.any(Number), companyId: 7, projectId: null });
+    expect(a.body).toEqual({ id: expect.any(Number), companyId: 7, projectId: null, language: null });
     const b = await t.json('POST', '/optout/lists', { body: { projectId: '' } });
     const c = await t.request('POST', '/optout/lists');
     expect(b.body).toEqual(a.body);

@@ -45,6 +45,11 @@ const probes = (): Record<string, Probe[]> => ({
   ],
   'Company-level opt-out list': [{ method: 'GET', path: '/optout/lists' }],
   'Opt-out settings': [{ method: 'GET', path: '/optout/settings' }],
+  'Company settings read (GET /admin/settings)': [{ method: 'GET', path: '/admin/settings' }],
+  'Company settings change (PATCH /admin/settings, the phone-region preview)': [
+    { method: 'PATCH', path: '/admin/settings', body: {} },
+    { method: 'GET', path: '/admin/settings/phone-region-preview?region=DE' },
+  ],
   'Administration (users, API keys, UI sessions, audit log)': [
     { method: 'GET', path: '/admin/users' },
     { method: 'POST', path: '/admin/users', body: {} },

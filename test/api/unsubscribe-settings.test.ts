@@ -93,12 +93,13 @@ describe('GET/PUT /optout/settings', () => {
   it('answers the defaults, then changes only the fields sent', async () => {
     const initial = await t.json('GET', '/optout/settings');
     expect(initial.status).toBe(200);
-    expect(Object.keys(initial.body).sort()).toEqual(['companyName', 'confirmPageText', 'defaultPageText', 'resultPageText']);
+    expect(Object.keys(initial.body).sort()).toEqual(['companyName', 'confirmPageText', 'defaultLanguage', 'defaultPageText', 'resultPageText', 'texts']);
     expect(initial.body.companyName).toBe('');
 
     const put = await t.json('PUT', '/optout/settings', { body: { companyName: 'Acme Research', resultPageText: 'Done.\n\nThank you.' } });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ ...initial.body, companyName: 'Acme Research', resultPageText: 'Done.\n\nThank you.' });
+    const en = { ...initial.body.texts.en, resultPageText: 'Done.\n\nThank you.' };
+    expect(put.body).toEqual({ ...initial.body, companyName: 'Acme Research', resultPageText: 'Done.\n\nThank you.', texts: { ...initial.body.texts, en } });
     expect((await t.json('GET', '/optout/settings')).body).toEqual(put.body);
 
     const page = await (await fetch(`${t.url}/unsubscribe`)).text();

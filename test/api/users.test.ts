@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 // docs/people.md#users: user accounts, sign-in with a name and password, sessions that follow the UI-session rules.
 
 const PASSWORD = 'correct horse battery staple';
-const USER_FIELDS = ['UserId', 'Name', 'DisplayName', 'Role', 'Locked', 'CreatedAt', 'LastLoginAt'];
+const USER_FIELDS = ['UserId', 'Name', 'DisplayName', 'Role', 'Locked', 'CreatedAt', 'LastLoginAt', 'Language'];
 
 let t: TestServer;
 beforeAll(async () => {
@@ -129,7 +129,7 @@ describe('sign-in', () => {
     expect(r.body.User.LastLoginAt).not.toBeNull();
 
     const me = await t.json('GET', '/auth/me', { key: r.body.Key });
-    expect(me.body).toEqual({ Kind: 'user', Name: 'dave', DisplayName: 'Dave D', Role: 'supervisor', Permissions: ['cati_administrate', 'optout_administrate'] });
+    expect(me.body).toEqual({ Kind: 'user', Name: 'dave', DisplayName: 'Dave D', Role: 'supervisor', Permissions: ['cati_administrate', 'optout_administrate'], Language: null });
     expect((await t.json('GET', '/auth/me')).body).toMatchObject({ Kind: 'key', Name: 'CATI_API_KEY', Role: null });
     const link = await t.json('POST', '/auth/ui-token', { body: { token: await t.server.ctx.keys.ui.mintToken() }, key: null });
     expect((await t.json('GET', '/auth/me', { key: link.body.key })).body).toMatchObject({ Kind: 'ui-link', Role: null });
@@ -208,7 +208,7 @@ describe('sign-in', () => {
     expect(hidden.length).toBeGreaterThan(0);
     expect(hidden.filter((r) => r.Entity === 'sessions')).toEqual([]);
     const csv = await (await t.request('GET', '/admin/audit?$format=csv&entity=groups')).text();
-    expect(csv.split('\r\n')[0]).toBe('Id,Time,ActorKeyId,ActorUserId,Actor,Action,Entity,EntityId,Changes');
+    expect(csv.split('\r\n')[0]).toBe('Id,Time,ActorKeyId,ActorUserId,Actor,Action,Entity,EntityId,Changes,EntityName,ChangeNames');
     expect(csv).toContain(`,${u.UserId},hana,created,groups,`);
     // The user's own changes: created, audited without the password.
     const userRows = rows.filter((r) => r.Entity === 'users' && r.EntityId === String(u.UserId));
