@@ -1,7 +1,8 @@
 /**
- * Differential test of the opt-out import's own CSV reader (server/optout/import-parse.ts) against csv-parse
- * on generated files. Both feed the same column rules (columnValues: header detection, blank rows, the export
- * guard), so any difference is the readers'.
+ * Differential test of the one RFC 4180 reader (common/files/csv-records.ts, through the opt-out import's
+ * readTextValues) against csv-parse on generated files. Both feed the same column rules (columnValues: header
+ * detection, blank rows, the export guard) and the same delimiter (common/files/delimiter.ts), so any
+ * difference is the readers'.
  * - Well-formed RFC 4180 files (quoted cells with delimiters, doubled quotes and line breaks; `,` `;` or tab;
  *   CRLF, LF or CR): they must agree, value for value.
  * - Malformed quotes (a quote never closed, or text after a closing quote): they deliberately differ. csv-parse
