@@ -8,15 +8,14 @@ import { databaseEngine, databaseFile, type ServerConfig } from './config.ts';
 import { openStore, sqliteFile } from './db/open-store.ts';
 import { redactUrl } from './db/database-url.ts';
 import type { AppContext } from './context.ts';
-import type { PgStore } from './db/pg-store.ts';
-import { pgEventSink } from './events/pg-notify.ts';
 import type { Store } from './db/store.ts';
 import { resetUploadDir } from './optout/upload-dir.ts';
 import { resetScrubsDir } from './scrub/scrub-files.ts';
 import { removeRunLock, writeRunLock } from './db/run-lock.ts';
 import { lockedDatabase } from './db/database-url.ts';
 import { EventHub } from './events/event-hub.ts';
-import { attachEventSink } from './events/publisher.ts';
+import type { EventList } from './events/publisher.ts';
+import { eventCodec } from './events/outbox-text.ts';
 import { loadTlsPair, type TlsPair } from './tls.ts';
 import { closeReadPool } from './db/sqlite/read-pool.ts';
 import { closeImportWorkers } from './optout/import-workers.ts';
@@ -61,10 +60,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const keys = new ApiKeyStore(store);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
   const events = new EventHub(config.events);
-  // PostgreSQL: several processes share the database, so changes travel through it (LISTEN/NOTIFY) to every hub.
-  const bridge = store.engine === 'postgres' ? await pgEventSink(store as PgStore, events) : undefined;
-  attachEventSink(store, bridge ?? events);
-  if (bridge) keys.useKeyChangeSignal(bridge); // revocations heard over the bridge's LISTEN, not read per request
+  // Every committed change's events reach the hub through the store's change feed (on PostgreSQL those of every
+  // server on the database: docs/events.md#several-servers).
+  const feed = await store.openChangeFeed({ codec: eventCodec, deliver: (batch) => events.publish(batch as EventList), reset: () => events.reset() });
+  if (feed.keyChanges) keys.useKeyChangeSignal(feed.keyChanges); // revocations heard over the feed's LISTEN, not read per request
   let url = '';
   const ctx: AppContext = { store, dbFile, config, keys, events, baseUrl: () => url };
   const app = createRequestListener(ctx);
@@ -82,7 +81,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     });
   } catch (err) {
     events.close();
-    await bridge?.close();
+    await feed.close();
     await store.close();
     throw err;
   }
@@ -113,7 +112,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
         server.close(() => {
           clearTimeout(grace);
-          void (bridge?.close() ?? Promise.resolve())
+          void feed
+            .close()
             .then(() => closeImportWorkers(dbFile)) // the opt-out import's kept workers (and their SQLite connections)
             .then(() => store.close())
             .then(() => removeRunLock(config.dataDir, url))
