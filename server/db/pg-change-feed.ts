@@ -269,7 +269,7 @@ export class PgChangeFeed implements ChangeFeed, KeyChanges {
     while (!this.closed) {
       try {
         const ids = await this.store.column<number>(
-          'SELECT id FROM event_outbox WHERE time >= ? AND NOT pg_visible_in_snapshot(xid, ?::pg_snapshot) ORDER BY id',
+          'SELECT id FROM event_outbox WHERE time >= ? AND NOT pg_visible_in_snapshot(xid::text::xid8, ?::pg_snapshot) ORDER BY id',
           [this.forgetBefore, this.startSnapshot],
         );
         this.enqueue(ids.filter((id) => !this.delivered.has(id)));

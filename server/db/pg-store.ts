@@ -343,7 +343,7 @@ export class PgStore implements Store, PgQueryable {
       } catch (err) {
         const cause = (err as { cause?: unknown }).cause ?? err;
         if (!isRetryable(err) && !isRetryable(cause)) throw err;
-        if (attempt >= TX_ATTEMPTS) throw err;
+        if (attempt >= TX_ATTEMPTS) throw asUnavailable(err, this.where); // still conflicting: `busy`
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attempt));
       }
     }

@@ -13,6 +13,7 @@ import { badRequest } from '../errors.ts';
 import { runRead } from './sqlite/read-pool.ts';
 import { sqliteBulkInsert } from './sqlite/bulk-remote.ts';
 import type { BulkInsert, BulkOptions, BulkTarget } from './bulk-target.ts';
+import { asDatabaseError } from './database-error.ts';
 import { LocalChangeFeed, PendingBatches, type ChangeFeed, type ChangeFeedOptions, type FeedBatch } from './change-feed.ts';
 import { sqliteDialect } from './dialect.ts';
 import { LargeScans } from './large-scans.ts';
@@ -105,19 +106,26 @@ export class SqliteStore implements Store {
     return s;
   }
 
-  /** Runs `work` now when no transaction is open or we are inside it; otherwise after the transaction ends. */
+  /**
+   * Runs `work` now when no transaction is open or we are inside it; otherwise after the transaction ends. A failure
+   * SQLite gives a code callers act on becomes a DatabaseError (db/database-error.ts).
+   */
   private whenFree<T>(work: () => T): Promise<T> {
     if (this.txDone && !this.txContext.getStore()) return this.afterTx(work);
     try {
       return Promise.resolve(work());
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(asDatabaseError(err) as Error);
     }
   }
 
   private async afterTx<T>(work: () => T): Promise<T> {
     while (this.txDone && !this.txContext.getStore()) await this.txDone;
-    return work();
+    try {
+      return work();
+    } catch (err) {
+      throw asDatabaseError(err);
+    }
   }
 
   all<T = Row>(sql: string, params?: Params): Promise<T[]> {
@@ -188,7 +196,7 @@ export class SqliteStore implements Store {
       this.stmt(this.statements, sql).run(...params);
       return Promise.resolve(true);
     } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY') return Promise.reject(err as Error);
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') return Promise.reject(asDatabaseError(err) as Error);
       return Promise.resolve(false);
     } finally {
       db.pragma(`busy_timeout = ${Math.trunc(timeout)}`);
@@ -207,7 +215,7 @@ export class SqliteStore implements Store {
       await this.beginImmediate();
     } catch (err) {
       next();
-      throw err;
+      throw asDatabaseError(err); // SQLITE_BUSY: another connection kept the write lock past the busy timeout
     }
     let end!: () => void;
     this.txDone = new Promise((resolve) => (end = resolve));
@@ -221,7 +229,7 @@ export class SqliteStore implements Store {
         return out;
       } catch (err) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw err;
+        throw asDatabaseError(err); // COMMIT's own failure (SQLITE_FULL, SQLITE_BUSY) included
       }
     } finally {
       this.txDone = null;

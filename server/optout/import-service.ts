@@ -4,6 +4,7 @@ import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
 import type { BulkInsert } from '../db/bulk-insert.ts';
+import { databaseErrorKind, isDatabaseError } from '../db/database-error.ts';
 import { DatabaseUnavailableError } from '../db/store.ts';
 import { ApiError, badRequest, fromDatabaseError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
@@ -100,15 +101,15 @@ class Gate {
 function failure(reply: Extract<WorkerReply, { type: 'failed' }>, listId: number): ApiError {
   if (reply.status === 413) return new ApiError('PayloadTooLarge', reply.message);
   if (reply.status === 400) return badRequest(reply.message);
-  if (reply.code === 'LIST_GONE' || reply.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return notFound(`Opt-out list ${listId} no longer exists`);
+  if (reply.code === 'LIST_GONE' || databaseErrorKind(reply.code) === 'foreignKey') return notFound(`Opt-out list ${listId} no longer exists`);
   return fromDatabaseError({ code: reply.code }) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
 }
 
 /** Maps a failure of the Store's write to the client's error (a lost connection stays a 503; anything unexpected is logged, a 500). */
 function storeFailure(err: unknown, listId: number): unknown {
   const code = (err as { code?: unknown } | null)?.code;
-  // SQLite's and PostgreSQL's (23503) foreign-key violation: the list was deleted meanwhile.
-  if (code === 'LIST_GONE' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503') return notFound(`Opt-out list ${listId} no longer exists`);
+  // A foreign-key violation: the list was deleted meanwhile.
+  if (code === 'LIST_GONE' || isDatabaseError(err, 'foreignKey')) return notFound(`Opt-out list ${listId} no longer exists`);
   if (code === 'BULK_DEADLINE') return new ApiError('InternalError', 'Writing the import took too long; nothing was stored');
   if (err instanceof ApiError || err instanceof DatabaseUnavailableError) return err;
   const known = fromDatabaseError(err);

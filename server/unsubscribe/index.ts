@@ -3,6 +3,7 @@ import { Router, type ErrorRequestHandler, type Request, type Response } from 'e
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
+import { isDatabaseError } from '../db/database-error.ts';
 import { DatabaseUnavailableError } from '../db/store.ts';
 import { addEmailEntry } from '../optout/entries.ts';
 import { findList } from '../optout/lists.ts';
@@ -155,7 +156,7 @@ async function failPage(ctx: AppContext, err: unknown, method: string, res: Serv
     // The database itself failed: the defaults will do.
   }
   if (res.headersSent) return;
-  if ((err as { code?: unknown })?.code === 'SQLITE_BUSY' || err instanceof DatabaseUnavailableError) {
+  if (isDatabaseError(err, 'busy') || err instanceof DatabaseUnavailableError) {
     sendPage(res, 503, errorPage(settings), { 'Retry-After': '5' });
     return;
   }

@@ -7,14 +7,15 @@
  */
 import { MessageChannel } from 'node:worker_threads';
 import { collectedBulkInsert } from '../bulk-insert.ts';
+import { asDatabaseError } from '../database-error.ts';
 import { pastDeadline, type BulkInsert, type BulkOptions, type BulkTarget } from '../bulk-target.ts';
 import { sqliteDialect } from '../dialect.ts';
 import type { FeedBatch } from '../change-feed.ts';
 import type { Queryable, Store } from '../store.ts';
 import type { QueryOp, StageReply, StageRequest } from './bulk-stage.ts';
 
-/** An error of the worker's connection, with SQLite's code (the service maps SQLITE_BUSY, SQLITE_FULL, …). */
-const asError = (m: Extract<StageReply, { type: 'failed' }>) => Object.assign(new Error(m.message), { code: m.code });
+/** An error of the worker's connection, typed by SQLite's code (db/database-error.ts). */
+const asError = (m: Extract<StageReply, { type: 'failed' }>) => asDatabaseError(Object.assign(new Error(m.message), { code: m.code }));
 
 /** `store.bulkInsert` of a SqliteStore on `file`; `committed` takes the events `finish` published, once the write committed. */
 export function sqliteBulkInsert(store: Store, file: string, target: BulkTarget, options: BulkOptions, committed: (batches: FeedBatch[]) => void): BulkInsert {
