@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
 import { prepareCati } from './cati/index.ts';
-import { databaseEngine, databaseFile, type ServerConfig } from './config.ts';
+import { databaseEngine, type ServerConfig } from './config.ts';
 import { openStore, sqliteFile } from './db/open-store.ts';
 import { redactUrl } from './db/database-url.ts';
 import type { AppContext } from './context.ts';
@@ -17,7 +17,6 @@ import { EventHub } from './events/event-hub.ts';
 import type { EventList } from './events/publisher.ts';
 import { eventCodec } from './events/outbox-text.ts';
 import { loadTlsPair, type TlsPair } from './tls.ts';
-import { closeReadPool } from './db/sqlite/read-pool.ts';
 import { closeImportWorkers } from './optout/import-workers.ts';
 
 export interface RunningServer {
@@ -51,8 +50,6 @@ export async function openStoreOrExplain(config: Pick<ServerConfig, 'database' |
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   // A certificate that does not belong to its key fails here (TlsFileError), before anything is opened.
   const tls = config.tlsCert && config.tlsKey ? loadTlsPair(config.tlsCert, config.tlsKey) : null;
-  // Workers and exports open their own read connection on this file (SQLite); closeReadPool takes it too.
-  const dbFile = databaseFile(config.dataDir);
   const store = await openStoreOrExplain(config);
   resetUploadDir(config.dataDir);
   resetScrubsDir(config.dataDir); // scrub jobs live in memory: a start forgets them and their files (CONTRACT §16)
@@ -65,7 +62,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const feed = await store.openChangeFeed({ codec: eventCodec, deliver: (batch) => events.publish(batch as EventList), reset: () => events.reset() });
   if (feed.keyChanges) keys.useKeyChangeSignal(feed.keyChanges); // revocations heard over the feed's LISTEN, not read per request
   let url = '';
-  const ctx: AppContext = { store, dbFile, config, keys, events, baseUrl: () => url };
+  const ctx: AppContext = { store, config, keys, events, baseUrl: () => url };
   const app = createRequestListener(ctx);
 
   const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
@@ -114,10 +111,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
           clearTimeout(grace);
           void feed
             .close()
-            .then(() => closeImportWorkers(dbFile)) // the opt-out import's kept workers (and their SQLite connections)
-            .then(() => store.close())
+            .then(() => closeImportWorkers(store)) // the opt-out import's kept workers (and their SQLite connections)
+            .then(() => store.close()) // with its read worker's connection (server/db/sqlite/read-pool.ts)
             .then(() => removeRunLock(config.dataDir, url))
-            .then(() => closeReadPool(dbFile)) // $apply's read connection (server/db/sqlite/read-pool.ts) goes too
             .then(resolve);
         });
         server.closeIdleConnections();

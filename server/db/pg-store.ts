@@ -259,6 +259,9 @@ export class PgStore implements Store, PgQueryable {
     tx.published.push(await this.feed.write(q, batch));
   }
 
+  /** No file on this machine: the database is the server's. */
+  readonly localFile = undefined;
+
   get changeFeed(): ChangeFeed | undefined {
     return this.feed;
   }

@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { badRequest } from '../errors.ts';
-import { runRead } from './sqlite/read-pool.ts';
+import { closeReadPool, runRead } from './sqlite/read-pool.ts';
 import { sqliteBulkInsert } from './sqlite/bulk-remote.ts';
 import type { BulkInsert, BulkOptions, BulkTarget } from './bulk-target.ts';
 import { asDatabaseError } from './database-error.ts';
@@ -171,6 +171,10 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 
+  get localFile(): string {
+    return this.file;
+  }
+
   get changeFeed(): ChangeFeed | undefined {
     return this.feed;
   }
@@ -301,5 +305,6 @@ export class SqliteStore implements Store {
     this.plucked.clear();
     this.raws.clear();
     if (this.db.open) this.db.close();
+    await closeReadPool(this.file); // the read worker's connection on the file goes with the store
   }
 }

@@ -109,6 +109,11 @@ export interface Store extends Queryable {
    * `options.deliver` after its commit, on PostgreSQL those of every server on the database too.
    */
   openChangeFeed(options: ChangeFeedOptions): Promise<ChangeFeed>;
+  /**
+   * The database file when the engine keeps one on this machine (SQLite: what a backup copies, what worker threads
+   * open); undefined on PostgreSQL. The app context carries no path: whatever needs the file asks the Store.
+   */
+  readonly localFile: string | undefined;
   /** The open change feed, if any. */
   readonly changeFeed: ChangeFeed | undefined;
   /** A short description for logs and /health: `sqlite:/path/cati.sqlite` or `postgres://host/db` (no password). */

@@ -152,7 +152,7 @@ export class ImportService {
   private closed = false;
 
   constructor(
-    private readonly ctx: Pick<AppContext, 'store' | 'dbFile'>,
+    private readonly ctx: Pick<AppContext, 'store'>,
     readonly limits: ImportLimits = DEFAULT_IMPORT_LIMITS,
   ) {
     this.gate = new Gate(limits);
@@ -170,7 +170,7 @@ export class ImportService {
     // A workbook parser builds the xlsx library's many small objects: it keeps the larger nursery it had.
     const parserLimits = { ...resourceLimits, maxYoungGenerationSizeMb: 32 };
     this.parsers = new WorkerPool(() => startModuleWorker(PARSE_ENTRY, { resourceLimits: parserLimits }), (w) => void w.terminate(), 0);
-    registerImportWorkers(ctx.dbFile, this);
+    registerImportWorkers(ctx.store, this);
   }
 
   /**
@@ -230,7 +230,7 @@ export class ImportService {
   /** Stops this service's workers (the server is closing; also called by closeImportWorkers). */
   async close(): Promise<void> {
     this.closed = true;
-    unregisterImportWorkers(this.ctx.dbFile, this);
+    unregisterImportWorkers(this.ctx.store, this);
     await Promise.all([this.importers.close(), this.parsers.close()]);
   }
 
