@@ -7,8 +7,6 @@ import type { EventHub } from './events/event-hub.ts';
 export interface AppContext {
   /** The data layer (SQLite or PostgreSQL, server/db/store.ts): every service reads and writes through it. */
   store: Store;
-  /** Path of the SQLite file, for workers and exports that open their own connection. */
-  dbFile: string;
   config: ServerConfig;
   keys: ApiKeyStore;
   /** The /events stream; write paths reach it through `publishChanges` (server/events/publisher.ts). */

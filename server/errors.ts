@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { randomUUID } from 'node:crypto';
+import { asDatabaseError, DatabaseError } from './db/database-error.ts';
 import { DatabaseUnavailableError } from './db/store.ts';
 
 /** OData error codes (docs/cati-api.md#odata); the opt-out interface only uses the status and message. */
@@ -70,28 +71,29 @@ export const unauthorized = (message = 'A valid API key is required: Authorizati
 export const methodNotAllowed = (message: string) => new ApiError('MethodNotAllowed', message);
 
 /**
- * Database errors that are the client's, mapped by their code (never by message text), on both engines: SQLite's
- * result codes and PostgreSQL's SQLSTATEs (23505 unique, 23503 foreign key, 40001/40P01 a conflict still failing
- * after the store's retries, class 22 a value out of range such as an overflowing `mul` in $filter).
+ * The HTTP answer to each kind of DatabaseError (server/db/database-error.ts, which alone reads the engines' codes;
+ * an error that did not pass through the store is typed here by the same function). A database server short of
+ * space or another resource rolled the transaction back: nothing was written, and it may work again later.
  */
 export function fromDatabaseError(err: unknown): ApiError | undefined {
-  const code = (err as { code?: unknown })?.code;
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505') {
-    return conflict('An entity with the same unique values already exists');
+  const typed = asDatabaseError(err);
+  if (!(typed instanceof DatabaseError)) return undefined;
+  switch (typed.kind) {
+    case 'unique':
+      return conflict('An entity with the same unique values already exists');
+    case 'foreignKey':
+      return badRequest('A referenced entity does not exist');
+    case 'busy':
+      return new ApiError('TooManyRequests', 'The database is busy; try again', undefined, { 'Retry-After': '1' });
+    case 'range':
+      return badRequest('A value in the request is out of range for the database');
+    case 'full':
+    case 'exhausted': {
+      if (typed.kind === 'full' && !typed.remote) return diskFull();
+      const what = typed.kind === 'full' ? 'out of disk space' : 'short of resources';
+      return new ApiError('ServiceUnavailable', `The database server is ${what}; nothing was stored; try again later`, undefined, { 'Retry-After': '30' });
+    }
   }
-  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503') return badRequest('A referenced entity does not exist');
-  if (code === 'SQLITE_BUSY' || code === '40001' || code === '40P01') {
-    return new ApiError('TooManyRequests', 'The database is busy; try again', undefined, { 'Retry-After': '1' });
-  }
-  if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) return badRequest('A value in the request is out of range for the database');
-  if (code === 'SQLITE_FULL') return diskFull();
-  // PostgreSQL's class 53 (53100 disk_full, 53200 out_of_memory, 53300 too_many_connections): its server is short
-  // of a resource for now; nothing was written (the transaction rolled back).
-  if (typeof code === 'string' && /^53[0-9A-Z]{3}$/.test(code)) {
-    const what = code === '53100' ? 'out of disk space' : 'short of resources';
-    return new ApiError('ServiceUnavailable', `The database server is ${what}; nothing was stored; try again later`, undefined, { 'Retry-After': '30' });
-  }
-  return undefined;
 }
 
 /** 507: the server's own disk is full. */

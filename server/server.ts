@@ -4,21 +4,19 @@ import type { AddressInfo } from 'node:net';
 import { createRequestListener } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
 import { prepareCati } from './cati/index.ts';
-import { databaseEngine, databaseFile, type ServerConfig } from './config.ts';
+import { databaseEngine, type ServerConfig } from './config.ts';
 import { openStore, sqliteFile } from './db/open-store.ts';
 import { redactUrl } from './db/database-url.ts';
 import type { AppContext } from './context.ts';
-import type { PgStore } from './db/pg-store.ts';
-import { pgEventSink } from './events/pg-notify.ts';
 import type { Store } from './db/store.ts';
 import { resetUploadDir } from './files/upload-dir.ts';
 import { resetScrubsDir } from './scrub/scrub-files.ts';
 import { removeRunLock, writeRunLock } from './db/run-lock.ts';
 import { lockedDatabase } from './db/database-url.ts';
 import { EventHub } from './events/event-hub.ts';
-import { attachEventSink } from './events/publisher.ts';
+import type { EventList } from './events/publisher.ts';
+import { eventCodec } from './events/outbox-text.ts';
 import { loadTlsPair, type TlsPair } from './tls.ts';
-import { closeReadPool } from './db/sqlite/read-pool.ts';
 import { closeImportWorkers } from './optout/import-workers.ts';
 
 export interface RunningServer {
@@ -52,8 +50,6 @@ export async function openStoreOrExplain(config: Pick<ServerConfig, 'database' |
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   // A certificate that does not belong to its key fails here (TlsFileError), before anything is opened.
   const tls = config.tlsCert && config.tlsKey ? loadTlsPair(config.tlsCert, config.tlsKey) : null;
-  // Workers and exports open their own read connection on this file (SQLite); closeReadPool takes it too.
-  const dbFile = databaseFile(config.dataDir);
   const store = await openStoreOrExplain(config);
   resetUploadDir(config.dataDir);
   resetScrubsDir(config.dataDir); // scrub jobs live in memory: a start forgets them and their files (docs/cati-api.md#scrubs)
@@ -61,12 +57,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const keys = new ApiKeyStore(store);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');
   const events = new EventHub(config.events);
-  // PostgreSQL: several processes share the database, so changes travel through it (LISTEN/NOTIFY) to every hub.
-  const bridge = store.engine === 'postgres' ? await pgEventSink(store as PgStore, events) : undefined;
-  attachEventSink(store, bridge ?? events);
-  if (bridge) keys.useKeyChangeSignal(bridge); // revocations heard over the bridge's LISTEN, not read per request
+  // Every committed change's events reach the hub through the store's change feed (on PostgreSQL those of every
+  // server on the database: docs/events.md#several-servers).
+  const feed = await store.openChangeFeed({ codec: eventCodec, deliver: (batch) => events.publish(batch as EventList), reset: () => events.reset() });
+  if (feed.keyChanges) keys.useKeyChangeSignal(feed.keyChanges); // revocations heard over the feed's LISTEN, not read per request
   let url = '';
-  const ctx: AppContext = { store, dbFile, config, keys, events, baseUrl: () => url };
+  const ctx: AppContext = { store, config, keys, events, baseUrl: () => url };
   const app = createRequestListener(ctx);
 
   const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app) : createHttpServer(app);
@@ -82,7 +78,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     });
   } catch (err) {
     events.close();
-    await bridge?.close();
+    await feed.close();
     await store.close();
     throw err;
   }
@@ -113,11 +109,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
         const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
         server.close(() => {
           clearTimeout(grace);
-          void (bridge?.close() ?? Promise.resolve())
-            .then(() => closeImportWorkers(dbFile)) // the opt-out import's kept workers (and their SQLite connections)
-            .then(() => store.close())
+          void feed
+            .close()
+            .then(() => closeImportWorkers(store)) // the opt-out import's kept workers (and their SQLite connections)
+            .then(() => store.close()) // with its read worker's connection (server/db/sqlite/read-pool.ts)
             .then(() => removeRunLock(config.dataDir, url))
-            .then(() => closeReadPool(dbFile)) // $apply's read connection (server/db/sqlite/read-pool.ts) goes too
             .then(resolve);
         });
         server.closeIdleConnections();

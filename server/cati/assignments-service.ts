@@ -81,57 +81,57 @@ const groupAddress = (id: number) => `groups(${id})`;
 
 /** Interviewer `Controller.AssignOnSurvey`: an explicit assignment (idempotent). */
 export async function interviewerAssignOnSurvey(store: Store, interviewerId: number, surveyId: string): Promise<void> {
-  const changes = await auditedWrite(store, 'AssignOnSurvey', interviewerAddress(interviewerId), async (tx) => {
+  await auditedWrite(store, 'AssignOnSurvey', interviewerAddress(interviewerId), async (tx) => {
     await interviewerTarget(tx, interviewerId, surveyId);
     const n = (await tx.run('INSERT INTO interviewer_survey_assignments (interviewer_id, survey_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [interviewerId, surveyId])).changes;
+    if (n) await publishChange(tx, assignmentChange('created', await interviewerRow(tx, interviewerId, surveyId, null)));
     return { result: n, changes: n ? { SurveyId: surveyId } : null };
   });
-  if (changes) await publishChange(store, assignmentChange('created', await interviewerRow(store, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.DeAssignFromSurvey`: removes only the explicit assignment. */
 export async function interviewerDeAssignFromSurvey(store: Store, interviewerId: number, surveyId: string): Promise<void> {
-  const changes = await auditedWrite(store, 'DeAssignFromSurvey', interviewerAddress(interviewerId), async (tx) => {
+  await auditedWrite(store, 'DeAssignFromSurvey', interviewerAddress(interviewerId), async (tx) => {
     await interviewerTarget(tx, interviewerId, surveyId);
     const n = (await tx.run('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ? AND survey_id = ?', [interviewerId, surveyId])).changes;
+    if (n) await publishChange(tx, assignmentChange('deleted', await interviewerRow(tx, interviewerId, surveyId, null)));
     return { result: n, changes: n ? { SurveyId: surveyId } : null };
   });
-  if (changes) await publishChange(store, assignmentChange('deleted', await interviewerRow(store, interviewerId, surveyId, null)));
 }
 
 /** Interviewer `Controller.AssignOnCall`: assigns one interview of the survey. */
 export async function interviewerAssignOnCall(store: Store, interviewerId: number, surveyId: string, interviewId: number): Promise<void> {
-  const changes = await auditedWrite(store, 'AssignOnCall', interviewerAddress(interviewerId), async (tx) => {
+  await auditedWrite(store, 'AssignOnCall', interviewerAddress(interviewerId), async (tx) => {
     assertInterviewId(interviewId);
     await interviewerTarget(tx, interviewerId, surveyId);
     const n = (await tx.run('INSERT INTO interviewer_call_assignments (interviewer_id, survey_id, interview_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [interviewerId, surveyId, interviewId])).changes;
+    if (n) await publishChange(tx, assignmentChange('created', await interviewerRow(tx, interviewerId, surveyId, interviewId)));
     return { result: n, changes: n ? { SurveyId: surveyId, InterviewId: interviewId } : null };
   });
-  if (changes) await publishChange(store, assignmentChange('created', await interviewerRow(store, interviewerId, surveyId, interviewId)));
 }
 
 /** Interviewer `Controller.DeAssignFromCalls`: removes its call assignments of the survey. */
 export async function interviewerDeAssignFromCalls(store: Store, interviewerId: number, surveyId: string): Promise<void> {
   await interviewerTarget(store, interviewerId, surveyId);
-  const gone = await auditedWrite(store, 'DeAssignFromCalls', interviewerAddress(interviewerId), async (tx) => {
+  await auditedWrite(store, 'DeAssignFromCalls', interviewerAddress(interviewerId), async (tx) => {
     const rows = (await interviewerAssignmentRows(tx, interviewerId, surveyId)).filter((r) => r.InterviewId !== null);
     await tx.run('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ? AND survey_id = ?', [interviewerId, surveyId]);
+    await publishChanges(tx, rows.map((r) => assignmentChange('deleted', r)));
     return { result: rows, changes: rows.length ? { SurveyId: surveyId, InterviewIds: rows.map((r) => r.InterviewId) } : null };
   });
-  await publishChanges(store, gone.map((r) => assignmentChange('deleted', r)));
 }
 
 /** Interviewer `Controller.CleanAssignments`: removes every survey and call assignment of the interviewer. */
 export async function interviewerCleanAssignments(store: Store, interviewerId: number): Promise<void> {
-  const gone = await auditedWrite(store, 'CleanAssignments', interviewerAddress(interviewerId), async (tx) => {
+  await auditedWrite(store, 'CleanAssignments', interviewerAddress(interviewerId), async (tx) => {
     await interviewerTarget(tx, interviewerId);
     const rows = await interviewerAssignmentRows(tx, interviewerId);
     await tx.run('DELETE FROM interviewer_survey_assignments WHERE interviewer_id = ?', [interviewerId]);
     await tx.run('DELETE FROM interviewer_call_assignments WHERE interviewer_id = ?', [interviewerId]);
     const removed = rows.map((r) => ({ SurveyId: r.SurveyId, InterviewId: r.InterviewId }));
+    await publishChanges(tx, rows.map((r) => assignmentChange('deleted', r)));
     return { result: rows, changes: rows.length ? { Removed: removed } : null };
   });
-  await publishChanges(store, gone.map((r) => assignmentChange('deleted', r)));
 }
 
 /** Interviewer `Controller.GetAssignments()`: one row per (SurveyId, AssignmentType). */
@@ -151,47 +151,47 @@ const groupRow = (groupId: number, surveyId: string, callCenterId: number, inter
 
 /** Group `Controller.AssignOnSurvey`: members in that call centre get an Implicit assignment. */
 export async function groupAssignOnSurvey(store: Store, groupId: number, surveyId: string, callCenterId: number): Promise<void> {
-  const changes = await auditedWrite(store, 'AssignOnSurvey', groupAddress(groupId), async (tx) => {
+  await auditedWrite(store, 'AssignOnSurvey', groupAddress(groupId), async (tx) => {
     await groupTarget(tx, groupId, callCenterId, surveyId);
     const n = (await tx.run('INSERT INTO group_survey_assignments (group_id, survey_id, call_center_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [groupId, surveyId, callCenterId])).changes;
+    if (n) await publishChange(tx, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, null)));
     return { result: n, changes: n ? { SurveyId: surveyId, CallCenterId: callCenterId } : null };
   });
-  if (changes) await publishChange(store, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.DeAssignFromSurvey`. */
 export async function groupDeAssignFromSurvey(store: Store, groupId: number, surveyId: string, callCenterId: number): Promise<void> {
-  const changes = await auditedWrite(store, 'DeAssignFromSurvey', groupAddress(groupId), async (tx) => {
+  await auditedWrite(store, 'DeAssignFromSurvey', groupAddress(groupId), async (tx) => {
     await groupTarget(tx, groupId, callCenterId, surveyId);
     const n = (await tx.run('DELETE FROM group_survey_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?', [groupId, surveyId, callCenterId])).changes;
+    if (n) await publishChange(tx, assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, null)));
     return { result: n, changes: n ? { SurveyId: surveyId, CallCenterId: callCenterId } : null };
   });
-  if (changes) await publishChange(store, assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, null)));
 }
 
 /** Group `Controller.AssignOnCall`. */
 export async function groupAssignOnCall(store: Store, groupId: number, surveyId: string, interviewId: number, callCenterId: number): Promise<void> {
-  const changes = await auditedWrite(store, 'AssignOnCall', groupAddress(groupId), async (tx) => {
+  await auditedWrite(store, 'AssignOnCall', groupAddress(groupId), async (tx) => {
     assertInterviewId(interviewId);
     await groupTarget(tx, groupId, callCenterId, surveyId);
     const n = (await tx.run('INSERT INTO group_call_assignments (group_id, survey_id, call_center_id, interview_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [groupId, surveyId, callCenterId, interviewId])).changes;
+    if (n) await publishChange(tx, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, interviewId)));
     return { result: n, changes: n ? { SurveyId: surveyId, InterviewId: interviewId, CallCenterId: callCenterId } : null };
   });
-  if (changes) await publishChange(store, assignmentChange('created', groupRow(groupId, surveyId, callCenterId, interviewId)));
 }
 
 /** Group `Controller.DeAssignFromCalls`. */
 export async function groupDeAssignFromCalls(store: Store, groupId: number, surveyId: string, callCenterId: number): Promise<void> {
   await groupTarget(store, groupId, callCenterId, surveyId);
-  const gone = await auditedWrite(store, 'DeAssignFromCalls', groupAddress(groupId), async (tx) => {
+  await auditedWrite(store, 'DeAssignFromCalls', groupAddress(groupId), async (tx) => {
     const ids = await tx.column<number>(
       'SELECT interview_id FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?',
       [groupId, surveyId, callCenterId],
     );
     await tx.run('DELETE FROM group_call_assignments WHERE group_id = ? AND survey_id = ? AND call_center_id = ?', [groupId, surveyId, callCenterId]);
+    await publishChanges(tx, ids.map((i) => assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, i))));
     return { result: ids, changes: ids.length ? { SurveyId: surveyId, CallCenterId: callCenterId, InterviewIds: ids } : null };
   });
-  await publishChanges(store, gone.map((i) => assignmentChange('deleted', groupRow(groupId, surveyId, callCenterId, i))));
 }
 
 /** Group `Controller.GetAssignments(callCenterId)`. */

@@ -77,9 +77,9 @@ export async function createItem(store: Store, fields: Fields, region: CountryCo
       [number, fields.Type, fields.Comment ?? null, now],
     ))!;
     await recordAudit(tx, { action: 'created', entity: 'blacklist', entityId: newId, changes: { TelephoneNumber: number, Type: fields.Type, Comment: fields.Comment ?? null } });
+    await publishChange(tx, { type: 'blacklist', action: 'created', id: newId, record: await entityRecord(tx, blacklistModel, newId) });
     return newId;
   });
-  await publishChange(store, { type: 'blacklist', action: 'created', id, record: await entityRecord(store, blacklistModel, id) });
   return id;
 }
 
@@ -113,21 +113,20 @@ export async function updateItem(store: Store, id: number, fields: Fields, ifMat
     await tx.run('UPDATE blacklist SET telephone_number = ?, type = ?, comment = ?, version = version + 1 WHERE id = ?', [number, type, comment, id]);
     const before = { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment };
     await recordAudit(tx, { action: 'updated', entity: 'blacklist', entityId: id, changes: diffChanges(before, { TelephoneNumber: number, Type: type, Comment: comment }) });
+    await publishChange(tx, { type: 'blacklist', action: 'updated', id, record: await entityRecord(tx, blacklistModel, id) });
   });
-  await publishChange(store, { type: 'blacklist', action: 'updated', id, record: await entityRecord(store, blacklistModel, id) });
 }
 
 /** Deletes an item; 404 if absent, 412 on a stale If-Match. */
 export async function deleteItem(store: Store, id: number, ifMatch: string | undefined): Promise<void> {
-  const record = await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
     const row = await current(tx, id);
     checkIfMatch(ifMatch, row.version);
-    const last = await entityRecord(tx, blacklistModel, id);
+    const record = await entityRecord(tx, blacklistModel, id);
     await tx.run('DELETE FROM blacklist WHERE id = ?', [id]);
     await recordAudit(tx, { action: 'deleted', entity: 'blacklist', entityId: id, changes: { TelephoneNumber: row.telephone_number, Type: row.type, Comment: row.comment } });
-    return last;
+    await publishChange(tx, { type: 'blacklist', action: 'deleted', id, record });
   });
-  await publishChange(store, { type: 'blacklist', action: 'deleted', id, record });
 }
 
 export interface ImportInvalidItem {
@@ -243,11 +242,11 @@ export async function importItems(store: Store, items: unknown[], region: Countr
     const rows = await insertNew(tx, valid, now); // inside: a transaction the engine retries (PostgreSQL serialization) starts afresh
     const changes = { Added: rows.length, Duplicates: valid.length - rows.length, Invalid: result.Invalid };
     await recordAudit(tx, { action: 'imported', entity: 'blacklist', entityId: null, changes });
+    await publishChanges(tx, rows);
     return rows;
   });
   result.Added = added.length;
   result.Duplicates = valid.length - added.length;
-  await publishChanges(store, added);
   return result;
 }
 

@@ -79,9 +79,11 @@ export function groupsSet(ctx: AppContext): EntitySetDef {
     },
     remove: {
       handler: async (c) => {
-        // The group's assignments go with it (read in its transaction), announced after the commit.
-        const assignments = await deleteGroup(store, c.key as number, c.req.get('if-match'));
-        await publishChanges(store, assignments.map((a) => assignmentChange('deleted', a)));
+        // The group's assignments go with it (read in its transaction, a savepoint of this one), announced with it.
+        await store.transaction(async (tx) => {
+          const assignments = await deleteGroup(store, c.key as number, c.req.get('if-match'));
+          await publishChanges(tx, assignments.map((a) => assignmentChange('deleted', a)));
+        });
         return ok.noContent();
       },
     },

@@ -61,7 +61,7 @@ export async function closeSession(store: Store, sessionId: number, body: unknow
   rejectUnknown(b, ['SessionId', 'LogoutTime']);
   if (b.SessionId !== undefined && b.SessionId !== sessionId) throw badRequest(`SessionId in the body does not match the key ${sessionId}`);
   const logout = recordTime(b.LogoutTime, 'LogoutTime');
-  const record = await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
     const row = await tx.get<{ login_time: number; logout_time: number | null; version: number }>(
       'SELECT login_time, logout_time, version FROM sessions WHERE id = ?',
       [sessionId],
@@ -73,9 +73,8 @@ export async function closeSession(store: Store, sessionId: number, body: unknow
     }
     if (logout < row.login_time) throw badRequest('LogoutTime is before the session\'s LoginTime');
     await tx.run('UPDATE sessions SET logout_time = ?, version = version + 1 WHERE id = ?', [logout, sessionId]);
-    return sessionRecord(tx, sessionId);
+    await publishChange(tx, { type: 'session', action: 'closed', id: sessionId, record: await sessionRecord(tx, sessionId) });
   });
-  await publishChange(store, { type: 'session', action: 'closed', id: sessionId, record });
 }
 
 /** Time, Duration (required) of a closing PATCH; the record must be open. */
@@ -100,7 +99,7 @@ export async function closeCall(store: Store, id: number, body: unknown, ifMatch
   const status = optInt(b, 'ExtendedStatus', { nullable: true });
   const waiting = optInt(b, 'WaitingTime', NON_NEG);
   const variables = readVariables(b, '');
-  const record = await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
     const row = await tx.get<{ survey_id: string; interview_id: number | null; duration: number | null }>(
       'SELECT survey_id, interview_id, duration FROM calls WHERE id = ?',
       [id],
@@ -114,9 +113,8 @@ export async function closeCall(store: Store, id: number, body: unknown, ifMatch
       [duration, time ?? null, status === undefined ? 0 : 1, status ?? null, waiting ?? null, id],
     );
     for (const [name, value] of variables ?? []) await tx.run(SET_VARIABLE, [row!.survey_id, row!.interview_id, name, value]);
-    return wire(tx, callHistoryModel, id);
+    await publishChange(tx, { type: 'call', action: 'closed', id, record: await wire(tx, callHistoryModel, id) });
   });
-  await publishChange(store, { type: 'call', action: 'closed', id, record });
 }
 
 /** `PATCH /cati/breakhistory(id)` {Duration}: closes an open break. */
@@ -124,12 +122,11 @@ export async function closeBreak(store: Store, id: number, body: unknown, ifMatc
   const b = bodyObject(body, '{"Duration": seconds}');
   rejectUnknown(b, ['Id', 'Time', 'Duration']);
   const { time, duration } = readClose(b, 'break', id);
-  const record = await store.transaction(async (tx) => {
+  await store.transaction(async (tx) => {
     const row = await tx.get<{ duration: number | null }>('SELECT duration FROM breaks WHERE id = ?', [id]);
     assertOpen('break', id, row);
     checkVersion(1, ifMatch);
     await tx.run('UPDATE breaks SET duration = ?, time = COALESCE(?, time) WHERE id = ?', [duration, time ?? null, id]);
-    return wire(tx, breakHistoryModel, id);
+    await publishChange(tx, { type: 'break', action: 'closed', id, record: await wire(tx, breakHistoryModel, id) });
   });
-  await publishChange(store, { type: 'break', action: 'closed', id, record });
 }

@@ -151,7 +151,7 @@ function recordsOf(body: unknown): { records: unknown[]; batch: boolean } {
  * Ingests history records in one transaction and answers their new ids in the order posted. Any invalid
  * record, time more than 5 minutes ahead, or unknown survey / interviewer / call centre → 400 naming the
  * record index; nothing is stored. A session closes the interviewer's earlier open session at its LoginTime.
- * After the commit every stored record (and every session closed by a login) is published to /events.
+ * Every stored record (and every session closed by a login) is published to /events with the transaction.
  */
 export async function ingestHistory(store: Store, kind: HistoryKind, body: unknown): Promise<number[]> {
   const spec = SPECS[kind];
@@ -192,6 +192,7 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
       for (const row of rows) {
         for (const [name, value] of row.variables ?? []) await tx.run(SET_VARIABLE, [row.survey, row.interviewId, name, value]);
       }
+      await publishChanges(tx, published);
       return out;
     }
     const out: number[] = [];
@@ -204,9 +205,9 @@ export async function ingestHistory(store: Store, kind: HistoryKind, body: unkno
       for (const c of closed) changes.push({ type: 'session', action: 'closed', id: c.SessionId as number, record: wireRecord(sessionHistoryModel, c) });
       changes.push({ type: 'session', action: row.open && !selfClosed ? 'opened' : 'created', id: id!, record: await sessionRecord(tx, id!) });
     }
+    await publishChanges(tx, changes);
     return out;
   });
-  await publishChanges(store, published);
   return ids;
 }
 

@@ -14,17 +14,22 @@ import { groupModel, interviewerModel, interviewerPropertiesModel } from './cati
 import { withParents } from './groups-set.ts';
 import { assignmentChange } from '../events/assignment-events.ts';
 import { entityRecord, publishChange, publishChanges, type EventAction } from '../events/publisher.ts';
-import type { Store } from '../db/store.ts';
+import type { Queryable, Store } from '../db/store.ts';
 import { createInterviewer, deleteInterviewer, interviewerVersion, lockInterviewer, updateInterviewer } from './interviewers-service.ts';
 
-/** Announces a committed interviewer change on /events with the record as /interviewers returns it. */
-async function publishInterviewer(store: Store, action: EventAction, id: number): Promise<void> {
-  await publishChange(store, { type: 'interviewer', action, id, record: await entityRecord(store, interviewerModel, id) });
+/**
+ * Publishes an interviewer change on /events, with the record as /interviewers returns it, in `tx`: the transaction
+ * around the service's write (whose own transaction becomes a savepoint of it), so the event commits with the change.
+ */
+async function publishInterviewer(tx: Queryable, action: EventAction, id: number): Promise<void> {
+  await publishChange(tx, { type: 'interviewer', action, id, record: await entityRecord(tx, interviewerModel, id) });
 }
 
 /** Lock or Unlock, announced when the state changed. */
 async function lock(store: Store, id: number, locked: boolean): Promise<void> {
-  if (await lockInterviewer(store, id, locked)) await publishInterviewer(store, locked ? 'locked' : 'unlocked', id);
+  await store.transaction(async (tx) => {
+    if (await lockInterviewer(store, id, locked)) await publishInterviewer(tx, locked ? 'locked' : 'unlocked', id);
+  });
 }
 
 const fn = (name: string, parameters: FunctionDef['parameters'], returnType = 'Edm.Boolean', sideEffectFree = false): FunctionDef => ({
@@ -82,15 +87,20 @@ export function interviewerPropertiesSet(ctx: AppContext): EntitySetDef {
     includeInServiceDocument: false,
     create: {
       handler: async (c) => {
-        const id = await createInterviewer(store, c.body);
-        await publishInterviewer(store, 'created', id);
+        const id = await store.transaction(async (tx) => {
+          const created = await createInterviewer(store, c.body);
+          await publishInterviewer(tx, 'created', created);
+          return created;
+        });
         return ok.created(interviewerModel, await byId(id));
       },
     },
     update: {
       handler: async (c) => {
-        await updateInterviewer(store, c.key as number, c.body, c.req.get('if-match'));
-        await publishInterviewer(store, 'updated', c.key as number);
+        await store.transaction(async (tx) => {
+          await updateInterviewer(store, c.key as number, c.body, c.req.get('if-match'));
+          await publishInterviewer(tx, 'updated', c.key as number);
+        });
         return ok.entity(interviewerModel, await byId(c.key as number));
       },
     },
@@ -98,8 +108,10 @@ export function interviewerPropertiesSet(ctx: AppContext): EntitySetDef {
       handler: async (c) => {
         const id = c.key as number;
         // Read in the delete's transaction: the record and the assignments it takes along.
-        const { record, assignments } = await deleteInterviewer(store, id, c.req.get('if-match'), (tx) => entityRecord(tx, interviewerModel, id));
-        await publishChanges(store, [{ type: 'interviewer', action: 'deleted', id, record }, ...assignments.map((a) => assignmentChange('deleted', a))]);
+        await store.transaction(async (tx) => {
+          const { record, assignments } = await deleteInterviewer(store, id, c.req.get('if-match'), (inner) => entityRecord(inner, interviewerModel, id));
+          await publishChanges(tx, [{ type: 'interviewer', action: 'deleted', id, record }, ...assignments.map((a) => assignmentChange('deleted', a))]);
+        });
         return ok.noContent();
       },
     },

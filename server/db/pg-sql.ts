@@ -4,6 +4,7 @@
  * failures told apart from query errors, and a connection URL safe to print.
  */
 import pg from 'pg';
+import { asDatabaseError } from './database-error.ts';
 import { DatabaseUnavailableError } from './store.ts';
 
 const MAX_TRANSLATIONS = 2000;
@@ -91,9 +92,13 @@ export function isRetryable(err: unknown): boolean {
   return code === '40001' || code === '40P01';
 }
 
-/** `err` as a DatabaseUnavailableError when it is a connection failure, otherwise unchanged. */
+/**
+ * `err` as a DatabaseUnavailableError when it is a connection failure, as a DatabaseError when its SQLSTATE is one of
+ * the kinds callers act on (db/database-error.ts), otherwise unchanged.
+ */
 export function asUnavailable(err: unknown, where: string): unknown {
-  if (err instanceof DatabaseUnavailableError || !isConnectionError(err)) return err;
+  if (err instanceof DatabaseUnavailableError) return err;
+  if (!isConnectionError(err)) return asDatabaseError(err);
   const reason = (err as { code?: string }).code ?? (err as Error).message;
   return new DatabaseUnavailableError(`The database at ${where} is unavailable (${reason}); try again shortly`, { cause: err });
 }

@@ -20,7 +20,9 @@ import { forgetStatement, isStalePlan, statementName } from './pg-statements.ts'
 import { migratePg } from './pg-migrate.ts';
 import { asUnavailable, hostPort, isConnectionError, isRetryable, numberPlaceholders, pgTypes, redactUrl } from './pg-sql.ts';
 import { postgresDialect } from './dialect.ts';
-import { DatabaseUnavailableError, type ReadHints, type Params, type Queryable, type Row, type RunResult, type Store } from './store.ts';
+import type { ChangeFeed, ChangeFeedOptions, FeedBatch } from './change-feed.ts';
+import { openPgChangeFeed, type PgChangeFeed } from './pg-change-feed.ts';
+import { DatabaseUnavailableError, publishOutsideTransaction, type ReadHints, type Params, type Queryable, type Row, type RunResult, type Store } from './store.ts';
 
 /** How long a transaction whose connection broke during COMMIT waits to learn whether it committed. */
 const COMMIT_CHECK_MS = 10_000;
@@ -36,6 +38,8 @@ interface Tx {
   depth: number;
   /** False once the transaction ended (work started inside it that outlives it goes to the pool). */
   open: boolean;
+  /** Outbox rows the transaction wrote (db/pg-change-feed.ts), shared with its savepoints. */
+  published: number[];
 }
 
 /** A Queryable with COPY: the store and its transactions on PostgreSQL. */
@@ -86,6 +90,8 @@ export class PgStore implements Store, PgQueryable {
   private readonly begin: string;
   private readonly txContext = new AsyncLocalStorage<Tx>();
   private closed = false;
+  /** The change feed, once opened: transactions write their events to its outbox. */
+  private feed: PgChangeFeed | undefined;
 
   constructor(
     private readonly url: string,
@@ -190,8 +196,8 @@ export class PgStore implements Store, PgQueryable {
     }
   }
 
-  /** The statements of a Queryable bound to `runner` (undefined: the open transaction's connection or the pool). */
-  private view(runner: pg.PoolClient | undefined, inTx: () => boolean): PgQueryable {
+  /** The statements of a Queryable bound to `runner` and its transaction `tx` (undefined: the open transaction's connection or the pool). */
+  private view(runner: pg.PoolClient | undefined, inTx: () => boolean, tx?: Tx): PgQueryable {
     const q = (sql: string, p?: Params, mode?: 'array', read?: ReadHints) => this.query(runner, sql, p, mode, read?.fixedPlan);
     const view: PgQueryable = {
       engine: 'postgres',
@@ -206,6 +212,7 @@ export class PgStore implements Store, PgQueryable {
       exec: async (s) => void (await q(s, undefined)),
       changeVersion: () => Promise.resolve(null), // no counter as cheap as SQLite's data_version
       copyRows: (table, columns, rows, whileCopying) => this.copy(runner, table, columns, rows, whileCopying),
+      publish: (batch) => this.publishIn(view, tx ?? this.openTx(), batch),
     };
     Object.defineProperty(view, 'inTransaction', { get: inTx });
     return view;
@@ -236,6 +243,29 @@ export class PgStore implements Store, PgQueryable {
   }
   changeVersion(): Promise<number | null> {
     return this.storeView.changeVersion();
+  }
+  publish(batch: FeedBatch): Promise<void> {
+    return this.storeView.publish(batch);
+  }
+
+  /** Writes `batch` to the outbox in the transaction `tx` (`q` runs its statements). */
+  private async publishIn(q: Queryable, tx: Tx | undefined, batch: FeedBatch): Promise<void> {
+    if (!tx?.open) throw publishOutsideTransaction();
+    if (!this.feed || batch.length === 0) return;
+    tx.published.push(await this.feed.write(q, batch));
+  }
+
+  /** No file on this machine: the database is the server's. */
+  readonly localFile = undefined;
+
+  get changeFeed(): ChangeFeed | undefined {
+    return this.feed;
+  }
+
+  /** Starts listening (db/pg-change-feed.ts); from then on every transaction's events go through the outbox. */
+  async openChangeFeed(options: ChangeFeedOptions): Promise<ChangeFeed> {
+    if (this.feed) throw new Error('The change feed is open already');
+    return (this.feed = await openPgChangeFeed(this, options));
   }
 
   /** The values come to this thread and are COPYed in one transaction (collectedBulkInsert). */
@@ -305,21 +335,27 @@ export class PgStore implements Store, PgQueryable {
     if (outer) return this.savepoint(outer, fn);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.withClient((client) => this.attempt(client, fn));
+        const [out, published] = await this.withClient((client) => this.attempt(client, fn));
+        // Its events are on every server's feed now (NOTIFY is delivered at commit); answered once this server has them.
+        if (published.length) await this.feed?.committed(published);
+        return out;
       } catch (err) {
         const cause = (err as { cause?: unknown }).cause ?? err;
         if (!isRetryable(err) && !isRetryable(cause)) throw err;
-        if (attempt >= TX_ATTEMPTS) throw err;
+        if (attempt >= TX_ATTEMPTS) throw asUnavailable(err, this.where); // still conflicting: `busy`
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attempt));
       }
     }
   }
 
-  private async attempt<T>(client: pg.PoolClient, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const tx: Tx = { client, depth: 0, open: true };
+  /** One attempt of a transaction on `client`: its result and the outbox rows it wrote. */
+  private async attempt<T>(client: pg.PoolClient, fn: (tx: Queryable) => Promise<T>): Promise<[T, number[]]> {
+    const tx: Tx = { client, depth: 0, open: true, published: [] };
     await client.query(this.begin);
+    let committed = false;
+    let out: T;
     try {
-      const out = await this.txContext.run(tx, () => fn(this.view(client, () => tx.open)));
+      out = await this.txContext.run(tx, () => fn(this.view(client, () => tx.open, tx)));
       // The transaction's id, if it wrote: should the connection break while COMMIT's answer is on its way, the
       // database still knows whether it committed (a committed write must be answered, and announced, as one).
       const xid = (await client.query<{ xid: string | null }>('SELECT txid_current_if_assigned()::text AS xid')).rows[0]!.xid;
@@ -329,13 +365,15 @@ export class PgStore implements Store, PgQueryable {
         if (xid === null || !isConnectionError(err) || !(await this.committed(xid))) throw err;
         console.warn(`PostgreSQL connection lost as a transaction committed (${this.description}); it did commit`);
       }
-      return out;
+      committed = true;
     } catch (err) {
       if (!isConnectionError(err)) await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
       tx.open = false;
+      if (!committed && tx.published.length) this.feed?.failed(tx.published);
     }
+    return [out, tx.published];
   }
 
   /**
@@ -362,12 +400,14 @@ export class PgStore implements Store, PgQueryable {
     const name = `sp${outer.depth + 1}`;
     const { client } = outer;
     await client.query(`SAVEPOINT ${name}`);
-    const inner: Tx = { client, depth: outer.depth + 1, open: true };
+    const inner: Tx = { client, depth: outer.depth + 1, open: true, published: outer.published };
+    const mark = outer.published.length;
     try {
-      const out = await this.txContext.run(inner, () => fn(this.view(client, () => outer.open)));
+      const out = await this.txContext.run(inner, () => fn(this.view(client, () => outer.open, inner)));
       await client.query(`RELEASE ${name}`);
       return out;
     } catch (err) {
+      this.feed?.failed(outer.published.splice(mark)); // rolled back with the savepoint (its NOTIFY too)
       if (!isConnectionError(err)) {
         await client.query(`ROLLBACK TO ${name}`);
         await client.query(`RELEASE ${name}`);
@@ -404,6 +444,7 @@ export class PgStore implements Store, PgQueryable {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.feed?.close();
     await Promise.all([this.pool.end(), this.fixedPlanConnections?.end()]);
   }
 }

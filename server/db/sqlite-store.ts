@@ -10,19 +10,23 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Statement } from 'better-sqlite3';
 import { badRequest } from '../errors.ts';
-import { runRead } from './sqlite/read-pool.ts';
+import { closeReadPool, runRead } from './sqlite/read-pool.ts';
 import { sqliteBulkInsert } from './sqlite/bulk-remote.ts';
 import type { BulkInsert, BulkOptions, BulkTarget } from './bulk-target.ts';
+import { asDatabaseError } from './database-error.ts';
+import { LocalChangeFeed, PendingBatches, type ChangeFeed, type ChangeFeedOptions, type FeedBatch } from './change-feed.ts';
 import { sqliteDialect } from './dialect.ts';
 import { LargeScans } from './large-scans.ts';
 import { openDatabase, type Db } from './open.ts';
-import type { Params, Queryable, Row, RunResult, Store } from './store.ts';
+import { publishOutsideTransaction, type Params, type Queryable, type Row, type RunResult, type Store } from './store.ts';
 
 const NO_PARAMS: unknown[] = [];
 const MAX_STATEMENTS = 1000;
 
 interface Tx {
   depth: number;
+  /** The events the transaction published, delivered after its COMMIT (db/change-feed.ts). */
+  pending: PendingBatches;
 }
 
 export class SqliteStore implements Store {
@@ -40,6 +44,8 @@ export class SqliteStore implements Store {
   /** The connection's busy_timeout (ms): how long a transaction waits for the write lock. */
   private readonly busyTimeoutMs: number;
   private readonly txView: Queryable;
+  /** The change feed, once opened: a committed transaction's events go to it. */
+  private feed: LocalChangeFeed | undefined;
   /** Which reads scan or aggregate a large table (those outside a transaction go to the read worker). */
   private readonly scans: LargeScans;
 
@@ -66,6 +72,7 @@ export class SqliteStore implements Store {
       run: (s, p) => this.whenFree(() => ({ changes: this.stmt(this.statements, s).run(p ?? NO_PARAMS).changes })),
       exec: (s) => this.whenFree(() => void this.db.exec(s)),
       changeVersion: () => this.whenFree(() => this.stmt(this.plucked, 'PRAGMA data_version').get() as number),
+      publish: (batch) => this.publishIn(batch),
     };
     Object.defineProperty(this.txView, 'inTransaction', { get: isOpen });
   }
@@ -98,19 +105,26 @@ export class SqliteStore implements Store {
     return s;
   }
 
-  /** Runs `work` now when no transaction is open or we are inside it; otherwise after the transaction ends. */
+  /**
+   * Runs `work` now when no transaction is open or we are inside it; otherwise after the transaction ends. A failure
+   * SQLite gives a code callers act on becomes a DatabaseError (db/database-error.ts).
+   */
   private whenFree<T>(work: () => T): Promise<T> {
     if (this.txDone && !this.txContext.getStore()) return this.afterTx(work);
     try {
       return Promise.resolve(work());
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(asDatabaseError(err) as Error);
     }
   }
 
   private async afterTx<T>(work: () => T): Promise<T> {
     while (this.txDone && !this.txContext.getStore()) await this.txDone;
-    return work();
+    try {
+      return work();
+    } catch (err) {
+      throw asDatabaseError(err);
+    }
   }
 
   all<T = Row>(sql: string, params?: Params): Promise<T[]> {
@@ -153,9 +167,34 @@ export class SqliteStore implements Store {
     return this.txView.changeVersion();
   }
 
+  publish(batch: FeedBatch): Promise<void> {
+    return this.txView.publish(batch);
+  }
+
+  private publishIn(batch: FeedBatch): Promise<void> {
+    const tx = this.txContext.getStore();
+    if (!tx || !this.db.inTransaction) return Promise.reject(publishOutsideTransaction());
+    if (this.feed && batch.length > 0) tx.pending.items.push(batch);
+    return Promise.resolve();
+  }
+
+  get localFile(): string {
+    return this.file;
+  }
+
+  get changeFeed(): ChangeFeed | undefined {
+    return this.feed;
+  }
+
+  /** One process holds the file: a committed transaction's events are delivered from memory right after its COMMIT. */
+  openChangeFeed(options: ChangeFeedOptions): Promise<ChangeFeed> {
+    if (this.feed) return Promise.reject(new Error('The change feed is open already'));
+    return Promise.resolve((this.feed = new LocalChangeFeed(options)));
+  }
+
   /** Values fed from a worker thread are staged and written on its own connection (sqlite/bulk-stage.ts). */
   bulkInsert(target: BulkTarget, options: BulkOptions): BulkInsert {
-    return sqliteBulkInsert(this, this.file, target, options);
+    return sqliteBulkInsert(this, this.file, target, options, (batches) => this.feed?.committed(batches));
   }
 
   /** The busy timeout is lowered around the statement synchronously, so no other request's statement runs with it. */
@@ -168,7 +207,7 @@ export class SqliteStore implements Store {
       this.stmt(this.statements, sql).run(...params);
       return Promise.resolve(true);
     } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY') return Promise.reject(err as Error);
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') return Promise.reject(asDatabaseError(err) as Error);
       return Promise.resolve(false);
     } finally {
       db.pragma(`busy_timeout = ${Math.trunc(timeout)}`);
@@ -187,18 +226,21 @@ export class SqliteStore implements Store {
       await this.beginImmediate();
     } catch (err) {
       next();
-      throw err;
+      throw asDatabaseError(err); // SQLITE_BUSY: another connection kept the write lock past the busy timeout
     }
     let end!: () => void;
     this.txDone = new Promise((resolve) => (end = resolve));
     try {
       try {
-        const out = await this.txContext.run({ depth: 0 }, () => fn(this.txView));
+        const pending = new PendingBatches();
+        const out = await this.txContext.run({ depth: 0, pending }, () => fn(this.txView));
         this.db.exec('COMMIT');
+        // In the same synchronous step as COMMIT: no other transaction commits (and delivers) in between.
+        if (pending.items.length) this.feed?.committed(pending.items);
         return out;
       } catch (err) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw err;
+        throw asDatabaseError(err); // COMMIT's own failure (SQLITE_FULL, SQLITE_BUSY) included
       }
     } finally {
       this.txDone = null;
@@ -232,11 +274,13 @@ export class SqliteStore implements Store {
   private async savepoint<T>(outer: Tx, fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const name = `sp${outer.depth + 1}`;
     this.db.exec(`SAVEPOINT ${name}`);
+    const mark = outer.pending.mark();
     try {
-      const out = await this.txContext.run({ depth: outer.depth + 1 }, () => fn(this.txView));
+      const out = await this.txContext.run({ depth: outer.depth + 1, pending: outer.pending }, () => fn(this.txView));
       this.db.exec(`RELEASE ${name}`);
       return out;
     } catch (err) {
+      outer.pending.dropAfter(mark);
       this.db.exec(`ROLLBACK TO ${name}`);
       this.db.exec(`RELEASE ${name}`);
       throw err;
@@ -268,5 +312,6 @@ export class SqliteStore implements Store {
     this.plucked.clear();
     this.raws.clear();
     if (this.db.open) this.db.close();
+    await closeReadPool(this.file); // the read worker's connection on the file goes with the store
   }
 }

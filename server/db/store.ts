@@ -17,6 +17,7 @@
  * `$count`) or the server wrote it.
  */
 import type { BulkInsert, BulkOptions, BulkTarget } from './bulk-target.ts';
+import type { ChangeFeed, ChangeFeedOptions, FeedBatch } from './change-feed.ts';
 import type { Dialect } from './dialect.ts';
 
 /** Values a statement binds: numbers (epoch ms times, 0/1 flags), strings, null, bigint and Buffers. */
@@ -69,6 +70,12 @@ export interface Queryable {
    * counter (PostgreSQL), and the caller falls back to a check of its own (a small read, or a time bucket).
    */
   changeVersion(): Promise<number | null>;
+  /**
+   * Publishes a batch of events with the transaction this Queryable is (db/change-feed.ts): delivered to the
+   * change feed's subscribers once it commits, never if it rolls back (on PostgreSQL an outbox row written, and
+   * NOTIFYed, by this transaction). Nothing happens when no feed is open. Outside a transaction it throws.
+   */
+  publish(batch: FeedBatch): Promise<void>;
 }
 
 export interface Store extends Queryable {
@@ -93,9 +100,26 @@ export interface Store extends Queryable {
    * and writes them there; on PostgreSQL they are COPYed in one transaction of this store.
    */
   bulkInsert(target: BulkTarget, options: BulkOptions): BulkInsert;
+  /**
+   * Opens the store's change feed (once per store): every batch a transaction publishes is delivered to
+   * `options.deliver` after its commit, on PostgreSQL those of every server on the database too.
+   */
+  openChangeFeed(options: ChangeFeedOptions): Promise<ChangeFeed>;
+  /**
+   * The database file when the engine keeps one on this machine (SQLite: what a backup copies, what worker threads
+   * open); undefined on PostgreSQL. The app context carries no path: whatever needs the file asks the Store.
+   */
+  readonly localFile: string | undefined;
+  /** The open change feed, if any. */
+  readonly changeFeed: ChangeFeed | undefined;
   /** A short description for logs and /health: `sqlite:/path/cati.sqlite` or `postgres://host/db` (no password). */
   readonly description: string;
   close(): Promise<void>;
+}
+
+/** Thrown by `publish` outside a transaction: an event is written with its change. */
+export function publishOutsideTransaction(): Error {
+  return new Error('publish outside a transaction: publish a change with the transaction that makes it');
 }
 
 /** The database is unreachable or the connection broke: the request gets 503, the store reconnects by itself. */

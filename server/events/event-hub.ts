@@ -6,7 +6,7 @@
  */
 import type { Response } from 'express';
 import type { EventStreamLimits } from '../config.ts';
-import { eventData, type EventList, type EventSink, type HubEvent } from './publisher.ts';
+import { eventData, type EventList, type HubEvent } from './publisher.ts';
 
 interface Stream {
   res: Response;
@@ -31,7 +31,7 @@ const eventText = (id: number, e: HubEvent) => `id: ${id}\nevent: ${e.type}\ndat
 /** Why a stream was not opened. */
 export type OpenRefusal = 'too-many-streams';
 
-export class EventHub implements EventSink {
+export class EventHub {
   /** Ids grow across restarts too: the first is derived from the start time (ms × 1000). */
   private latest = Date.now() * 1000;
   /** The replay window, oldest batch first; `kept` events in all (at most limits.replayEvents). */
@@ -87,6 +87,17 @@ export class EventHub implements EventSink {
         this.kept -= excess;
       }
     }
+  }
+
+  /**
+   * Tells every stream to reload (`event: reset`, docs/events.md#reset) and forgets the replay window: the change
+   * feed could not know whether it missed changes. A client resuming from an earlier id gets a reset too.
+   */
+  reset(): void {
+    if (this.closed) return;
+    this.batches.length = 0;
+    this.kept = 0;
+    this.broadcast(`id: ${this.latest}\nevent: reset\ndata: {}\n\n`);
   }
 
   /** The kept events after `lastId`, or undefined when `lastId` is not one of them (nor the latest id). */

@@ -1,8 +1,9 @@
 /**
- * The one publisher of /events (docs/events.md#events). Every write path calls `publishChanges(store, [...])` (or
- * `publishChange`) right after its transaction commits, with each record in its wire form as captured when
- * it changed. Calling it inside a transaction throws, so nothing is announced that could still roll back.
- * Without a server (CLI, unit tests on a bare database) it does nothing.
+ * The one publisher of /events (docs/events.md). Every write path calls `publishChanges(tx, [...])` (or
+ * `publishChange`) inside the transaction that makes the change, with each record in its wire form as captured
+ * when it changed: the store's change feed (db/change-feed.ts) delivers the batch to every server's streams once
+ * that transaction commits, and never if it rolls back. Without a server (CLI, unit tests on a bare database)
+ * nothing is delivered.
  */
 import type { Queryable, Store } from '../db/store.ts';
 import { selectList, type Row } from '../odata/collection-query.ts';
@@ -49,21 +50,6 @@ export function changeList(length: number, make: (index: number) => Change): Eve
 /** The `data:` of an event. */
 export const eventData = (e: HubEvent): Record<string, unknown> => ('data' in e ? e.data : { action: e.action, id: e.id, ...e.record });
 
-/** Where published events go (the server's EventHub). */
-export interface EventSink {
-  /** Delivers to this process's subscribers (SQLite), or through the database to every process's (PostgreSQL NOTIFY). */
-  publish(events: EventList): void | Promise<void>;
-  /** Makes ahead what publishing `events` will send (the outbox text on PostgreSQL), while the database is busy. */
-  prepare?(events: EventList): void;
-}
-
-const sinks = new WeakMap<Store, EventSink>();
-
-/** Connects a store to the stream its server serves (done once by startServer). */
-export function attachEventSink(store: Store, sink: EventSink): void {
-  sinks.set(store, sink);
-}
-
 /** A row (property name → SQL value) in the wire form GET returns, without `@odata.context`. */
 export function wireRecord(model: EntityModel, row: Row): Record<string, unknown> {
   return formatEntity(model, row);
@@ -76,24 +62,27 @@ export async function entityRecord(q: Queryable, model: EntityModel, key: unknow
   return row && wireRecord(model, row);
 }
 
-/** Publishes committed changes, in order, to every /events subscriber. Must run after the commit (with the store, never a `tx`). */
-export async function publishChanges(store: Store, changes: EventList<Change>): Promise<void> {
-  if (store.inTransaction) throw new Error('publishChanges inside a transaction: publish after the commit');
-  const sink = sinks.get(store);
-  if (!sink || changes.length === 0) return;
-  await sink.publish(changes); // as given: the sink keeps them, and makes each event's data only to send it
+/**
+ * Publishes changes, in order, with the transaction `tx` that makes them: every /events subscriber gets them once
+ * it commits. The list is kept as given (the hub makes each event's data only to send it). Given the store outside
+ * a transaction (a write that is one statement), the changes are published in a transaction of their own: they can
+ * then be lost if the process dies between the two, so a write path should publish with its own transaction.
+ */
+export async function publishChanges(tx: Queryable | Store, changes: EventList<Change>): Promise<void> {
+  if (changes.length === 0) return;
+  if (!tx.inTransaction && 'transaction' in tx) return tx.transaction((own) => own.publish(changes));
+  await tx.publish(changes);
 }
 
 /**
- * Lets the sink make what publishing `changes` will send while the caller waits on the database (inside the
- * transaction that makes them: nothing is announced). Publish the same list after the commit; a list never
- * published is forgotten.
+ * Lets the change feed make what publishing `changes` will write (the outbox text on PostgreSQL) while the caller
+ * waits on the database. Publish the same list in the same transaction; a list never published is forgotten.
  */
 export function preparePublish(store: Store, changes: EventList<Change>): void {
-  sinks.get(store)?.prepare?.(changes);
+  store.changeFeed?.prepare(changes);
 }
 
-/** Publishes one committed change (see publishChanges). */
-export function publishChange(store: Store, change: Change): Promise<void> {
-  return publishChanges(store, [change]);
+/** Publishes one change with its transaction (see publishChanges). */
+export function publishChange(tx: Queryable | Store, change: Change): Promise<void> {
+  return publishChanges(tx, [change]);
 }

@@ -4,6 +4,7 @@ import { MessageChannel, type Worker } from 'node:worker_threads';
 import type { Actor } from '../audit/audit-log.ts';
 import type { AppContext } from '../context.ts';
 import type { BulkInsert } from '../db/bulk-insert.ts';
+import { databaseErrorKind, isDatabaseError } from '../db/database-error.ts';
 import { DatabaseUnavailableError } from '../db/store.ts';
 import { ApiError, badRequest, fromDatabaseError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
@@ -100,15 +101,15 @@ class Gate {
 function failure(reply: Extract<WorkerReply, { type: 'failed' }>, listId: number): ApiError {
   if (reply.status === 413) return new ApiError('PayloadTooLarge', reply.message);
   if (reply.status === 400) return badRequest(reply.message);
-  if (reply.code === 'LIST_GONE' || reply.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return notFound(`Opt-out list ${listId} no longer exists`);
+  if (reply.code === 'LIST_GONE' || databaseErrorKind(reply.code) === 'foreignKey') return notFound(`Opt-out list ${listId} no longer exists`);
   return fromDatabaseError({ code: reply.code }) ?? new ApiError('InternalError', 'The import failed; nothing was stored');
 }
 
 /** Maps a failure of the Store's write to the client's error (a lost connection stays a 503; anything unexpected is logged, a 500). */
 function storeFailure(err: unknown, listId: number): unknown {
   const code = (err as { code?: unknown } | null)?.code;
-  // SQLite's and PostgreSQL's (23503) foreign-key violation: the list was deleted meanwhile.
-  if (code === 'LIST_GONE' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503') return notFound(`Opt-out list ${listId} no longer exists`);
+  // A foreign-key violation: the list was deleted meanwhile.
+  if (code === 'LIST_GONE' || isDatabaseError(err, 'foreignKey')) return notFound(`Opt-out list ${listId} no longer exists`);
   if (code === 'BULK_DEADLINE') return new ApiError('InternalError', 'Writing the import took too long; nothing was stored');
   if (err instanceof ApiError || err instanceof DatabaseUnavailableError) return err;
   const known = fromDatabaseError(err);
@@ -151,7 +152,7 @@ export class ImportService {
   private closed = false;
 
   constructor(
-    private readonly ctx: Pick<AppContext, 'store' | 'dbFile'>,
+    private readonly ctx: Pick<AppContext, 'store'>,
     readonly limits: ImportLimits = DEFAULT_IMPORT_LIMITS,
   ) {
     this.gate = new Gate(limits);
@@ -169,7 +170,7 @@ export class ImportService {
     // A workbook parser builds the xlsx library's many small objects: it keeps the larger nursery it had.
     const parserLimits = { ...resourceLimits, maxYoungGenerationSizeMb: 32 };
     this.parsers = new WorkerPool(() => startModuleWorker(PARSE_ENTRY, { resourceLimits: parserLimits }), (w) => void w.terminate(), 0);
-    registerImportWorkers(ctx.dbFile, this);
+    registerImportWorkers(ctx.store, this);
   }
 
   /**
@@ -231,7 +232,7 @@ export class ImportService {
   /** Stops this service's workers (the server is closing; also called by closeImportWorkers). */
   async close(): Promise<void> {
     this.closed = true;
-    unregisterImportWorkers(this.ctx.dbFile, this);
+    unregisterImportWorkers(this.ctx.store, this);
     await Promise.all([this.importers.close(), this.parsers.close()]);
   }
 

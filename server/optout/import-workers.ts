@@ -8,6 +8,7 @@
  * worker may come back (a clean job) and which must end (failures, timeouts, workbooks).
  */
 import type { Worker } from 'node:worker_threads';
+import type { Store } from '../db/store.ts';
 
 /** An idle worker is stopped after this long without an import (the next import starts a new one). */
 export const IDLE_MS = 30_000;
@@ -90,21 +91,21 @@ export class WorkerPool {
   }
 }
 
-const registry = new Map<string, Set<{ close(): Promise<void> }>>();
+const registry = new Map<Store, Set<{ close(): Promise<void> }>>();
 
-/** Registers the pools of an import service on `dbFile`, so the server's close reaches them. */
-export function registerImportWorkers(dbFile: string, owner: { close(): Promise<void> }): void {
-  (registry.get(dbFile) ?? registry.set(dbFile, new Set()).get(dbFile)!).add(owner);
+/** Registers the pools of an import service on `store`, so the server's close reaches them. */
+export function registerImportWorkers(store: Store, owner: { close(): Promise<void> }): void {
+  (registry.get(store) ?? registry.set(store, new Set()).get(store)!).add(owner);
 }
 
 /** Forgets an owner registered with registerImportWorkers (it closed itself). */
-export function unregisterImportWorkers(dbFile: string, owner: { close(): Promise<void> }): void {
-  registry.get(dbFile)?.delete(owner);
+export function unregisterImportWorkers(store: Store, owner: { close(): Promise<void> }): void {
+  registry.get(store)?.delete(owner);
 }
 
-/** Stops the import workers of the services on `dbFile` (the server is closing: no connection outlives it). */
-export async function closeImportWorkers(dbFile: string): Promise<void> {
-  const owners = [...(registry.get(dbFile) ?? [])];
-  registry.delete(dbFile);
+/** Stops the import workers of the services on `store` (the server is closing: no connection outlives it). */
+export async function closeImportWorkers(store: Store): Promise<void> {
+  const owners = [...(registry.get(store) ?? [])];
+  registry.delete(store);
   await Promise.all(owners.map((o) => o.close()));
 }

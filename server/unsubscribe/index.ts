@@ -3,6 +3,7 @@ import { Router, type ErrorRequestHandler, type Request, type Response } from 'e
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.ts';
+import { isDatabaseError } from '../db/database-error.ts';
 import { DatabaseUnavailableError } from '../db/store.ts';
 import { negotiateLanguage } from '../lib/accept-language.ts';
 import type { Language } from '../lib/languages.ts';
@@ -180,7 +181,7 @@ async function failPage(ctx: AppContext, err: unknown, method: string, res: Serv
   }
   if (res.headersSent) return;
   const language = pageLanguage(settings, res.req.headers['accept-language']);
-  if ((err as { code?: unknown })?.code === 'SQLITE_BUSY' || err instanceof DatabaseUnavailableError) {
+  if (isDatabaseError(err, 'busy') || err instanceof DatabaseUnavailableError) {
     sendPage(res, 503, errorPage(settings, language), language, { 'Retry-After': '5' });
     return;
   }

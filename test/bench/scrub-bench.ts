@@ -57,7 +57,7 @@ interface Run {
 async function scrubOn(store: Store, label: string, list: string): Promise<Run> {
   const file = join(dir, `upload-${label}.csv`); // the job removes its upload
   copyFileSync(list, file);
-  const ctx = { store, dbFile: join(dir, 'cati.sqlite'), config: defaultConfig({ dataDir: dir }) } as unknown as AppContext;
+  const ctx = { store, config: defaultConfig({ dataDir: dir }) } as unknown as AppContext;
   const service = new ScrubService(ctx);
   const principal = { keyId: null, name: 'bench', permissions: new Set(['company_administrate'] as const), projects: null };
   let peak = process.memoryUsage().rss;

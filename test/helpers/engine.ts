@@ -98,7 +98,7 @@ export async function writeFromAnotherConnection(t: TestServer, sql: string, par
 }
 
 /** A connection of its own to the test server's SQLite file (already migrated by the server). */
-const secondSqliteConnection = (t: TestServer) => new SqliteStore(openDatabase(t.server.ctx.dbFile, { migrate: false }), t.server.ctx.dbFile);
+const secondSqliteConnection = (t: TestServer) => new SqliteStore(openDatabase(t.server.ctx.store.localFile!, { migrate: false }), t.server.ctx.store.localFile!);
 
 /**
  * Whether some connection other than the asking one still holds a read snapshot open (a streamed export that has

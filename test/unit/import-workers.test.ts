@@ -2,6 +2,7 @@
  * The opt-out import's worker pool (server/optout/import-workers.ts, issue 25): kept workers are reused, dropped
  * when they die or idle too long, never kept beyond `max`, and all stopped on close.
  */
+import type { Store } from '../../server/db/store.ts';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -79,8 +80,9 @@ describe('WorkerPool', () => {
     const idle = pool.take();
     pool.take();
     pool.give(idle);
-    registerImportWorkers('/nowhere/pool-test.sqlite', pool);
-    await closeImportWorkers('/nowhere/pool-test.sqlite');
+    const store = {} as Store; // the registry's key: the server's store
+    registerImportWorkers(store, pool);
+    await closeImportWorkers(store);
     expect(pool.size).toBe(0);
     expect(started.every((w) => w.threadId === -1)).toBe(true);
     expect(() => pool.take()).toThrow(/closed/);

@@ -50,7 +50,7 @@ const collecting = (): Store =>
  * `bulk: 'collected'`: through the portable bulk insert.
  */
 const service = (limits: Partial<typeof DEFAULT_IMPORT_LIMITS>, bulk: 'own' | 'collected' = 'own') =>
-  new ImportService({ store: bulk === 'own' ? store : collecting(), dbFile: join(dir, 'cati.sqlite') }, { ...DEFAULT_IMPORT_LIMITS, inlineBytes: 0, ...limits });
+  new ImportService({ store: bulk === 'own' ? store : collecting() }, { ...DEFAULT_IMPORT_LIMITS, inlineBytes: 0, ...limits });
 const count = (list = listId) => store.value<number>('SELECT count(*) FROM optout_emails WHERE list_id = ?', [list]);
 const audits = (list: number) =>
   store.column<string>("SELECT changes FROM audit_log WHERE entity = 'optout-imports' AND entity_id = ? ORDER BY id", [String(list)]);

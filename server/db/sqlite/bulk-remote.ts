@@ -7,16 +7,18 @@
  */
 import { MessageChannel } from 'node:worker_threads';
 import { collectedBulkInsert } from '../bulk-insert.ts';
+import { asDatabaseError } from '../database-error.ts';
 import { pastDeadline, type BulkInsert, type BulkOptions, type BulkTarget } from '../bulk-target.ts';
 import { sqliteDialect } from '../dialect.ts';
+import type { FeedBatch } from '../change-feed.ts';
 import type { Queryable, Store } from '../store.ts';
 import type { QueryOp, StageReply, StageRequest } from './bulk-stage.ts';
 
-/** An error of the worker's connection, with SQLite's code (the service maps SQLITE_BUSY, SQLITE_FULL, …). */
-const asError = (m: Extract<StageReply, { type: 'failed' }>) => Object.assign(new Error(m.message), { code: m.code });
+/** An error of the worker's connection, typed by SQLite's code (db/database-error.ts). */
+const asError = (m: Extract<StageReply, { type: 'failed' }>) => asDatabaseError(Object.assign(new Error(m.message), { code: m.code }));
 
-/** `store.bulkInsert` of a SqliteStore on `file`. */
-export function sqliteBulkInsert(store: Store, file: string, target: BulkTarget, options: BulkOptions): BulkInsert {
+/** `store.bulkInsert` of a SqliteStore on `file`; `committed` takes the events `finish` published, once the write committed. */
+export function sqliteBulkInsert(store: Store, file: string, target: BulkTarget, options: BulkOptions, committed: (batches: FeedBatch[]) => void): BulkInsert {
   const { port1, port2 } = new MessageChannel();
   port1.unref();
   let local: BulkInsert | undefined;
@@ -53,6 +55,7 @@ export function sqliteBulkInsert(store: Store, file: string, target: BulkTarget,
     if (m.type === 'failed') throw asError(m);
     throw new Error(`Bulk insert: unexpected reply ${m.type} to a statement`);
   };
+  const published: FeedBatch[] = [];
   const tx: Queryable = {
     engine: 'sqlite',
     dialect: sqliteDialect,
@@ -65,6 +68,10 @@ export function sqliteBulkInsert(store: Store, file: string, target: BulkTarget,
     run: (s, p) => query('run', s, p) as never,
     exec: (s) => query('exec', s) as never,
     changeVersion: () => Promise.resolve(null),
+    publish: (batch) => {
+      published.push(batch);
+      return Promise.resolve();
+    },
   };
   // Statements of `finish` run one at a time, in order: each waits for the previous one's answer.
   let turn: Promise<unknown> = Promise.resolve();
@@ -108,8 +115,9 @@ export function sqliteBulkInsert(store: Store, file: string, target: BulkTarget,
         await turn;
         if (Date.now() > deadline) throw pastDeadline();
         ask({ type: 'commit' });
-        const committed = await reply();
-        if (committed.type === 'failed') throw asError(committed);
+        const done = await reply();
+        if (done.type === 'failed') throw asError(done);
+        if (published.length) committed(published);
         return out;
       } catch (err) {
         if (!closed) ask({ type: 'rollback' });
