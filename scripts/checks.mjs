@@ -19,6 +19,8 @@ export const CHECKS = [
   ['typecheck (renderer)', bin('vue-tsc', 'bin/vue-tsc.js'), ['--noEmit', '--incremental', '--tsBuildInfoFile', '.tmp/vue-tsc.tsbuildinfo', '-p', 'renderer/tsconfig.json']],
   // The cache (by content, under .tmp/) lets a re-run lint only the files that changed; a fresh clone lints all.
   ['lint', bin('eslint', 'bin/eslint.js'), ['--max-warnings', '0', '--cache', '--cache-strategy', 'content', '--cache-location', '.tmp/eslintcache', '.']],
+  // The layer rules (dependency-cruiser), dead code (knip) and the textual rules (docs/architecture.md#rules).
+  ['lint:rules', join(root, 'scripts/lint-rules.mjs'), []],
   ['build:renderer', bin('vite', 'bin/vite.js'), ['build']],
 ];
 

@@ -4,7 +4,8 @@
 //    and the SQL dialect (server/odata/dialect-sql.ts);
 //  - the docs are the project's own: no file cites a specification kept outside the repository;
 //  - the README is a front page: at most 250 lines (the reference lives in docs/, history in git).
-// Prints each offence as `file:line rule` and exits 1 when there is any.
+// Prints each offence as `file:line rule`, then runs dependency-cruiser and knip; exits 1 when anything failed.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +59,13 @@ const lines = existsSync(readme) ? readFileSync(readme, 'utf8').split('\n').leng
 if (lines > README_MAX_LINES) offences.push(`README.md has ${lines} lines, at most ${README_MAX_LINES}: move reference into docs/`);
 
 for (const o of offences) console.log(o);
-if (offences.length) {
-  console.log(`${offences.length} offence${offences.length === 1 ? '' : 's'} of the textual rules`);
-  process.exit(1);
-}
+if (offences.length) console.log(`${offences.length} offence${offences.length === 1 ? '' : 's'} of the textual rules`);
+
+// The import rules (dependency-cruiser) and dead code (knip), each run to its end so every offence is shown.
+const bin = (pkg, file) => join(root, 'node_modules', pkg, file);
+const tools = [
+  [bin('dependency-cruiser', 'bin/dependency-cruise.mjs'), ['--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'server', 'main', 'renderer/src', 'common']],
+  [bin('knip', 'bin/knip.js'), ['--no-progress']],
+];
+const failedTools = tools.filter(([script, args]) => spawnSync(process.execPath, [script, ...args], { cwd: root, stdio: 'inherit' }).status !== 0);
+if (offences.length || failedTools.length) process.exit(1);
