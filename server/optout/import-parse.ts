@@ -80,11 +80,6 @@ export interface CheckedCounts {
   invalidItems: InvalidItem[];
 }
 
-/** The counts and the encoding the file was read in (null: a workbook; docs/files.md#encodings). */
-export interface ReadCounts extends CheckedCounts {
-  encoding: TextEncodingName | null;
-}
-
 /** Validates `values` for a list of `kind`, handing the stored forms to `send` in batches of `batchSize`. */
 export function checkValues(values: Iterable<string>, kind: EntryKind, batchSize: number, send: (batch: string[]) => void): CheckedCounts {
   const check = entryChecker(kind);
