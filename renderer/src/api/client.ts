@@ -155,9 +155,27 @@ export function buildPath(path: string, query: RequestOptions['query'] = {}): st
   return params.length ? `${path}${path.includes('?') ? '&' : '?'}${params.join('&')}` : path;
 }
 
+/** The code of the ApiRequestError thrown for a request the caller's role may not send (it is never sent). */
+export const ROLE_REFUSED = 'role-refused';
+
+/** Says why the signed-in caller may not send a request (null: it may); set by the auth store (docs/screens.md#roles). */
+type AccessCheck = (method: string, pathWithQuery: string, change: boolean) => string | null;
+let accessCheck: AccessCheck | null = null;
+/** Installs the check every request passes before it is sent. */
+export function setAccessCheck(check: AccessCheck | null): void {
+  accessCheck = check;
+}
+
+/** Throws, without sending anything, when the caller's role may not send this request. */
+function checkAccess(method: string, path: string, options: RequestOptions): void {
+  const why = accessCheck?.(method, buildPath(path, options.query), options.change === true);
+  if (why) throw new ApiRequestError(403, why, ROLE_REFUSED, method !== 'GET' || options.change === true);
+}
+
 /** Sends a request and returns the raw response when it succeeded; throws ApiRequestError otherwise. */
 export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
   if (!session) throw new ApiRequestError(401, 'No session key: open the UI link the server printed (…/#token=…).');
+  checkAccess(method, path, options);
   const sentKey = session.apiKey;
   const headers: Record<string, string> = { Accept: 'application/json', ...options.headers, Authorization: `Bearer ${sentKey}` };
   let body: BodyInit | undefined;
@@ -242,6 +260,11 @@ export interface UploadProgress {
  */
 export function uploadForm<T>(path: string, form: FormData, on: UploadProgress, query: RequestOptions['query'] = {}): Promise<T> {
   if (!session) return Promise.reject(new ApiRequestError(401, 'No session key: open the UI link the server printed (…/#token=…).'));
+  try {
+    checkAccess('POST', path, { query });
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
   const { baseUrl, apiKey } = session;
   return new Promise<T>((resolve, reject) => {
     const xhr = new XMLHttpRequest();

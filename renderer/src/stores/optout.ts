@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { ApiRequestError, request, uploadForm, type UploadProgress } from '../api/client.ts';
+import { ApiRequestError, ROLE_REFUSED, request, uploadForm, type UploadProgress } from '../api/client.ts';
 import { downloadFile } from '../api/download.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
@@ -65,6 +65,8 @@ export const useOptOutStore = defineStore('optout', () => {
     } catch (err) {
       list.value = null;
       pager.clear();
+      // The company-level list is not this role's to read (it was not asked for): the screen offers project lists.
+      if (err instanceof ApiRequestError && err.code === ROLE_REFUSED) return;
       if (err instanceof ApiRequestError && err.status === 404) {
         missingProjectId.value = id;
         return;
