@@ -9,6 +9,9 @@ export default defineConfig({
   root: rendererRoot,
   base: './',
   plugins: [vue()],
+  // vue-i18n's feature flags (docs/screens.md#language): messages compiled at run time without eval (the page's
+  // Content-Security-Policy forbids it), no devtools hook in the build.
+  define: { __INTLIFY_PROD_DEVTOOLS__: 'false', __INTLIFY_DROP_MESSAGE_COMPILER__: 'false' },
   build: {
     outDir: fileURLToPath(new URL('./dist/renderer', import.meta.url)),
     emptyOutDir: true,

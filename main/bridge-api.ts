@@ -157,6 +157,8 @@ export interface CatiBridge {
   saveDownload(path: string, suggestedName: string): Promise<string | null>;
   /** Native save dialog for content made in the page (a CSV of a table); null when cancelled. */
   saveFile(suggestedName: string, content: Uint8Array): Promise<string | null>;
+  /** The operating system's locale (`nl-NL`), from which the screens' language is proposed (docs/screens.md#language). */
+  getSystemLocale(): Promise<string>;
 }
 
 /** IPC channel names, one per bridge function. */
@@ -176,4 +178,5 @@ export const CHANNELS = {
   restoreChosenFile: 'cati:restore-chosen-file',
   saveDownload: 'cati:save-download',
   saveFile: 'cati:save-file',
+  getSystemLocale: 'cati:get-system-locale',
 } as const satisfies Record<keyof CatiBridge, string>;

@@ -1,4 +1,4 @@
-import { ipcMain, type IpcMainInvokeEvent } from 'electron';
+import { app, ipcMain, type IpcMainInvokeEvent } from 'electron';
 import { backupNowAction, backupsView, chooseRestoreFile, restoreChosenFile, setAutoBackup } from './backup-actions.ts';
 import { CHANNELS, type CatiBridge, type ConnectRequest } from './bridge-api.ts';
 import { connect, connectionView, forgetServer, useLocalServer } from './client-mode.ts';
@@ -26,6 +26,8 @@ function handlers(desktop: DesktopApp): Handlers {
     restoreChosenFile: () => restoreChosenFile(desktop),
     saveDownload: (path, name) => saveDownload(desktop.window, desktop.apiAccess(), path, String(name)),
     saveFile: (name, content) => saveContent(desktop.window, String(name), content),
+    // The regional setting where the OS has one (Windows, macOS), else the UI language (the phone region reads it the same way).
+    getSystemLocale: () => app.getSystemLocale?.() || app.getLocale(),
   };
 }
 

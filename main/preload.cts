@@ -24,6 +24,7 @@ const bridge: CatiBridge = {
   restoreChosenFile: () => ipcRenderer.invoke('cati:restore-chosen-file'),
   saveDownload: (path: string, suggestedName: string) => ipcRenderer.invoke('cati:save-download', path, suggestedName),
   saveFile: (suggestedName: string, content: Uint8Array) => ipcRenderer.invoke('cati:save-file', suggestedName, content),
+  getSystemLocale: () => ipcRenderer.invoke('cati:get-system-locale'),
 };
 
 contextBridge.exposeInMainWorld('cati', bridge);

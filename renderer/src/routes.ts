@@ -3,26 +3,27 @@ import { setAppRouter } from './router-instance.ts';
 
 export interface ScreenRoute {
   path: string;
-  label: string;
+  /** The screen's name in the navigation: a catalogue key (i18n/en.ts). */
+  label: `nav.${string}`;
   view: () => Promise<RouteComponent>;
 }
 
 /** The screens linked in the navigation (a screen is listed only when it works end to end); each loaded when first shown. */
 export const ROUTES: ScreenRoute[] = [
-  { path: 'floor', label: 'Floor', view: () => import('./views/FloorView.vue') },
-  { path: 'surveys-today', label: 'Surveys today', view: () => import('./views/SurveysTodayView.vue') },
-  { path: 'productivity', label: 'Productivity', view: () => import('./views/ProductivityView.vue') },
-  { path: 'history', label: 'History', view: () => import('./views/HistoryView.vue') },
-  { path: 'interviewers', label: 'Interviewers', view: () => import('./views/InterviewersView.vue') },
-  { path: 'groups', label: 'Groups', view: () => import('./views/GroupsView.vue') },
-  { path: 'surveys', label: 'Surveys', view: () => import('./views/SurveysView.vue') },
-  { path: 'blacklist', label: 'Blacklist', view: () => import('./views/BlacklistView.vue') },
-  { path: 'optout', label: 'Opt-out lists', view: () => import('./views/OptOutView.vue') },
-  { path: 'settings', label: 'Settings', view: () => import('./views/SettingsView.vue') },
+  { path: 'floor', label: 'nav.floor', view: () => import('./views/FloorView.vue') },
+  { path: 'surveys-today', label: 'nav.surveysToday', view: () => import('./views/SurveysTodayView.vue') },
+  { path: 'productivity', label: 'nav.productivity', view: () => import('./views/ProductivityView.vue') },
+  { path: 'history', label: 'nav.history', view: () => import('./views/HistoryView.vue') },
+  { path: 'interviewers', label: 'nav.interviewers', view: () => import('./views/InterviewersView.vue') },
+  { path: 'groups', label: 'nav.groups', view: () => import('./views/GroupsView.vue') },
+  { path: 'surveys', label: 'nav.surveys', view: () => import('./views/SurveysView.vue') },
+  { path: 'blacklist', label: 'nav.blacklist', view: () => import('./views/BlacklistView.vue') },
+  { path: 'optout', label: 'nav.optout', view: () => import('./views/OptOutView.vue') },
+  { path: 'settings', label: 'nav.settings', view: () => import('./views/SettingsView.vue') },
 ];
 
 /** The wallboard (`#/wallboard`): the floor full screen for a TV, without the navigation; linked from the Floor screen. */
-export const WALLBOARD: ScreenRoute = { path: 'wallboard', label: 'Wallboard', view: () => import('./views/WallboardView.vue') };
+export const WALLBOARD: ScreenRoute = { path: 'wallboard', label: 'nav.wallboard', view: () => import('./views/WallboardView.vue') };
 
 /** A route query as text, every value percent-encoded (a space is `%20`, not `+`). */
 function stringifyQuery(query: LocationQueryRaw = {}): string {

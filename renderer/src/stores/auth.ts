@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { currentSession, onSessionEnded, request, setAccessCheck, signIn as apiSignIn, signOut as apiSignOut } from '../api/client.ts';
+import { ApiRequestError, currentSession, onSessionEnded, request, setAccessCheck, signIn as apiSignIn, signOut as apiSignOut } from '../api/client.ts';
 import { refusal } from '../api/route-access.ts';
+import { applyLanguage, setLocalLanguage, type Language } from '../i18n/index.ts';
 
 /** The caller as `GET /auth/me` describes it (docs/people.md). */
 export interface Me {
@@ -10,9 +11,12 @@ export interface Me {
   DisplayName: string;
   Role: 'administrator' | 'supervisor' | 'viewer' | null;
   Permissions: string[];
-  /** The person's own language setting (docs/people.md), when the server names one. */
-  Language?: string | null;
+  /** The person's language for the screens; null (or absent) = the browser's (docs/screens.md#language). */
+  Language?: Language | null;
 }
+
+/** Where a language choice was kept: with the person on the server, or only in this browser. */
+export type LanguageKept = 'person' | 'browser';
 
 /** A focus of the window re-reads who the caller is at most this often (a role changed elsewhere). */
 const RECHECK_AFTER_MS = 10_000;
@@ -86,5 +90,27 @@ export const useAuthStore = defineStore('auth', () => {
     }
   }
 
-  return { me, hasSession, ended, signedIn: computed(() => hasSession.value && me.value !== null), load, recheck, signIn, signOut };
+  /**
+   * Stores the person's language (`PATCH /auth/me`; null = the browser's again) and shows it. A key or UI-link
+   * session has no person to keep it with (the server refuses with 400 or 409): then only this browser keeps it.
+   */
+  async function setLanguage(language: Language | null): Promise<LanguageKept> {
+    if (me.value?.Kind === 'user') {
+      try {
+        const answer = await request<Partial<Me> | undefined>('PATCH', '/auth/me', { body: { Language: language } });
+        me.value = { ...me.value, ...(answer && typeof answer === 'object' ? answer : {}), Language: language };
+        setLocalLanguage(language); // the sign-in page speaks it too, next time
+        applyLanguage(language);
+        return 'person';
+      } catch (err) {
+        if (!(err instanceof ApiRequestError) || (err.status !== 400 && err.status !== 409)) throw err;
+      }
+    }
+    setLocalLanguage(language);
+    if (me.value) me.value = { ...me.value, Language: null };
+    applyLanguage(null);
+    return 'browser';
+  }
+
+  return { me, hasSession, ended, signedIn: computed(() => hasSession.value && me.value !== null), load, recheck, signIn, signOut, setLanguage };
 });

@@ -1,4 +1,5 @@
 /** How the floor shows times: durations that tick, clock times in a call centre's zone (labelled), break levels. */
+import { formatClockTime } from '../i18n/index.ts';
 
 /** One row of `/cati/floor` (CONTRACT §9). */
 export interface FloorRow {
@@ -21,7 +22,8 @@ export interface FloorRow {
 
 export type FloorState = 'Waiting' | 'OnCall' | 'OnBreak';
 export const FLOOR_STATES: FloorState[] = ['Waiting', 'OnCall', 'OnBreak'];
-export const STATE_LABELS: Record<FloorState, string> = { Waiting: 'Waiting', OnCall: 'On call', OnBreak: 'On break' };
+/** Each state's name: a catalogue key (i18n/en.ts). */
+export const STATE_LABELS = { Waiting: 'floor.state.Waiting', OnCall: 'floor.state.OnCall', OnBreak: 'floor.state.OnBreak' } as const satisfies Record<FloorState, string>;
 
 /** A break nearing its limit from this share of `MaxMinutes` on. */
 export const NEAR_LIMIT_SHARE = 0.8;
@@ -51,16 +53,9 @@ export function formatDuration(seconds: number): string {
   return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
-const clocks = new Map<string, Intl.DateTimeFormat>();
-/** A clock time in `timeZone` (the browser's when null), with seconds if asked. */
+/** A clock time in `timeZone` (the browser's when null), with seconds if asked, in the language's convention. */
 export function formatClock(at: number | string, timeZone: string | null, withSeconds = false): string {
-  const key = `${timeZone ?? ''}|${withSeconds}`;
-  let f = clocks.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(undefined, { timeZone: timeZone ?? undefined, hour: '2-digit', minute: '2-digit', second: withSeconds ? '2-digit' : undefined, hourCycle: 'h23' });
-    clocks.set(key, f);
-  }
-  return f.format(typeof at === 'number' ? at : Date.parse(at));
+  return formatClockTime(at, { timeZone, seconds: withSeconds });
 }
 
 const zoneNames = new Map<string, { format: Intl.DateTimeFormat; minute: number; name: string }>();

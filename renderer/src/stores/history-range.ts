@@ -46,10 +46,10 @@ export function wallTimeToMs(value: string, zone: string | null = null): number 
 }
 
 export type RangePreset = 'today' | 'yesterday' | 'week';
-export const RANGE_PRESETS: { value: RangePreset; label: string }[] = [
-  { value: 'today', label: 'Today' },
-  { value: 'yesterday', label: 'Yesterday' },
-  { value: 'week', label: 'This week' },
+export const RANGE_PRESETS: { value: RangePreset; label: 'range.today' | 'range.yesterday' | 'range.week' }[] = [
+  { value: 'today', label: 'range.today' },
+  { value: 'yesterday', label: 'range.yesterday' },
+  { value: 'week', label: 'range.week' },
 ];
 
 /**
