@@ -16,6 +16,28 @@ export class ApiRequestError extends Error {
     super(message);
     this.name = 'ApiRequestError';
   }
+  /** When the request was sent (ms since the epoch): an unreachable server that answered since is no longer news. */
+  sentAt = Date.now();
+}
+
+/** When the server last answered anything (ms since the epoch; 0 before the first answer). */
+let lastAnswerAt = 0;
+/** Whether the last request found the server unreachable (no HTTP answer). */
+let unreachableNow = false;
+const backListeners = new Set<() => void>();
+/** Calls `listener` when the server answers again after a request found it unreachable; answers the unsubscribe. */
+export function onServerBack(listener: () => void): () => void {
+  backListeners.add(listener);
+  return () => backListeners.delete(listener);
+}
+/** Whether the server has answered since `time` (a failure from before then is no longer true). */
+export const answeredSince = (time: number): boolean => lastAnswerAt > time;
+
+function noteAnswer(): void {
+  lastAnswerAt = Date.now();
+  if (!unreachableNow) return;
+  unreachableNow = false;
+  for (const listener of backListeners) listener();
 }
 
 const STORAGE_KEY = 'cati.session';
@@ -185,14 +207,19 @@ export async function send(method: string, path: string, options: RequestOptions
     headers['Content-Type'] = 'application/json';
   }
   let res: Response;
+  const sentAt = Date.now();
   try {
     res = await fetch(session.baseUrl + buildPath(path, options.query), { method, headers, body, cache: 'no-store', signal: options.signal });
   } catch (err) {
     // A change that got no answer may or may not have been made: the person is told it was not confirmed.
     const cause = `cannot be reached (${(err as Error).message}).`;
     const read = (method === 'GET' || method === 'HEAD') && !options.change;
-    throw new ApiRequestError(0, read ? `The server ${cause}` : `The change was not confirmed: the server ${cause}`, null, !read);
+    const failure = new ApiRequestError(0, read ? `The server ${cause}` : `The change was not confirmed: the server ${cause}`, null, !read);
+    failure.sentAt = sentAt;
+    if (!options.signal?.aborted) unreachableNow = true;
+    throw failure;
   }
+  noteAnswer();
   if (res.status === 401 && session?.apiKey === sentKey) {
     lastBaseUrl = session.baseUrl;
     clearSession();

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import { ApiRequestError, currentSession, describeError, ROLE_REFUSED } from '../api/client.ts';
+import { answeredSince, ApiRequestError, currentSession, describeError, onServerBack, ROLE_REFUSED } from '../api/client.ts';
 import { isUnreachable } from './resource-state.ts';
 import { useAuthStore } from './auth.ts';
 
@@ -18,6 +18,8 @@ const SUCCESS_VISIBLE_MS = 6000;
 export const useNoticesStore = defineStore('notices', () => {
   const items = ref<Notice[]>([]);
   let next = 1;
+  // "Cannot be reached" is over once the server answers again: those notices go by themselves (docs/screens.md#recovery).
+  onServerBack(() => (items.value = items.value.filter((n) => !n.unreachable)));
 
   /** One notice per problem: the same message while it is still shown is not added again (a retry failing the same way). */
   function push(kind: Notice['kind'], text: string, unreachable = false) {
@@ -40,6 +42,8 @@ export const useNoticesStore = defineStore('notices', () => {
     if (err instanceof ApiRequestError) {
       if (err.status === 401 && !currentSession()) return;
       if (err.code === ROLE_REFUSED) return;
+      // A request that found the server down, answered by the server since (a late failure): no longer true.
+      if (isUnreachable(err) && !err.change && answeredSince(err.sentAt)) return;
       if (err.status === 403) {
         void useAuthStore()
           .recheck()
