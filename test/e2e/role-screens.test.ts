@@ -14,7 +14,7 @@ let ui: UiHarness;
 const api = () => ui.server.json;
 
 /** Every screen in the navigation, with the heading it shows, and the button that opens a row's detail there. */
-const SCREENS: { path: string; heading: RegExp; open?: string }[] = [
+const SCREENS: { path: string; heading: RegExp; open?: string; shows?: string }[] = [
   { path: 'floor', heading: /^Floor|on the floor/i },
   { path: 'surveys-today', heading: /Surveys today/i },
   { path: 'productivity', heading: /Productivity/i },
@@ -24,7 +24,7 @@ const SCREENS: { path: string; heading: RegExp; open?: string }[] = [
   { path: 'interviewers', heading: /^Interviewers$/ },
   { path: 'groups', heading: /^Groups$/, open: 'Open Evening team' },
   { path: 'surveys', heading: /^Surveys$/, open: 'Open Health 2026' },
-  { path: 'blacklist', heading: /Telephone blacklist/ },
+  { path: 'blacklist', heading: /Telephone blacklist/, shows: '31205550198' },
   { path: 'optout', heading: /Opt-out/ },
   { path: 'settings', heading: /^Settings$/ },
   { path: 'wallboard', heading: /./ },
@@ -81,6 +81,7 @@ async function walk(page: Page): Promise<Record<string, string[]>> {
     await page.evaluate((s) => (window.location.hash = `#/${s}`), screen.path);
     if (screen.path !== 'wallboard') await page.getByRole('heading', { name: screen.heading, level: 1 }).first().waitFor();
     await settle(page);
+    if (screen.shows) await page.getByText(screen.shows).first().waitFor();
     if (screen.open) {
       const open = page.getByRole('button', { name: screen.open }).first();
       await open.waitFor({ timeout: 10_000 });
@@ -102,7 +103,7 @@ beforeAll(async () => {
   const anna = (await api()('POST', '/cati/interviewerproperties', { body: { Name: 'anna', DisplayName: 'Anna Berg', Password: 'pass-1234' } })).body.InterviewerId;
   await api()('GET', `/cati/groups(${team})/Controller.AssignOnSurvey(surveyId='p2001',callCenterId=1)`);
   await api()('GET', `/cati/interviewers(${anna})/Controller.AssignOnSurvey(surveyId='p2001')`);
-  await api()('POST', '/cati/blacklist', { body: { PhoneNumber: '31205550198', MatchType: 'Equal', Comment: 'asked twice' } });
+  expect((await api()('POST', '/cati/blacklist', { body: { TelephoneNumber: '31205550198', Type: 'Equal', Comment: 'asked twice' } })).status).toBe(201);
   const dialer = (await ui.server.server.ctx.keys.create('dialer', ['cati_integrate'])).key;
   await api()('POST', '/cati/interviewersessionhistory', { body: { InterviewerId: anna, CallCenterId: 1, LoginTime: new Date(Date.now() - 600_000).toISOString() }, key: dialer });
 });
@@ -141,6 +142,27 @@ describe('a role changed while a screen is open', () => {
     await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
     await settle(page);
     expect(await enabledWriteControls(page)).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+});
+
+describe('blacklist search and the phone region, as a viewer', () => {
+  it('finds a number however it is typed, and shows the region without a way to change it', async () => {
+    expect((await api()('PATCH', '/admin/settings', { body: { PhoneRegion: 'NL' } })).status).toBe(200);
+    const { page, refused } = await signedIn('vic');
+    await page.evaluate(() => (window.location.hash = '#/blacklist'));
+    await page.getByRole('heading', { name: 'Telephone blacklist', level: 1 }).waitFor();
+    const hint = page.getByTestId('phone-region-hint').first();
+    await expect.poll(() => hint.textContent()).toMatch(/\(NL\)/);
+    expect(await hint.getByRole('link').count()).toBe(0);
+    const search = page.getByRole('search');
+    await search.getByLabel(/Search number or comment/).fill('020 555 0198');
+    await search.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByRole('table').first().textContent()).toContain('31205550198');
+    await search.getByLabel(/Search number or comment/).fill('ASKED');
+    await search.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.getByRole('table').first().textContent()).toContain('31205550198');
+    expect(refused).toEqual([]);
     await page.context().close();
   }, 60_000);
 });
