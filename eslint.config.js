@@ -83,7 +83,6 @@ export default tseslint.config(
       'renderer/src/components/surveys/SurveyWorkers.vue',
       'renderer/src/views/BlacklistView.vue',
       'renderer/src/views/GroupsView.vue',
-      'renderer/src/views/HistoryView.vue',
       'renderer/src/views/InterviewersView.vue',
       'renderer/src/views/OptOutView.vue',
       'renderer/src/views/ProductivityView.vue',
