@@ -4,6 +4,7 @@
  * null = this computer's), so "today" starts at that zone's midnight.
  */
 import type { AddressField } from '../composables/address-query.ts';
+import { t } from '../i18n/index.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const wallFormats = new Map<string, Intl.DateTimeFormat>();
@@ -77,7 +78,7 @@ export const todayRange = (now: Date | number = new Date(), zone: string | null 
 /** A datetime-local value read in `zone` as an ISO UTC instant; throws a readable error when it is not a date. */
 export function localInputToIso(value: string, label: string, zone: string | null = null): string {
   const ms = wallTimeToMs(value, zone);
-  if (!value || Number.isNaN(ms)) throw new Error(`${label} is not a valid date and time.`);
+  if (!value || Number.isNaN(ms)) throw new Error(t('history.notDateTime', { label }));
   return new Date(ms).toISOString();
 }
 
@@ -85,7 +86,7 @@ export function localInputToIso(value: string, label: string, zone: string | nul
 export function secondsBound(value: string, label: string): number | null {
   const text = value.trim();
   if (!text) return null;
-  if (!/^\d{1,9}$/.test(text)) throw new Error(`${label} must be a whole number of seconds.`);
+  if (!/^\d{1,9}$/.test(text)) throw new Error(t('history.notSeconds', { label }));
   return Number(text);
 }
 
@@ -98,7 +99,7 @@ export interface RangeState {
 /** The range's ISO bounds (start inclusive, end exclusive) read in `zone`; a preset is first moved to the clock's now there. */
 export function rangeBounds(s: RangeState, zone: string | null = null): { start: string; end: string } {
   if (s.preset.value) s.range.value = presetRange(s.preset.value, Date.now(), zone);
-  return { start: localInputToIso(s.range.value.start, 'From', zone), end: localInputToIso(s.range.value.end, 'To', zone) };
+  return { start: localInputToIso(s.range.value.start, t('common.from'), zone), end: localInputToIso(s.range.value.end, t('history.to'), zone) };
 }
 
 /** The address fields of a range (`range=yesterday`, or `range=custom&from=…&to=…`; today is the default). */

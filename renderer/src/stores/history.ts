@@ -4,6 +4,7 @@ import { request } from '../api/client.ts';
 import { odataString, type ODataCollection } from '../api/odata.ts';
 import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
+import { formatNumber, t as translate } from '../i18n/index.ts';
 import { useDisplayZoneStore } from './display-zone.ts';
 import { fetchCallCenters, fetchInterviewerOptions, type CallCenter, type InterviewerOption } from './groups.ts';
 import { presetRange, rangeAddressFields, rangeBounds, secondsBound, type RangePreset } from './history-range.ts';
@@ -83,10 +84,10 @@ export const useHistoryStore = defineStore('history', () => {
         const n = secondsBound(value, label);
         if (n !== null) parts.push(`${field} ${op} ${n}`);
       };
-      add('Duration', 'ge', b.durMin, 'Minimum duration');
-      add('Duration', 'le', b.durMax, 'Maximum duration');
-      add('WaitingTime', 'ge', b.waitMin, 'Minimum waiting time');
-      add('WaitingTime', 'le', b.waitMax, 'Maximum waiting time');
+      add('Duration', 'ge', b.durMin, translate('history.durMin'));
+      add('Duration', 'le', b.durMax, translate('history.durMax'));
+      add('WaitingTime', 'ge', b.waitMin, translate('history.waitMin'));
+      add('WaitingTime', 'le', b.waitMax, translate('history.waitMax'));
     }
     if (t !== 'variables' && /^\d+$/.test(centre.value)) parts.push(`CallCenterId eq ${centre.value}`);
     return parts;
@@ -168,7 +169,7 @@ export const useHistoryStore = defineStore('history', () => {
       const page = await request<ODataCollection<HistoryRow>>('GET', pathOf(t), { query: { ...query, $top: EXPORT_PAGE, $skip: skip || undefined } });
       rows.push(...page.value);
       if (page.value.length < EXPORT_PAGE) return rows;
-      if (rows.length >= EXPORT_MAX) throw new Error(`More than ${EXPORT_MAX.toLocaleString()} rows: narrow the time range or the filters to export them.`);
+      if (rows.length >= EXPORT_MAX) throw new Error(translate('history.tooMany', { max: formatNumber(EXPORT_MAX) }));
     }
   }
 
