@@ -86,6 +86,9 @@ export const de: Catalogue<Messages> = {
     today: 'Heute',
     yesterday: 'Gestern',
     week: 'Diese Woche',
+    lastWeek: 'Letzte Woche',
+    month: 'Dieser Monat',
+    lastMonth: 'Letzter Monat',
   },
   floor: {
     title: 'Live-Übersicht',
@@ -184,6 +187,8 @@ export const de: Catalogue<Messages> = {
     allInterviewers: 'Alle Interviewer',
     centre: 'Callcenter',
     allCentres: 'Alle Callcenter',
+    breakType: 'Pausenart',
+    anyBreakType: 'Jede Pausenart',
     outcome: 'Ergebnis',
     anyOutcome: 'Jedes Ergebnis',
     category: 'Kategorie',

@@ -86,6 +86,9 @@ export const en = {
     today: 'Today',
     yesterday: 'Yesterday',
     week: 'This week',
+    lastWeek: 'Last week',
+    month: 'This month',
+    lastMonth: 'Last month',
   },
   floor: {
     title: 'Floor',
@@ -184,6 +187,8 @@ export const en = {
     allInterviewers: 'All interviewers',
     centre: 'Centre',
     allCentres: 'All centres',
+    breakType: 'Break type',
+    anyBreakType: 'Any break type',
     outcome: 'Outcome',
     anyOutcome: 'Any outcome',
     category: 'Category',

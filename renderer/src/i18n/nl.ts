@@ -86,6 +86,9 @@ export const nl: Catalogue<Messages> = {
     today: 'Vandaag',
     yesterday: 'Gisteren',
     week: 'Deze week',
+    lastWeek: 'Vorige week',
+    month: 'Deze maand',
+    lastMonth: 'Vorige maand',
   },
   floor: {
     title: 'Vloer',
@@ -184,6 +187,8 @@ export const nl: Catalogue<Messages> = {
     allInterviewers: 'Alle interviewers',
     centre: 'Callcenter',
     allCentres: 'Alle callcenters',
+    breakType: 'Pauzesoort',
+    anyBreakType: 'Elke pauzesoort',
     outcome: 'Resultaat',
     anyOutcome: 'Elk resultaat',
     category: 'Categorie',

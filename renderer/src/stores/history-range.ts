@@ -46,29 +46,38 @@ export function wallTimeToMs(value: string, zone: string | null = null): number 
   return wall - offsetAt(guess);
 }
 
-export type RangePreset = 'today' | 'yesterday' | 'week';
-export const RANGE_PRESETS: { value: RangePreset; label: 'range.today' | 'range.yesterday' | 'range.week' }[] = [
+/** The period presets of every screen with a period (docs/screens.md#periods). */
+export type RangePreset = 'today' | 'yesterday' | 'week' | 'lastWeek' | 'month' | 'lastMonth';
+export const RANGE_PRESETS: { value: RangePreset; label: `range.${RangePreset}` }[] = [
   { value: 'today', label: 'range.today' },
   { value: 'yesterday', label: 'range.yesterday' },
   { value: 'week', label: 'range.week' },
+  { value: 'lastWeek', label: 'range.lastWeek' },
+  { value: 'month', label: 'range.month' },
+  { value: 'lastMonth', label: 'range.lastMonth' },
 ];
+const isPreset = (v: string): v is RangePreset => RANGE_PRESETS.some((p) => p.value === v);
 
 /**
- * A preset as start (inclusive) and end (exclusive) wall times in `zone`: today, yesterday, or this week from Monday
- * to next Monday, midnight to midnight.
+ * A preset as start (inclusive) and end (exclusive) wall times in `zone`: today, yesterday, this or last week from
+ * Monday to the next Monday, this or last month from its first day to the next month's, midnight to midnight.
  */
 export function presetRange(preset: RangePreset, now: Date | number = new Date(), zone: string | null = null): { start: string; end: string } {
   const w = wallOf(typeof now === 'number' ? now : now.getTime(), zone);
   const base = Date.UTC(w.y, w.m - 1, w.d);
-  const day = (offset: number) => {
-    const d = new Date(base + offset * 86_400_000);
+  const midnight = (ms: number) => {
+    const d = new Date(ms);
     return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T00:00`;
   };
+  const day = (offset: number) => midnight(base + offset * 86_400_000);
+  const firstOfMonth = (offset: number) => midnight(Date.UTC(w.y, w.m - 1 + offset, 1));
   if (preset === 'yesterday') return { start: day(-1), end: day(0) };
-  if (preset === 'week') {
-    const monday = (new Date(base).getUTCDay() + 6) % 7;
+  if (preset === 'week' || preset === 'lastWeek') {
+    const monday = (new Date(base).getUTCDay() + 6) % 7 + (preset === 'lastWeek' ? 7 : 0);
     return { start: day(-monday), end: day(7 - monday) };
   }
+  if (preset === 'month') return { start: firstOfMonth(0), end: firstOfMonth(1) };
+  if (preset === 'lastMonth') return { start: firstOfMonth(-1), end: firstOfMonth(0) };
   return { start: day(0), end: day(1) };
 }
 
@@ -108,7 +117,7 @@ export function rangeAddressFields(s: RangeState): Record<'range' | 'from' | 'to
   return {
     range: {
       get: () => (preset.value === 'today' ? '' : (preset.value ?? 'custom')),
-      set: (v) => (preset.value = v === 'yesterday' || v === 'week' ? v : v === 'custom' ? null : 'today'),
+      set: (v) => (preset.value = isPreset(v) ? v : v === 'custom' ? null : 'today'),
     },
     from: { get: () => (preset.value ? '' : range.value.start), set: (v) => v && (range.value = { ...range.value, start: v }) },
     to: { get: () => (preset.value ? '' : range.value.end), set: (v) => v && (range.value = { ...range.value, end: v }) },

@@ -6,6 +6,7 @@ import { useAddressQuery, type AddressField } from '../composables/address-query
 import { useTableSort } from '../composables/table-sort.ts';
 import { formatNumber, t as translate } from '../i18n/index.ts';
 import { useDisplayZoneStore } from './display-zone.ts';
+import { fetchBreakTypes, type BreakType } from './break-types.ts';
 import { fetchCallCenters, fetchInterviewerOptions, type CallCenter, type InterviewerOption } from './groups.ts';
 import { presetRange, rangeAddressFields, rangeBounds, secondsBound, type RangePreset } from './history-range.ts';
 import { usePagedCollection } from './paged-collection.ts';
@@ -40,6 +41,8 @@ export const useHistoryStore = defineStore('history', () => {
   const outcome = ref('');
   const bounds = ref({ durMin: '', durMax: '', waitMin: '', waitMax: '' });
   const centre = ref('');
+  /** '' = any break type; else its id (the breaks tab). */
+  const breakType = ref('');
   const surveyIds = ref('');
   const variables = ref('');
   const includeBreakTimes = ref(false);
@@ -52,6 +55,7 @@ export const useHistoryStore = defineStore('history', () => {
   const interviewers = ref<InterviewerOption[]>([]);
   const outcomes = ref<Outcome[]>([]);
   const callCenters = ref<CallCenter[]>([]);
+  const breakTypes = ref<BreakType[]>([]);
 
   const interviewerName = computed(() => {
     const byId = new Map(interviewers.value.map((i) => [i.InterviewerId, i.DisplayName ? `${i.DisplayName} (${i.Name})` : i.Name]));
@@ -59,7 +63,8 @@ export const useHistoryStore = defineStore('history', () => {
   });
 
   async function loadOptions() {
-    const [s, i, o, c] = await Promise.all([fetchSurveyOptions(), fetchInterviewerOptions(), fetchOutcomes(), fetchCallCenters()]);
+    const [s, i, o, c, b] = await Promise.all([fetchSurveyOptions(), fetchInterviewerOptions(), fetchOutcomes(), fetchCallCenters(), fetchBreakTypes()]);
+    breakTypes.value = b;
     surveys.value = s;
     interviewers.value = i;
     outcomes.value = o;
@@ -89,6 +94,7 @@ export const useHistoryStore = defineStore('history', () => {
       add('WaitingTime', 'ge', b.waitMin, translate('history.waitMin'));
       add('WaitingTime', 'le', b.waitMax, translate('history.waitMax'));
     }
+    if (t === 'breaks' && /^\d+$/.test(breakType.value)) parts.push(`BreakTypeId eq ${breakType.value}`);
     if (t !== 'variables' && /^\d+$/.test(centre.value)) parts.push(`CallCenterId eq ${centre.value}`);
     return parts;
   }
@@ -193,6 +199,7 @@ export const useHistoryStore = defineStore('history', () => {
       waitMin: bound('waitMin'),
       waitMax: bound('waitMax'),
       centre: text(centre),
+      breakType: { get: () => breakType.value, set: (v) => (breakType.value = /^\d+$/.test(v) ? v : '') },
       surveyIds: text(surveyIds),
       variables: text(variables),
       breaks: flag(includeBreakTimes),
@@ -203,7 +210,7 @@ export const useHistoryStore = defineStore('history', () => {
   );
 
   return {
-    tab, preset, range, surveyId, interviewerId, outcome, bounds, centre, surveyIds, variables, includeBreakTimes, includeLoginLogoutInfo, sort,
+    tab, preset, range, surveyId, interviewerId, outcome, bounds, centre, breakType, breakTypes, surveyIds, variables, includeBreakTimes, includeLoginLogoutInfo, sort,
     rows: list.items, total: list.total, skip: list.skip, pageSize: list.pageSize, loading: list.loading, resource: list.resource,
     variableColumns, surveys, interviewers, outcomes, callCenters, interviewerName,
     loadOptions, open, load, search, setTab, goTo, usePreset, allRows, period,
