@@ -437,6 +437,30 @@ export const en = {
       saved: 'Unsubscribe page texts saved.',
     },
   },
+  api: {
+    linkExpired: 'This UI link has expired (links work once, within 15 minutes) or was already used. Run {command} for a fresh one.',
+    unreachable: 'The server cannot be reached ({message}).',
+    wrongPassword: 'The name or password is wrong, or the account is locked.',
+    tooManySignIns: 'Too many failed sign-ins for this name or from this computer: try again in {minutes} minute. | Too many failed sign-ins for this name or from this computer: try again in {minutes} minutes.',
+    noSession: 'No session key: open the UI link the server printed (…/#token=…).',
+    readUnreachable: 'The server cannot be reached ({message}).',
+    changeUnconfirmed: 'The change was not confirmed: the server cannot be reached ({message}).',
+    sessionEnded: 'Your session has ended (12 hours without use, signed out, or revoked): sign in again.',
+    forbidden: 'This key lacks the permission for this operation.',
+    notFound: 'Not found.',
+    tooLarge: 'The file is too large.',
+    status: 'The server answered {status}.',
+    uploadUnconfirmed: 'The upload was not confirmed: the server cannot be reached.',
+    noStreamBody: 'The event stream has no body.',
+  },
+  breaks: {
+    interviewer: 'Interviewer {id}',
+    break: 'break',
+    overLimitOf: '{who}: {break} for {time}, over its {limit}-minute limit.',
+    overLimit: '{who}: {break} for {time}, over its limit.',
+    notice: 'Break over limit — {what}',
+    title: 'Break over limit',
+  },
 };
 
 /** The catalogue's shape, which every language follows. */
