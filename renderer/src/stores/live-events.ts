@@ -7,6 +7,7 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { ApiRequestError, describeError, send } from '../api/client.ts';
 import { createSseParser, type SseMessage } from '../api/sse.ts';
+import { t } from '../i18n/index.ts';
 import { isUnreachable } from './resource-state.ts';
 
 /** `connecting` before the first answer, `live` while the stream is open, `reconnecting` after it broke, `stopped` when refused for good. */
@@ -43,7 +44,7 @@ export const useLiveEventsStore = defineStore('live-events', () => {
     const headers: Record<string, string> = { Accept: 'text/event-stream' };
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
     const res = await send('GET', '/events', { headers, signal: abort.signal });
-    if (!res.body) throw new Error('The event stream has no body.');
+    if (!res.body) throw new Error(t('api.noStreamBody'));
     status.value = 'live';
     problem.value = null;
     unreachable.value = false;
