@@ -88,3 +88,22 @@ describe('History: sortable, filters in the address, presets', () => {
     await expect.poll(numbers).toEqual(['0501000004']);
   });
 });
+
+describe('History: breaks by break type', () => {
+  it('filters breaks by break type, kept in the address', async () => {
+    const api = ui.server.json;
+    for (const [type, name, minutes] of [[5, 'Coffee', 5], [6, 'Lunch', 30]] as const) {
+      const r = await api('POST', '/cati/breakhistory', { body: { Time: todayAt(0.3), InterviewerId: anna, SurveyId: 'p4001', BreakTypeId: type, BreakTypeName: name, Duration: minutes * 60, IsPaid: false } });
+      expect(r.status).toBe(201);
+    }
+    await page.evaluate(() => (window.location.hash = '#/history?tab=breaks&breakType=6'));
+    await expect.poll(() => table().textContent()).toContain('Lunch');
+    expect(await table().textContent()).not.toContain('Coffee');
+    expect(page.url()).toContain('breakType=6');
+    await filters().getByLabel('Break type').selectOption('');
+    await show();
+    await expect.poll(() => table().textContent()).toContain('Coffee');
+    expect(page.url()).not.toContain('breakType=');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+});

@@ -60,3 +60,14 @@ describe('formatting in the language', () => {
     expect(t('nav.blacklist')).toBe('Sperrliste');
   });
 });
+
+describe('report figures in the language', () => {
+  it('writes rates and shares in the language\'s convention', async () => {
+    const { formatRate, formatShare } = await import('../../renderer/src/stores/report-math.ts');
+    expect([formatRate(2), formatShare(0.256)]).toEqual(['2.0', '26%']);
+    i18n.global.locale.value = 'nl';
+    expect([formatRate(2), formatRate(1234.5), formatShare(0.256)]).toEqual(['2,0', '1.234,5', '26%']);
+    i18n.global.locale.value = 'de';
+    expect([formatRate(0.75), formatShare(0.5)]).toEqual(['0,8', '50\u00a0%']);
+  });
+});

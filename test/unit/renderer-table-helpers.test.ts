@@ -58,6 +58,11 @@ describe('ranges and bounds', () => {
     expect(presetRange('yesterday', wednesday)).toEqual({ start: '2026-11-24T00:00', end: '2026-11-25T00:00' });
     expect(presetRange('week', wednesday)).toEqual({ start: '2026-11-23T00:00', end: '2026-11-30T00:00' });
     expect(presetRange('week', new Date(2026, 10, 29, 9))).toEqual({ start: '2026-11-23T00:00', end: '2026-11-30T00:00' });
+    expect(presetRange('lastWeek', wednesday)).toEqual({ start: '2026-11-16T00:00', end: '2026-11-23T00:00' });
+    expect(presetRange('lastWeek', new Date(2026, 10, 29, 9))).toEqual({ start: '2026-11-16T00:00', end: '2026-11-23T00:00' });
+    expect(presetRange('month', wednesday)).toEqual({ start: '2026-11-01T00:00', end: '2026-12-01T00:00' });
+    expect(presetRange('lastMonth', wednesday)).toEqual({ start: '2026-10-01T00:00', end: '2026-11-01T00:00' });
+    expect(presetRange('lastMonth', new Date(2027, 0, 15, 9))).toEqual({ start: '2026-12-01T00:00', end: '2027-01-01T00:00' });
     expect(secondsBound(' 90 ', 'x')).toBe(90);
     expect(secondsBound('', 'x')).toBeNull();
     expect(() => secondsBound('1.5', 'Minimum duration')).toThrow('Minimum duration must be a whole number of seconds.');

@@ -3,6 +3,7 @@
  * session key the `#token=` of the headless server's UI link is exchanged for), JSON in and out, and one error type.
  */
 import type { Session } from '../../../main/bridge-api.ts';
+import { t } from '../i18n/index.ts';
 
 /** Every failed API call becomes this: the HTTP status and a message fit to show to the user. */
 export class ApiRequestError extends Error {
@@ -16,6 +17,28 @@ export class ApiRequestError extends Error {
     super(message);
     this.name = 'ApiRequestError';
   }
+  /** When the request was sent (ms since the epoch): an unreachable server that answered since is no longer news. */
+  sentAt = Date.now();
+}
+
+/** When the server last answered anything (ms since the epoch; 0 before the first answer). */
+let lastAnswerAt = 0;
+/** Whether the last request found the server unreachable (no HTTP answer). */
+let unreachableNow = false;
+const backListeners = new Set<() => void>();
+/** Calls `listener` when the server answers again after a request found it unreachable; answers the unsubscribe. */
+export function onServerBack(listener: () => void): () => void {
+  backListeners.add(listener);
+  return () => backListeners.delete(listener);
+}
+/** Whether the server has answered since `time` (a failure from before then is no longer true). */
+export const answeredSince = (time: number): boolean => lastAnswerAt > time;
+
+function noteAnswer(): void {
+  lastAnswerAt = Date.now();
+  if (!unreachableNow) return;
+  unreachableNow = false;
+  for (const listener of backListeners) listener();
 }
 
 const STORAGE_KEY = 'cati.session';
@@ -44,7 +67,7 @@ async function exchangeToken(baseUrl: string, token: string): Promise<string> {
     cache: 'no-store',
   });
   if (res.status === 401 || res.status === 400) {
-    throw new Error('This UI link has expired (links work once, within 15 minutes) or was already used. Run `npm run keys -- ui-link` for a fresh one.');
+    throw new Error(t('api.linkExpired', { command: '`npm run keys -- ui-link`' }));
   }
   if (!res.ok) throw await toError(res);
   return ((await res.json()) as { key: string }).key;
@@ -110,12 +133,12 @@ export async function signIn(name: string, password: string): Promise<void> {
       cache: 'no-store',
     });
   } catch (err) {
-    throw new Error(`The server cannot be reached (${(err as Error).message}).`, { cause: err });
+    throw new Error(t('api.unreachable', { message: (err as Error).message }), { cause: err });
   }
-  if (res.status === 401) throw new Error('The name or password is wrong, or the account is locked.');
+  if (res.status === 401) throw new Error(t('api.wrongPassword'));
   if (res.status === 429) {
     const minutes = Math.max(1, Math.ceil(Number(res.headers.get('Retry-After') ?? '60') / 60));
-    throw new Error(`Too many failed sign-ins for this name or from this computer: try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    throw new Error(t('api.tooManySignIns', { minutes }, minutes));
   }
   if (!res.ok) throw await toError(res);
   const { Key } = (await res.json()) as { Key: string };
@@ -155,9 +178,27 @@ export function buildPath(path: string, query: RequestOptions['query'] = {}): st
   return params.length ? `${path}${path.includes('?') ? '&' : '?'}${params.join('&')}` : path;
 }
 
+/** The code of the ApiRequestError thrown for a request the caller's role may not send (it is never sent). */
+export const ROLE_REFUSED = 'role-refused';
+
+/** Says why the signed-in caller may not send a request (null: it may); set by the auth store (docs/screens.md#roles). */
+type AccessCheck = (method: string, pathWithQuery: string, change: boolean) => string | null;
+let accessCheck: AccessCheck | null = null;
+/** Installs the check every request passes before it is sent. */
+export function setAccessCheck(check: AccessCheck | null): void {
+  accessCheck = check;
+}
+
+/** Throws, without sending anything, when the caller's role may not send this request. */
+function checkAccess(method: string, path: string, options: RequestOptions): void {
+  const why = accessCheck?.(method, buildPath(path, options.query), options.change === true);
+  if (why) throw new ApiRequestError(403, why, ROLE_REFUSED, method !== 'GET' || options.change === true);
+}
+
 /** Sends a request and returns the raw response when it succeeded; throws ApiRequestError otherwise. */
 export async function send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
-  if (!session) throw new ApiRequestError(401, 'No session key: open the UI link the server printed (…/#token=…).');
+  if (!session) throw new ApiRequestError(401, t('api.noSession'));
+  checkAccess(method, path, options);
   const sentKey = session.apiKey;
   const headers: Record<string, string> = { Accept: 'application/json', ...options.headers, Authorization: `Bearer ${sentKey}` };
   let body: BodyInit | undefined;
@@ -167,14 +208,19 @@ export async function send(method: string, path: string, options: RequestOptions
     headers['Content-Type'] = 'application/json';
   }
   let res: Response;
+  const sentAt = Date.now();
   try {
     res = await fetch(session.baseUrl + buildPath(path, options.query), { method, headers, body, cache: 'no-store', signal: options.signal });
   } catch (err) {
     // A change that got no answer may or may not have been made: the person is told it was not confirmed.
-    const cause = `cannot be reached (${(err as Error).message}).`;
+    const message = (err as Error).message;
     const read = (method === 'GET' || method === 'HEAD') && !options.change;
-    throw new ApiRequestError(0, read ? `The server ${cause}` : `The change was not confirmed: the server ${cause}`, null, !read);
+    const failure = new ApiRequestError(0, read ? t('api.readUnreachable', { message }) : t('api.changeUnconfirmed', { message }), null, !read);
+    failure.sentAt = sentAt;
+    if (!options.signal?.aborted) unreachableNow = true;
+    throw failure;
   }
+  noteAnswer();
   if (res.status === 401 && session?.apiKey === sentKey) {
     lastBaseUrl = session.baseUrl;
     clearSession();
@@ -212,15 +258,15 @@ export async function toError(res: Response): Promise<ApiRequestError> {
 function defaultMessage(status: number): string {
   switch (status) {
     case 401:
-      return 'Your session has ended (12 hours without use, signed out, or revoked): sign in again.';
+      return t('api.sessionEnded');
     case 403:
-      return 'This key lacks the permission for this operation.';
+      return t('api.forbidden');
     case 404:
-      return 'Not found.';
+      return t('api.notFound');
     case 413:
-      return 'The file is too large.';
+      return t('api.tooLarge');
     default:
-      return `The server answered ${status}.`;
+      return t('api.status', { status });
   }
 }
 
@@ -241,7 +287,12 @@ export interface UploadProgress {
  * and the moment the server has the whole body; answers the parsed JSON or throws ApiRequestError.
  */
 export function uploadForm<T>(path: string, form: FormData, on: UploadProgress, query: RequestOptions['query'] = {}): Promise<T> {
-  if (!session) return Promise.reject(new ApiRequestError(401, 'No session key: open the UI link the server printed (…/#token=…).'));
+  if (!session) return Promise.reject(new ApiRequestError(401, t('api.noSession')));
+  try {
+    checkAccess('POST', path, { query });
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
   const { baseUrl, apiKey } = session;
   return new Promise<T>((resolve, reject) => {
     const xhr = new XMLHttpRequest();
@@ -250,7 +301,7 @@ export function uploadForm<T>(path: string, form: FormData, on: UploadProgress, 
     xhr.setRequestHeader('Accept', 'application/json');
     xhr.upload.addEventListener('progress', (e) => on.progress(e.loaded, e.lengthComputable ? e.total : 0));
     xhr.upload.addEventListener('load', () => on.processing());
-    xhr.addEventListener('error', () => reject(new ApiRequestError(0, 'The upload was not confirmed: the server cannot be reached.', null, true)));
+    xhr.addEventListener('error', () => reject(new ApiRequestError(0, t('api.uploadUnconfirmed'), null, true)));
     xhr.addEventListener('load', () => {
       const answer = new Response(xhr.responseText || null, { status: xhr.status });
       if (xhr.status >= 200 && xhr.status < 300) resolve((xhr.responseText ? JSON.parse(xhr.responseText) : undefined) as T);

@@ -1,11 +1,8 @@
 import { computed } from 'vue';
 import { useAuthStore } from '../stores/auth.ts';
+import { grants, readsProjectOptOut } from '../api/route-access.ts';
 
-/** Whether `held` grants `permission`: itself, or one that implies it (company_administrate implies all). */
-export function grants(held: readonly string[], permission: string): boolean {
-  if (held.includes('company_administrate') || held.includes(permission)) return true;
-  return permission === 'cati_read' && held.includes('cati_administrate');
-}
+export { grants };
 
 /**
  * What the signed-in caller may do, from `GET /auth/me`'s Permissions: screens offer only the controls the
@@ -21,6 +18,8 @@ export function useCan() {
     changeCati: computed(() => grants(held.value, 'cati_administrate')),
     /** Changes to project opt-out lists (add, import, delete). */
     changeOptOut: computed(() => grants(held.value, 'optout_administrate')),
+    /** Reading project opt-out lists (every role; keys with optout_administrate). */
+    readOptOut: computed(() => (auth.me ? readsProjectOptOut(auth.me) : false)),
     /** Everything else: users, keys, settings, the audit log, the company opt-out list. */
     administer: computed(() => grants(held.value, 'company_administrate')),
   };

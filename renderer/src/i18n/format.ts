@@ -71,7 +71,20 @@ export function formatNumber(value: number, fractionDigits = 0): string {
   return f.format(value);
 }
 
-/** A share as a percentage (`87 %` in nl and de, `87%` in en). */
-export function formatPercent(share: number, fractionDigits = 0): string {
-  return new Intl.NumberFormat(intlLocale(), { style: 'percent', maximumFractionDigits: fractionDigits }).format(share);
+/** A number with exactly `digits` decimals (`2.0` in en, `2,0` in nl and de). */
+export function formatDecimal(value: number, digits: number): string {
+  const locale = intlLocale();
+  const key = `${locale}|fixed${digits}`;
+  let f = numbers.get(key);
+  if (!f) numbers.set(key, (f = new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits })));
+  return f.format(value);
+}
+
+/** A share as a whole percentage (`26%` in en and nl, `26 %` in de). */
+export function formatPercent(share: number): string {
+  const locale = intlLocale();
+  const key = `${locale}|percent`;
+  let f = numbers.get(key);
+  if (!f) numbers.set(key, (f = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 })));
+  return f.format(share);
 }

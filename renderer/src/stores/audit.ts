@@ -4,6 +4,7 @@ import type { AuditRow } from '../../../common/audit-row.ts';
 import { request } from '../api/client.ts';
 import { textField, useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
+import { t } from '../i18n/index.ts';
 import { useDisplayZoneStore } from './display-zone.ts';
 import { localInputToIso } from './history-range.ts';
 import { useResourceState } from './resource-state.ts';
@@ -60,8 +61,8 @@ export const useAuditStore = defineStore('audit', () => {
       actor: filters.actor.trim() || undefined,
       entity: filters.entity || undefined,
       excludeEntity: showSessions.value || filters.entity === 'sessions' ? undefined : 'sessions',
-      from: filters.from ? localInputToIso(filters.from, 'From', displayZone.zone) : undefined,
-      to: filters.to ? localInputToIso(filters.to, 'To', displayZone.zone) : undefined,
+      from: filters.from ? localInputToIso(filters.from, t('common.from'), displayZone.zone) : undefined,
+      to: filters.to ? localInputToIso(filters.to, t('history.to'), displayZone.zone) : undefined,
     };
   }
 

@@ -1,5 +1,6 @@
 /** Bulk import of blacklist numbers from pasted text or a .txt/.csv file: parsing, and calls of at most 10,000 items. */
 import { request } from '../api/client.ts';
+import { formatNumber, t } from '../i18n/index.ts';
 
 export type BlacklistType = 'Equal' | 'StartWith';
 
@@ -117,7 +118,7 @@ export async function importInChunks(path: string, items: ParsedItem[], onProgre
     } catch (err) {
       if (start === 0) throw err;
       const message = err instanceof Error ? err.message : String(err);
-      throw new Error(`${message} — the first ${start} of ${items.length} numbers were imported (added ${sum.Added}); the rest were not.`, { cause: err });
+      throw new Error(t('blacklist.import.partly', { message, start: formatNumber(start), total: formatNumber(items.length), added: formatNumber(sum.Added) }), { cause: err });
     }
     sum.Added += answer.Added;
     sum.Duplicates += answer.Duplicates;

@@ -1,12 +1,12 @@
 import { defineStore } from 'pinia';
 import { useDisplayZoneStore } from './display-zone.ts';
 import { ref } from 'vue';
-import { request } from '../api/client.ts';
+import { ApiRequestError, request } from '../api/client.ts';
 import { saveFile, toCsv, utcDate } from '../api/download.ts';
 import { formatTime, odataString, type ODataCollection, type WithEtag } from '../api/odata.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
-import { usePagedCollection } from './paged-collection.ts';
+import { usePager } from './paged-collection.ts';
 import { importInChunks, type BlacklistType, type ParsedItem, type SummedImport } from './blacklist-import.ts';
 
 export type { BlacklistType };
@@ -41,6 +41,8 @@ export type { ParsedItem, SummedImport } from './blacklist-import.ts';
 /** The telephone blacklist screen's data: one page of items with search and paging. */
 export const useBlacklistStore = defineStore('blacklist', () => {
   const search = ref('');
+  /** A server without `Controller.Search` (older): the search falls back to `$filter` on the digits as typed. */
+  let searchServed = true;
   const filter = () => {
     const s = search.value.trim();
     if (!s) return undefined;
@@ -50,7 +52,28 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     return parts.join(' or ');
   };
   const sort = useTableSort('Created', true, 'Id desc');
-  const list = usePagedCollection<BlacklistItem>(BASE, { filter, sort });
+
+  /**
+   * Reads rows matching the search: the server's `Controller.Search`, which reads the text as `Controller.Check` reads
+   * a number (`020 555 0198` finds `31205550198` with region NL) or finds it in the comment (docs/cati-api.md#blacklist-search).
+   */
+  async function fetchMatching(query: Record<string, string | number | boolean | undefined>): Promise<ODataCollection<BlacklistItem>> {
+    const text = search.value.trim();
+    if (text && searchServed) {
+      try {
+        return await request<ODataCollection<BlacklistItem>>('GET', `${BASE}/Controller.Search(text=${encodeURIComponent(odataString(text))})`, { query });
+      } catch (err) {
+        if (!(err instanceof ApiRequestError) || err.status !== 404) throw err;
+        searchServed = false;
+      }
+    }
+    return request<ODataCollection<BlacklistItem>>('GET', BASE, { query: { ...query, $filter: filter() } });
+  }
+
+  const list = usePager<BlacklistItem>(async (offset, size) => {
+    const page = await fetchMatching({ $orderby: sort.orderby(), $top: size, $skip: offset, $count: true });
+    return { items: page.value, total: page['@odata.count'] ?? page.value.length };
+  });
   const { load } = list;
   useAddressQuery('blacklist', { q: { get: () => search.value, set: (v) => (search.value = v) }, orderby: sort.field }, () => load(0));
 
@@ -97,7 +120,7 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     const rows: unknown[][] = [];
     const tz = useDisplayZoneStore();
     for (let skip = 0; skip < 100 * PAGE; skip += PAGE) {
-      const page = await request<ODataCollection<BlacklistItem>>('GET', BASE, { query: { $filter: filter(), $orderby: sort.orderby(), $top: PAGE, $skip: skip } });
+      const page = await fetchMatching({ $orderby: sort.orderby(), $top: PAGE, $skip: skip });
       rows.push(...page.value.map((i) => [i.TelephoneNumber, i.Type, i.Comment, formatTime(i.Created, tz.zone), i.Id]));
       if (page.value.length < PAGE) break;
     }

@@ -5,6 +5,7 @@
  */
 import { defineStore } from 'pinia';
 import { ref, watch } from 'vue';
+import { currentLanguage, t } from '../i18n/index.ts';
 import { formatDuration, type FloorRow } from './floor-format.ts';
 import { useFloorStore } from './floor.ts';
 import { useNoticesStore } from './notices.ts';
@@ -34,12 +35,13 @@ export const useBreakAlertsStore = defineStore('break-alerts', () => {
   }
 
   function alert(r: FloorRow, seconds: number, limit: number | null | undefined) {
-    const who = r.DisplayName ?? r.Name ?? `Interviewer ${r.InterviewerId}`;
-    const what = `${who}: ${r.BreakTypeName ?? 'break'} for ${formatDuration(seconds)}${limit !== null && limit !== undefined ? `, over its ${limit}-minute limit` : ', over its limit'}.`;
-    useNoticesStore().warning(`Break over limit — ${what}`);
+    const who = r.DisplayName ?? r.Name ?? t('breaks.interviewer', { id: r.InterviewerId });
+    const fields = { who, break: r.BreakTypeName ?? t('breaks.break'), time: formatDuration(seconds), limit: limit ?? '' };
+    const what = limit !== null && limit !== undefined ? t('breaks.overLimitOf', fields) : t('breaks.overLimit', fields);
+    useNoticesStore().warning(t('breaks.notice', { what }));
     if (currentPermission() === 'granted') {
       try {
-        new Notification('Break over limit', { body: what, tag: breakKey(r) });
+        new Notification(t('breaks.title'), { body: what, tag: breakKey(r), lang: currentLanguage() });
       } catch {
         // Some platforms allow notifications only from a service worker; the in-app notice stands.
       }

@@ -22,7 +22,8 @@ export interface FloorRow {
 
 export type FloorState = 'Waiting' | 'OnCall' | 'OnBreak';
 export const FLOOR_STATES: FloorState[] = ['Waiting', 'OnCall', 'OnBreak'];
-export const STATE_LABELS: Record<FloorState, string> = { Waiting: 'Waiting', OnCall: 'On call', OnBreak: 'On break' };
+/** Each state's name: a catalogue key (i18n/en.ts). */
+export const STATE_LABELS = { Waiting: 'floor.state.Waiting', OnCall: 'floor.state.OnCall', OnBreak: 'floor.state.OnBreak' } as const satisfies Record<FloorState, string>;
 
 /** A break nearing its limit from this share of `MaxMinutes` on. */
 export const NEAR_LIMIT_SHARE = 0.8;

@@ -4,6 +4,7 @@
  * null = this computer's), so "today" starts at that zone's midnight.
  */
 import type { AddressField } from '../composables/address-query.ts';
+import { t } from '../i18n/index.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const wallFormats = new Map<string, Intl.DateTimeFormat>();
@@ -45,36 +46,45 @@ export function wallTimeToMs(value: string, zone: string | null = null): number 
   return wall - offsetAt(guess);
 }
 
-export type RangePreset = 'today' | 'yesterday' | 'week';
-export const RANGE_PRESETS: { value: RangePreset; label: string }[] = [
-  { value: 'today', label: 'Today' },
-  { value: 'yesterday', label: 'Yesterday' },
-  { value: 'week', label: 'This week' },
+/** The period presets of every screen with a period (docs/screens.md#periods). */
+export type RangePreset = 'today' | 'yesterday' | 'week' | 'lastWeek' | 'month' | 'lastMonth';
+export const RANGE_PRESETS: { value: RangePreset; label: `range.${RangePreset}` }[] = [
+  { value: 'today', label: 'range.today' },
+  { value: 'yesterday', label: 'range.yesterday' },
+  { value: 'week', label: 'range.week' },
+  { value: 'lastWeek', label: 'range.lastWeek' },
+  { value: 'month', label: 'range.month' },
+  { value: 'lastMonth', label: 'range.lastMonth' },
 ];
+const isPreset = (v: string): v is RangePreset => RANGE_PRESETS.some((p) => p.value === v);
 
 /**
- * A preset as start (inclusive) and end (exclusive) wall times in `zone`: today, yesterday, or this week from Monday
- * to next Monday, midnight to midnight.
+ * A preset as start (inclusive) and end (exclusive) wall times in `zone`: today, yesterday, this or last week from
+ * Monday to the next Monday, this or last month from its first day to the next month's, midnight to midnight.
  */
 export function presetRange(preset: RangePreset, now: Date | number = new Date(), zone: string | null = null): { start: string; end: string } {
   const w = wallOf(typeof now === 'number' ? now : now.getTime(), zone);
   const base = Date.UTC(w.y, w.m - 1, w.d);
-  const day = (offset: number) => {
-    const d = new Date(base + offset * 86_400_000);
+  const midnight = (ms: number) => {
+    const d = new Date(ms);
     return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T00:00`;
   };
+  const day = (offset: number) => midnight(base + offset * 86_400_000);
+  const firstOfMonth = (offset: number) => midnight(Date.UTC(w.y, w.m - 1 + offset, 1));
   if (preset === 'yesterday') return { start: day(-1), end: day(0) };
-  if (preset === 'week') {
-    const monday = (new Date(base).getUTCDay() + 6) % 7;
+  if (preset === 'week' || preset === 'lastWeek') {
+    const monday = (new Date(base).getUTCDay() + 6) % 7 + (preset === 'lastWeek' ? 7 : 0);
     return { start: day(-monday), end: day(7 - monday) };
   }
+  if (preset === 'month') return { start: firstOfMonth(0), end: firstOfMonth(1) };
+  if (preset === 'lastMonth') return { start: firstOfMonth(-1), end: firstOfMonth(0) };
   return { start: day(0), end: day(1) };
 }
 
 /** A datetime-local value read in `zone` as an ISO UTC instant; throws a readable error when it is not a date. */
 export function localInputToIso(value: string, label: string, zone: string | null = null): string {
   const ms = wallTimeToMs(value, zone);
-  if (!value || Number.isNaN(ms)) throw new Error(`${label} is not a valid date and time.`);
+  if (!value || Number.isNaN(ms)) throw new Error(t('history.notDateTime', { label }));
   return new Date(ms).toISOString();
 }
 
@@ -82,7 +92,7 @@ export function localInputToIso(value: string, label: string, zone: string | nul
 export function secondsBound(value: string, label: string): number | null {
   const text = value.trim();
   if (!text) return null;
-  if (!/^\d{1,9}$/.test(text)) throw new Error(`${label} must be a whole number of seconds.`);
+  if (!/^\d{1,9}$/.test(text)) throw new Error(t('history.notSeconds', { label }));
   return Number(text);
 }
 
@@ -95,7 +105,7 @@ export interface RangeState {
 /** The range's ISO bounds (start inclusive, end exclusive) read in `zone`; a preset is first moved to the clock's now there. */
 export function rangeBounds(s: RangeState, zone: string | null = null): { start: string; end: string } {
   if (s.preset.value) s.range.value = presetRange(s.preset.value, Date.now(), zone);
-  return { start: localInputToIso(s.range.value.start, 'From', zone), end: localInputToIso(s.range.value.end, 'To', zone) };
+  return { start: localInputToIso(s.range.value.start, t('common.from'), zone), end: localInputToIso(s.range.value.end, t('history.to'), zone) };
 }
 
 /** The address fields of a range (`range=yesterday`, or `range=custom&from=…&to=…`; today is the default). */
@@ -104,7 +114,7 @@ export function rangeAddressFields(s: RangeState): Record<'range' | 'from' | 'to
   return {
     range: {
       get: () => (preset.value === 'today' ? '' : (preset.value ?? 'custom')),
-      set: (v) => (preset.value = v === 'yesterday' || v === 'week' ? v : v === 'custom' ? null : 'today'),
+      set: (v) => (preset.value = isPreset(v) ? v : v === 'custom' ? null : 'today'),
     },
     from: { get: () => (preset.value ? '' : range.value.start), set: (v) => v && (range.value = { ...range.value, start: v }) },
     to: { get: () => (preset.value ? '' : range.value.end), set: (v) => v && (range.value = { ...range.value, end: v }) },

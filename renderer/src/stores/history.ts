@@ -4,7 +4,9 @@ import { request } from '../api/client.ts';
 import { odataString, type ODataCollection } from '../api/odata.ts';
 import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
+import { formatNumber, t as translate } from '../i18n/index.ts';
 import { useDisplayZoneStore } from './display-zone.ts';
+import { fetchBreakTypes, type BreakType } from './break-types.ts';
 import { fetchCallCenters, fetchInterviewerOptions, type CallCenter, type InterviewerOption } from './groups.ts';
 import { presetRange, rangeAddressFields, rangeBounds, secondsBound, type RangePreset } from './history-range.ts';
 import { usePagedCollection } from './paged-collection.ts';
@@ -38,6 +40,8 @@ export const useHistoryStore = defineStore('history', () => {
   const outcome = ref('');
   const bounds = ref({ durMin: '', durMax: '', waitMin: '', waitMax: '' });
   const centre = ref('');
+  /** '' = any break type; else its id (the breaks tab). */
+  const breakType = ref('');
   const surveyIds = ref('');
   const variables = ref('');
   const includeBreakTimes = ref(false);
@@ -50,6 +54,7 @@ export const useHistoryStore = defineStore('history', () => {
   const interviewers = ref<InterviewerOption[]>([]);
   const outcomes = ref<Outcome[]>([]);
   const callCenters = ref<CallCenter[]>([]);
+  const breakTypes = ref<BreakType[]>([]);
 
   const interviewerName = computed(() => {
     const byId = new Map(interviewers.value.map((i) => [i.InterviewerId, i.DisplayName ? `${i.DisplayName} (${i.Name})` : i.Name]));
@@ -57,7 +62,8 @@ export const useHistoryStore = defineStore('history', () => {
   });
 
   async function loadOptions() {
-    const [s, i, o, c] = await Promise.all([fetchSurveyOptions(), fetchInterviewerOptions(), fetchOutcomes(), fetchCallCenters()]);
+    const [s, i, o, c, b] = await Promise.all([fetchSurveyOptions(), fetchInterviewerOptions(), fetchOutcomes(), fetchCallCenters(), fetchBreakTypes()]);
+    breakTypes.value = b;
     surveys.value = s;
     interviewers.value = i;
     outcomes.value = o;
@@ -82,11 +88,12 @@ export const useHistoryStore = defineStore('history', () => {
         const n = secondsBound(value, label);
         if (n !== null) parts.push(`${field} ${op} ${n}`);
       };
-      add('Duration', 'ge', b.durMin, 'Minimum duration');
-      add('Duration', 'le', b.durMax, 'Maximum duration');
-      add('WaitingTime', 'ge', b.waitMin, 'Minimum waiting time');
-      add('WaitingTime', 'le', b.waitMax, 'Maximum waiting time');
+      add('Duration', 'ge', b.durMin, translate('history.durMin'));
+      add('Duration', 'le', b.durMax, translate('history.durMax'));
+      add('WaitingTime', 'ge', b.waitMin, translate('history.waitMin'));
+      add('WaitingTime', 'le', b.waitMax, translate('history.waitMax'));
     }
+    if (t === 'breaks' && /^\d+$/.test(breakType.value)) parts.push(`BreakTypeId eq ${breakType.value}`);
     if (t !== 'variables' && /^\d+$/.test(centre.value)) parts.push(`CallCenterId eq ${centre.value}`);
     return parts;
   }
@@ -167,7 +174,7 @@ export const useHistoryStore = defineStore('history', () => {
       const page = await request<ODataCollection<HistoryRow>>('GET', pathOf(t), { query: { ...query, $top: EXPORT_PAGE, $skip: skip || undefined } });
       rows.push(...page.value);
       if (page.value.length < EXPORT_PAGE) return rows;
-      if (rows.length >= EXPORT_MAX) throw new Error(`More than ${EXPORT_MAX.toLocaleString()} rows: narrow the time range or the filters to export them.`);
+      if (rows.length >= EXPORT_MAX) throw new Error(translate('history.tooMany', { max: formatNumber(EXPORT_MAX) }));
     }
   }
 
@@ -191,6 +198,7 @@ export const useHistoryStore = defineStore('history', () => {
       waitMin: bound('waitMin'),
       waitMax: bound('waitMax'),
       centre: text(centre),
+      breakType: { get: () => breakType.value, set: (v) => (breakType.value = /^\d+$/.test(v) ? v : '') },
       surveyIds: text(surveyIds),
       variables: text(variables),
       breaks: flag(includeBreakTimes),
@@ -201,7 +209,7 @@ export const useHistoryStore = defineStore('history', () => {
   );
 
   return {
-    tab, preset, range, surveyId, interviewerId, outcome, bounds, centre, surveyIds, variables, includeBreakTimes, includeLoginLogoutInfo, sort,
+    tab, preset, range, surveyId, interviewerId, outcome, bounds, centre, breakType, breakTypes, surveyIds, variables, includeBreakTimes, includeLoginLogoutInfo, sort,
     rows: list.items, total: list.total, skip: list.skip, pageSize: list.pageSize, loading: list.loading, resource: list.resource,
     variableColumns, surveys, interviewers, outcomes, callCenters, interviewerName,
     loadOptions, open, load, search, setTab, goTo, usePreset, allRows, period,

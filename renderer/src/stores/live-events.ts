@@ -7,6 +7,7 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { ApiRequestError, describeError, send } from '../api/client.ts';
 import { createSseParser, type SseMessage } from '../api/sse.ts';
+import { t } from '../i18n/index.ts';
 import { isUnreachable } from './resource-state.ts';
 
 /** `connecting` before the first answer, `live` while the stream is open, `reconnecting` after it broke, `stopped` when refused for good. */
@@ -14,9 +15,12 @@ export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 
 /** Each (re)connection is announced to subscribers as this event, so they reload what they show. */
 export const OPEN_EVENT = 'open';
+/** A connection opened after the stream was down (an outage, a restart): every screen shown reloads what it shows. */
+export const RECONNECTED_EVENT = 'reconnected';
 /** Nothing (not even the 15 s keep-alive comment) for this long: the connection is taken as dead. */
 const SILENCE_MS = 40_000;
-const MAX_BACKOFF_MS = 30_000;
+/** The longest wait between tries: a server back after an outage is found within it (screens reload within 15 s). */
+const MAX_BACKOFF_MS = 8_000;
 
 export const useLiveEventsStore = defineStore('live-events', () => {
   const status = ref<LiveStatus>('connecting');
@@ -30,6 +34,8 @@ export const useLiveEventsStore = defineStore('live-events', () => {
   let abort: AbortController | null = null;
   let lastHeard = 0;
   let wake: (() => void) | null = null;
+  /** The stream was open before: any later opening follows a break (an outage, a restart), a return. */
+  let openedBefore = false;
 
   const emit = (m: SseMessage) => listeners.forEach((l) => l(m));
 
@@ -38,13 +44,15 @@ export const useLiveEventsStore = defineStore('live-events', () => {
     const headers: Record<string, string> = { Accept: 'text/event-stream' };
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
     const res = await send('GET', '/events', { headers, signal: abort.signal });
-    if (!res.body) throw new Error('The event stream has no body.');
+    if (!res.body) throw new Error(t('api.noStreamBody'));
     status.value = 'live';
     problem.value = null;
     unreachable.value = false;
     failures = 0;
     lastHeard = Date.now();
     emit({ event: OPEN_EVENT, data: '{}', id: lastEventId });
+    if (openedBefore) emit({ event: RECONNECTED_EVENT, data: '{}', id: lastEventId });
+    openedBefore = true;
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     const parser = createSseParser();
     for (;;) {
@@ -88,7 +96,7 @@ export const useLiveEventsStore = defineStore('live-events', () => {
       }
       if (!running) return;
       status.value = 'reconnecting';
-      // 1 s, 2 s, 4 s … up to 30 s, with jitter so many screens do not return at once.
+      // 1 s, 2 s, 4 s … up to 8 s, with jitter so many screens do not return at once.
       await pause(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** failures++) * (0.5 + Math.random() / 2));
     }
   }

@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { parseRecords } from '../../../common/files/csv-records.ts';
-import { ApiRequestError, request, send, uploadForm, type UploadProgress } from '../api/client.ts';
+import { ApiRequestError, ROLE_REFUSED, request, send, uploadForm, type UploadProgress } from '../api/client.ts';
 import { compareValues } from '../composables/table-sort.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
@@ -69,6 +69,8 @@ export const useOptOutStore = defineStore('optout', () => {
     } catch (err) {
       list.value = null;
       pager.clear();
+      // The company-level list is not this role's to read (it was not asked for): the screen offers project lists.
+      if (err instanceof ApiRequestError && err.code === ROLE_REFUSED) return;
       if (err instanceof ApiRequestError && err.status === 404) {
         missingProjectId.value = id;
         return;

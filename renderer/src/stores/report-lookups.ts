@@ -39,14 +39,14 @@ export function categoryFilter(outcomes: readonly Outcome[], category: OutcomeCa
 }
 
 /** Readable category names. */
-export const CATEGORY_LABELS: Record<OutcomeCategory, string> = {
-  Complete: 'Completes',
-  Refusal: 'Refusals',
-  NoContact: 'No contact',
-  Appointment: 'Appointments',
-  Ineligible: 'Ineligible',
-  Other: 'Other',
-};
+export const CATEGORY_LABELS = {
+  Complete: 'outcome.Complete',
+  Refusal: 'outcome.Refusal',
+  NoContact: 'outcome.NoContact',
+  Appointment: 'outcome.Appointment',
+  Ineligible: 'outcome.Ineligible',
+  Other: 'outcome.Other',
+} as const satisfies Record<OutcomeCategory, string>;
 
 /** Adds an outcome code (`POST /cati/extendedstatuses`; a code already there → 409). */
 export const createOutcome = (o: Outcome): Promise<Outcome> => request<Outcome>('POST', '/cati/extendedstatuses', { body: o });

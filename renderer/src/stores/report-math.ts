@@ -3,6 +3,7 @@
  * survey or interviewer, rates, login time clipped to a range, and the per-interviewer productivity rows with totals.
  * Pure functions: the stores fetch, these compute.
  */
+import { formatDecimal, formatPercent } from '../i18n/index.ts';
 import { categoryOf, OUTCOME_CATEGORIES, type Outcome, type OutcomeCategory } from './report-lookups.ts';
 
 export type CategoryCounts = Record<OutcomeCategory, number>;
@@ -190,7 +191,7 @@ export function formatHours(seconds: number): string {
 }
 
 /** A rate with one decimal, `–` when there is none. */
-export const formatRate = (v: number | null): string => (v === null ? '–' : v.toFixed(1));
+export const formatRate = (v: number | null): string => (v === null ? '–' : formatDecimal(v, 1));
 
 /** A share as a whole percentage, `–` when there is none. */
-export const formatShare = (v: number | null): string => (v === null ? '–' : `${Math.round(v * 100)}%`);
+export const formatShare = (v: number | null): string => (v === null ? '–' : formatPercent(v));

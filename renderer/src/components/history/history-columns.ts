@@ -1,6 +1,7 @@
 /** The columns of each History tab: what a supervisor reads, formatted from the API's rows. */
 import { dateTimeCell, durationCell, type ExportValue } from '../../api/export-cells.ts';
 import { formatTime } from '../../api/odata.ts';
+import { t } from '../../i18n/index.ts';
 import { zoneHeading } from '../../stores/floor-format.ts';
 import type { HistoryRow, HistoryTab } from '../../stores/history.ts';
 import type { DataColumn, ExtraColumn } from '../table/data-table.ts';
@@ -39,7 +40,7 @@ const col = (label: string, field: string, mono = false): HistoryColumn => ({ la
 /** A time column: shown in the display zone (the call centre's; the range's zone too), named in the header. */
 const timeCol = (label: string, field: string, zone: string | null): HistoryColumn => {
   const value = (r: HistoryRow) => formatTime(r[field] as string | null, zone);
-  return { label: `${label} (${zoneHeading(zone)})`, value, exportValue: (r) => dateTimeCell(r[field] as string | null, zone, value(r)), field };
+  return { label: t('history.col.withZone', { label, zone: zoneHeading(zone) }), value, exportValue: (r) => dateTimeCell(r[field] as string | null, zone, value(r)), field };
 };
 const secondsCol = (label: string, field: string): HistoryColumn =>
   ({ label, value: (r) => formatSeconds(r[field]), exportValue: (r) => durationCell(r[field] as number | null, formatSeconds(r[field])), field });
@@ -47,36 +48,36 @@ const secondsCol = (label: string, field: string): HistoryColumn =>
 const sessionSeconds = (r: HistoryRow) => (r.LogoutTime ? Math.round((Date.parse(r.LogoutTime as string) - Date.parse(r.LoginTime as string)) / 1000) : null);
 const named = (label: string, field: string, name: (n: NameLookups, v: unknown) => string, idLabel: string): HistoryColumn =>
   ({ label, value: (r, n) => name(n, r[field]), field, idField: field, idLabel });
-const interviewerCol = named('Interviewer', 'InterviewerId', (n, v) => n.interviewer(v), 'Interviewer id');
-const surveyCol = named('Survey', 'SurveyId', (n, v) => n.survey(v), 'Survey id');
-const outcomeCol = named('Outcome', 'ExtendedStatus', (n, v) => n.outcome(v), 'Outcome code');
-const centreCol = named('Centre', 'CallCenterId', (n, v) => n.centre(v), 'Call centre id');
+const interviewerCol = (): HistoryColumn => named(t('history.col.interviewer'), 'InterviewerId', (n, v) => n.interviewer(v), t('history.col.interviewerId'));
+const surveyCol = (): HistoryColumn => named(t('history.col.survey'), 'SurveyId', (n, v) => n.survey(v), t('history.col.surveyId'));
+const outcomeCol = (): HistoryColumn => named(t('history.col.outcome'), 'ExtendedStatus', (n, v) => n.outcome(v), t('history.col.outcomeCode'));
+const centreCol = (): HistoryColumn => named(t('history.col.centre'), 'CallCenterId', (n, v) => n.centre(v), t('history.col.centreId'));
 
 /** The columns of a plain tab, times in `zone` (null = this computer's). */
 export function historyColumns(tab: Exclude<HistoryTab, 'variables'>, zone: string | null): HistoryColumn[] {
   const tabs: Record<Exclude<HistoryTab, 'variables'>, HistoryColumn[]> = {
     calls: [
-      timeCol('Time', 'Time', zone), surveyCol, col('Interview', 'InterviewId'), interviewerCol, col('Number', 'TelephoneNumber', true),
-      outcomeCol, secondsCol('Duration', 'Duration'), secondsCol('Waiting', 'WaitingTime'), centreCol,
+      timeCol(t('history.col.time'), 'Time', zone), surveyCol(), col(t('history.col.interview'), 'InterviewId'), interviewerCol(), col(t('history.col.number'), 'TelephoneNumber', true),
+      outcomeCol(), secondsCol(t('history.col.duration'), 'Duration'), secondsCol(t('history.col.waiting'), 'WaitingTime'), centreCol(),
     ],
     breaks: [
-      timeCol('Time', 'Time', zone), interviewerCol, col('Break', 'BreakTypeName'), secondsCol('Duration', 'Duration'),
-      { label: 'Paid', value: (r) => (r.IsPaid === null || r.IsPaid === undefined ? '' : r.IsPaid ? 'Yes' : 'No'), field: 'IsPaid' }, surveyCol, centreCol,
+      timeCol(t('history.col.time'), 'Time', zone), interviewerCol(), col(t('history.col.break'), 'BreakTypeName'), secondsCol(t('history.col.duration'), 'Duration'),
+      { label: t('history.col.paid'), value: (r) => (r.IsPaid === null || r.IsPaid === undefined ? '' : r.IsPaid ? t('history.yes') : t('history.no')), field: 'IsPaid' }, surveyCol(), centreCol(),
     ],
     sessions: [
-      col('Session', 'SessionId'), interviewerCol, timeCol('Login', 'LoginTime', zone),
+      col(t('history.col.session'), 'SessionId'), interviewerCol(), timeCol(t('history.col.login'), 'LoginTime', zone),
       {
-        label: `Logout (${zoneHeading(zone)})`,
-        value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : 'still logged in'),
-        exportValue: (r) => dateTimeCell(r.LogoutTime as string | null, zone, r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : 'still logged in'),
+        label: t('history.col.withZone', { label: t('history.col.logout'), zone: zoneHeading(zone) }),
+        value: (r) => (r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : t('history.stillLoggedIn')),
+        exportValue: (r) => dateTimeCell(r.LogoutTime as string | null, zone, r.LogoutTime ? formatTime(r.LogoutTime as string, zone) : t('history.stillLoggedIn')),
         field: 'LogoutTime',
       },
       {
-        label: 'Duration',
+        label: t('history.col.duration'),
         value: (r) => formatSeconds(sessionSeconds(r)),
         exportValue: (r) => durationCell(sessionSeconds(r), formatSeconds(sessionSeconds(r))),
       },
-      centreCol,
+      centreCol(),
     ],
   };
   return tabs[tab];
@@ -89,8 +90,8 @@ export function variablesColumns(variables: string[], zone: string | null): Hist
     return text(vars.find((v) => v.Name === name)?.Value);
   };
   return [
-    col('#', 'NumberInOrder'), col('Event', 'EventType'), timeCol('Time', 'Time', zone), col('Survey', 'SurveyName'), col('Interviewer', 'InterviewerName'),
-    col('Number', 'TelephoneNumber', true), col('Interview', 'InterviewId'), outcomeCol, secondsCol('Duration', 'Duration'),
+    col('#', 'NumberInOrder'), col(t('history.col.event'), 'EventType'), timeCol(t('history.col.time'), 'Time', zone), col(t('history.col.survey'), 'SurveyName'), col(t('history.col.interviewer'), 'InterviewerName'),
+    col(t('history.col.number'), 'TelephoneNumber', true), col(t('history.col.interview'), 'InterviewId'), outcomeCol(), secondsCol(t('history.col.duration'), 'Duration'),
     ...variables.map((name) => ({ label: name, value: value(name) })),
   ];
 }
