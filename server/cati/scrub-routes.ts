@@ -14,8 +14,8 @@ import { tagPermission, type PermissionTagged } from '../route-table.ts';
 import { scrubEngine } from '../scrub/lazy-engine.ts';
 import type { ListSource } from '../scrub/list-entries.ts';
 
-/** Columns a removed row gains (after its own). */
-export const CATI_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedNumber', 'MatchType', 'Normalized'] as const;
+/** The list's columns a removed row gains after its own (the scrub adds MatchedRow, Normalized, … after them). */
+export const CATI_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedNumber', 'MatchType'] as const;
 
 /** `scrubs('{Id}')` and its `/kept`, `/removed` (the quotes may come percent-encoded). */
 const ONE = /^\/scrubs\((?:'|%27)?([^'%/()]+)(?:'|%27)?\)\/?$/;
@@ -64,7 +64,7 @@ function scrubRoutes(ctx: AppContext): Router {
   router.post('/scrubs', bearerOnly, allowed, upload, async (req, res) => {
     const { e, service } = await loaded();
     const file = e.uploadedFile(req);
-    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), region: await e.scrubPhoneRegion(ctx), list: blacklistList(ctx) };
+    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: await e.scrubPhoneRegion(ctx), list: blacklistList(ctx) };
     const job = await service.start('phone', req.principal!, actorOf(req), file.originalname, () => e.scrubFormat(file.originalname, file.path), request);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/scrubs('${job.id}')`).json(e.jobAnswer(job));
   });

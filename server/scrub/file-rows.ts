@@ -26,8 +26,11 @@ export async function countRows(filePath: string, format: ScrubFormat, pass: Row
   return count;
 }
 
-/** Opens a file for reading its non-blank rows (cells unguarded) as often as needed. */
-export async function openRows(filePath: string, format: ScrubFormat, maxRows: number): Promise<RowPass> {
+/**
+ * Opens a file for reading its non-blank rows as often as needed; with `unguard` (the default) every cell
+ * has the export's guard undone, without it the cells are as uploaded (a scrub gives the sample back as it came).
+ */
+export async function openRows(filePath: string, format: ScrubFormat, maxRows: number, unguard = true): Promise<RowPass> {
   let raw: RowPass;
   if (format === 'xlsx') {
     const { readXlsxRows } = await import('./xlsx-rows.ts');
@@ -38,7 +41,7 @@ export async function openRows(filePath: string, format: ScrubFormat, maxRows: n
       const rows: string[][] = [];
       for (const cells of batch) {
         if (!startsWithText(cells) && isBlankRow(cells)) continue;
-        for (let i = 0; i < cells.length; i++) if (cells[i]!.charCodeAt(0) === APOSTROPHE) cells[i] = unguardCell(cells[i]!);
+        if (unguard) for (let i = 0; i < cells.length; i++) if (cells[i]!.charCodeAt(0) === APOSTROPHE) cells[i] = unguardCell(cells[i]!);
         rows.push(cells);
       }
       if (rows.length > 0) yield rows;
