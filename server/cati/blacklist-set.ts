@@ -14,7 +14,7 @@ import { ok, type EntitySetDef, type ODataService } from '../odata/service.ts';
 import { blacklistModel, checkFunction, checkResultModel, importAction, importErrorModel, importItemType, importResultModel } from './blacklist-model.ts';
 import { applyPhoneRegion } from './blacklist-region.ts';
 import { checkNumber, createItem, deleteItem, importItems, importItemsOf, parseItemBody, updateItem } from './blacklist-service.ts';
-import { checkPhoneRegion } from './phone-region.ts';
+import { checkPhoneRegion } from '../phone/phone-region.ts';
 import { phoneRegion } from './phone-region-setting.ts';
 
 /** The blacklist entity set: every seed endpoint plus Check. */

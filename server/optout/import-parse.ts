@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { unguardCell } from '../lib/csv-cell.ts';
 import type { EntryKind } from './entries.ts';
 import { MAX_INVALID_ITEMS, type InvalidItem } from './import-protocol.ts';
-import { checkDomain, checkEmail, type Checked } from './normalise.ts';
+import { checkDomain, checkEmail, type Checked } from '../email/normalise.ts';
 
 /**
  * Reading an opt-out import file (CONTRACT §5) into the values of its one relevant column. Pure functions:

@@ -8,9 +8,9 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkPhoneRegion, normaliseTelephoneNumber } from '../cati/phone-region.ts';
+import { checkPhoneRegion, normaliseTelephoneNumber } from '../phone/phone-region.ts';
 import { ImportFileError, tooManyRows } from '../optout/import-parse.ts';
-import { checkEmail, type Checked } from '../optout/normalise.ts';
+import { checkEmail, type Checked } from '../email/normalise.ts';
 import { unguardCell } from '../lib/csv-cell.ts';
 import { loadAnnotate } from '../phone/line-type.ts';
 import { DigitTable } from './digit-table.ts';
