@@ -11,7 +11,7 @@ import type { AppContext } from './context.ts';
 import type { PgStore } from './db/pg-store.ts';
 import { pgEventSink } from './events/pg-notify.ts';
 import type { Store } from './db/store.ts';
-import { resetUploadDir } from './optout/upload-dir.ts';
+import { resetUploadDir } from './files/upload-dir.ts';
 import { resetScrubsDir } from './scrub/scrub-files.ts';
 import { removeRunLock, writeRunLock } from './db/run-lock.ts';
 import { lockedDatabase } from './db/database-url.ts';

@@ -9,7 +9,7 @@ import { requirePermission } from '../auth/middleware.ts';
 import type { AppContext } from '../context.ts';
 import { unauthorized } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
-import { uploadFile } from '../optout/import-routes.ts';
+import { uploadFile } from '../files/upload.ts';
 import { phoneRegion } from './phone-region-setting.ts';
 import { tagPermission, type PermissionTagged } from '../route-table.ts';
 import { scrubEngine } from '../scrub/lazy-engine.ts';
@@ -65,7 +65,7 @@ function scrubRoutes(ctx: AppContext): Router {
   router.post('/scrubs', bearerOnly, allowed, upload, async (req, res) => {
     const { e, service } = await loaded();
     const file = e.uploadedFile(req);
-    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: await phoneRegion(ctx.store), list: blacklistList(ctx) };
+    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: await phoneRegion(ctx.store), list: blacklistList(ctx) };
     const job = await service.start('phone', req.principal!, actorOf(req), file.originalname, () => e.scrubFormat(file.originalname, file.path), request);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/scrubs('${job.id}')`).json(e.jobAnswer(job));
   });

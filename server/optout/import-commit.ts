@@ -1,8 +1,7 @@
 import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { BulkInsert, BulkTarget } from '../db/bulk-insert.ts';
 import type { EntryKind } from './entries.ts';
-import type { CheckedCounts } from './import-parse.ts';
-import type { ImportOutcome } from './import-protocol.ts';
+import type { FileCounts, ImportOutcome } from './import-protocol.ts';
 
 /** Where an import's values go: the list's table and column (fixed here, never taken from input), one row each with the list and the time. */
 export function entryTarget(kind: EntryKind): BulkTarget {
@@ -21,16 +20,16 @@ export function listGone(): Error {
  * transaction) and, in that transaction, checks that the list still exists and writes the import's audit row
  * (one row with the counts, by `actor`). Answers the counts and the parser's first refused values.
  */
-export function commitImport(bulk: BulkInsert, listId: number, kind: EntryKind, counts: CheckedCounts, actor: Actor, deadline: number): Promise<ImportOutcome> {
+export function commitImport(bulk: BulkInsert, listId: number, kind: EntryKind, counts: FileCounts, actor: Actor, deadline: number): Promise<ImportOutcome> {
   const now = Date.now();
-  const { valid, invalid, invalidItems } = counts;
+  const { valid, invalid, invalidItems, encoding } = counts;
   return bulk.commit(
     [listId, now],
     async (tx, newRows) => {
       if (!(await tx.value('SELECT 1 FROM optout_lists WHERE id = ?', [listId]))) throw listGone();
       const changes = { listId, kind, newRows, duplicatedRows: valid - newRows, invalidRows: invalid };
       await recordAudit(tx, { action: 'imported', entity: 'optout-imports', entityId: listId, changes }, now, actor);
-      return { newRows, duplicatedRows: valid - newRows, invalidRows: invalid, invalidItems };
+      return { newRows, duplicatedRows: valid - newRows, invalidRows: invalid, invalidItems, encoding };
     },
     deadline,
   );

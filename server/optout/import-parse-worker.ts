@@ -8,27 +8,30 @@
  */
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { checkValues, ImportFileError, readTextFileValues } from './import-parse.ts';
+import { FileError } from '../files/file-error.ts';
+import { checkValues, columnValues, readTextFileValues, rowsOf, type FileValues } from './import-parse.ts';
 import { IMPORT_BATCH, type ParseJob, type ParsedMessage, type WorkerReply } from './import-protocol.ts';
 
 const reply = (message: WorkerReply) => parentPort!.postMessage(message);
 
-async function readValues(job: ParseJob): Promise<Iterable<string>> {
-  if (job.format === 'text') return readTextFileValues(job.filePath, job.maxRows);
-  const { readXlsxValues } = await import('./import-xlsx.ts');
-  return readXlsxValues(readFileSync(job.filePath), job.maxRows);
+async function readValues(job: ParseJob): Promise<FileValues> {
+  if (job.format !== 'xlsx') return readTextFileValues(job.filePath, job.maxRows, job.format === 'tsv');
+  const { openWorkbook } = await import('../files/xlsx-rows.ts');
+  const book = openWorkbook(new Uint8Array(readFileSync(job.filePath)), job.maxRows, job.sheet);
+  return { encoding: null, values: columnValues(rowsOf(book.batches()), job.maxRows) };
 }
 
 /** Reads one file; a bad file → `failed` (400/413); anything else unexpected ends the thread (the service answers 500). */
 async function parse(job: ParseJob): Promise<void> {
   const send = (message: ParsedMessage) => job.port.postMessage(message);
   try {
-    const counts = checkValues(await readValues(job), job.kind, IMPORT_BATCH, (values) => send({ values }));
-    send({ end: counts });
+    const { encoding, values } = await readValues(job);
+    const counts = checkValues(values, job.kind, IMPORT_BATCH, (batch) => send({ values: batch }));
+    send({ end: { ...counts, encoding } });
     job.port.close();
     reply({ type: 'finished' });
   } catch (err) {
-    if (!(err instanceof ImportFileError)) throw err;
+    if (!(err instanceof FileError)) throw err;
     job.port.close();
     reply({ type: 'failed', status: err.status, message: err.message });
   }

@@ -1,7 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { BulkLink } from '../db/bulk-insert.ts';
 import type { EntryKind } from './entries.ts';
-import type { FileFormat } from './file-format.ts';
+import type { TextEncodingName } from '../../common/files/encoding.ts';
+import type { FileFormat } from '../files/file-format.ts';
 
 /**
  * One job the main thread posts to a workbook parser (import-parse-worker.ts, no database handle; ended after
@@ -13,6 +14,8 @@ export interface ParseJob {
   format: FileFormat;
   kind: EntryKind;
   maxRows: number;
+  /** The workbook sheet to read (name or 1-based number; docs/files.md#xlsx). */
+  sheet?: string | undefined;
   port: MessagePort;
 }
 
@@ -26,7 +29,7 @@ export interface ImportWorkerStart {
  * or the port of a workbook parser), and the Store's bulk insert it feeds them into (`link`, db/bulk-insert.ts).
  */
 export interface ImportJob {
-  source: { filePath: string } | { port: MessagePort };
+  source: { filePath: string; tab: boolean } | { port: MessagePort };
   kind: EntryKind;
   maxRows: number;
   link: BulkLink;
@@ -36,7 +39,15 @@ export interface ImportJob {
 export const IMPORT_BATCH = 5000;
 
 /** Workbook parser → import worker over their port: batches of valid (normalised) values, then the parser's counts. */
-export type ParsedMessage = { values: string[] } | { end: { valid: number; invalid: number; invalidItems: InvalidItem[] } };
+export type ParsedMessage = { values: string[] } | { end: FileCounts };
+
+/** A file's counts after validation, and the text encoding it was read in (null: a workbook). */
+export interface FileCounts {
+  valid: number;
+  invalid: number;
+  invalidItems: InvalidItem[];
+  encoding: TextEncodingName | null;
+}
 
 /** The import result (seed §2). */
 export interface ImportResult {
@@ -58,6 +69,8 @@ export const MAX_INVALID_ITEMS = 1000;
 /** What the worker answers: the result and the first refused values (the route adds them only when asked). */
 export interface ImportOutcome extends ImportResult {
   invalidItems: InvalidItem[];
+  /** The text encoding the file was read in (null: a workbook; docs/files.md#encodings). */
+  encoding: TextEncodingName | null;
 }
 
 /**
@@ -66,6 +79,6 @@ export interface ImportOutcome extends ImportResult {
  * main thread turns into a status.
  */
 export type WorkerReply =
-  | { type: 'parsed'; counts: { valid: number; invalid: number; invalidItems: InvalidItem[] } }
+  | { type: 'parsed'; counts: FileCounts }
   | { type: 'finished' }
   | { type: 'failed'; status?: 400 | 413; code?: string; message: string };

@@ -7,10 +7,10 @@ import type { BulkInsert } from '../db/bulk-insert.ts';
 import { DatabaseUnavailableError } from '../db/store.ts';
 import { ApiError, badRequest, fromDatabaseError, notFound } from '../errors.ts';
 import type { EntryKind } from './entries.ts';
-import { detectFormat } from './file-format.ts';
-import type { FileFormat } from './file-format.ts';
-import { IMPORT_BATCH, type ImportJob, type ImportOutcome, type ImportWorkerStart, type ParseJob, type WorkerReply } from './import-protocol.ts';
-import { checkValues, ImportFileError, readTextFileValues, readTextValues, type CheckedCounts } from './import-parse.ts';
+import { FileError } from '../files/file-error.ts';
+import { detectFormat, type FileFormat } from '../files/file-format.ts';
+import { IMPORT_BATCH, type FileCounts, type ImportJob, type ImportOutcome, type ImportWorkerStart, type ParseJob, type WorkerReply } from './import-protocol.ts';
+import { checkValues, readTextFileValues, readTextValues, type FileValues } from './import-parse.ts';
 import { commitImport, entryTarget } from './import-commit.ts';
 import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 import { registerImportWorkers, unregisterImportWorkers, WorkerPool } from './import-workers.ts';
@@ -181,16 +181,16 @@ export class ImportService {
    * anything else → 500. Nothing is stored unless the whole import is. An import that cannot start within
    * `maxWaitMs` → 503, one beyond the line → 429 (both with Retry-After).
    */
-  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string, actor: Actor): Promise<ImportOutcome> {
+  async importFile(listId: number, kind: EntryKind, fileName: string, filePath: string, actor: Actor, sheet?: string): Promise<ImportOutcome> {
     const { size } = await stat(filePath);
     const format = detectFormat(fileName, await readHead(filePath), size);
-    if (format === 'text' && size <= this.limits.inlineBytes) {
+    if (format !== 'xlsx' && size <= this.limits.inlineBytes) {
       if (this.closed) throw new Error('The import service is closed (the server is stopping)');
-      return this.importInline(() => readTextFileValues(filePath, this.limits.maxRows), kind, listId, actor);
+      return this.importInline(() => readTextFileValues(filePath, this.limits.maxRows, format === 'tsv'), kind, listId, actor);
     }
     await this.gate.enter();
     try {
-      return await this.runWorkers(filePath, format, kind, listId, actor);
+      return await this.runWorkers(filePath, format, kind, listId, actor, sheet);
     } finally {
       this.gate.leave();
     }
@@ -198,25 +198,27 @@ export class ImportService {
 
   /** True when a file of these bytes is imported inline (importBytes); else it goes through a file (importFile). */
   takesInline(fileName: string, bytes: Buffer): boolean {
-    return bytes.length <= this.limits.inlineBytes && detectFormat(fileName, bytes, bytes.length) === 'text';
+    return bytes.length <= this.limits.inlineBytes && detectFormat(fileName, bytes, bytes.length) !== 'xlsx';
   }
 
   /** Imports a small text file the upload kept in memory (takesInline): the inline way, without touching the disk. */
-  async importBytes(listId: number, kind: EntryKind, bytes: Buffer, actor: Actor): Promise<ImportOutcome> {
+  async importBytes(listId: number, kind: EntryKind, fileName: string, bytes: Buffer, actor: Actor): Promise<ImportOutcome> {
     if (this.closed) throw new Error('The import service is closed (the server is stopping)');
-    return this.importInline(() => readTextValues(bytes, this.limits.maxRows), kind, listId, actor);
+    const tab = detectFormat(fileName, bytes, bytes.length) === 'tsv';
+    return this.importInline(() => readTextValues(bytes, this.limits.maxRows, tab), kind, listId, actor);
   }
 
   /** A small text file: read and validated here, fed to the bulk insert from this thread and committed. */
-  private async importInline(values: () => Iterable<string>, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
+  private async importInline(read: () => FileValues, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
     const bulk = this.ctx.store.bulkInsert(entryTarget(kind), { busyTimeoutMs: this.limits.writeTimeoutMs });
-    let counts: CheckedCounts;
+    let counts: FileCounts;
     try {
-      counts = checkValues(values(), kind, IMPORT_BATCH, (batch) => bulk.add(batch));
+      const { encoding, values } = read();
+      counts = { ...checkValues(values, kind, IMPORT_BATCH, (batch) => bulk.add(batch)), encoding };
       bulk.end();
     } catch (err) {
       bulk.abort();
-      if (err instanceof ImportFileError) throw failure({ type: 'failed', status: err.status, message: err.message }, listId);
+      if (err instanceof FileError) throw failure({ type: 'failed', status: err.status, message: err.message }, listId);
       throw err;
     }
     try {
@@ -246,7 +248,7 @@ export class ImportService {
    * is written. The import worker goes back to its pool after a clean import and ends after any failure or
    * timeout; a workbook parser always ends.
    */
-  private runWorkers(filePath: string, format: FileFormat, kind: EntryKind, listId: number, actor: Actor): Promise<ImportOutcome> {
+  private runWorkers(filePath: string, format: FileFormat, kind: EntryKind, listId: number, actor: Actor, sheet?: string): Promise<ImportOutcome> {
     const limits = this.limits;
     return new Promise((resolve, reject) => {
       const bulk: BulkInsert = this.ctx.store.bulkInsert(entryTarget(kind), { busyTimeoutMs: limits.writeTimeoutMs });
@@ -291,7 +293,7 @@ export class ImportService {
         listen(importer, 'exit', (code: number) => fail(new Error(`The import worker exited (code ${code}) without a result`))),
       );
       const transfer = [bulk.link.port];
-      let job: ImportJob = { source: { filePath }, kind, maxRows: limits.maxRows, link: bulk.link };
+      let job: ImportJob = { source: { filePath, tab: format === 'tsv' }, kind, maxRows: limits.maxRows, link: bulk.link };
       if (parser) {
         const { port1, port2 } = new MessageChannel();
         job = { ...job, source: { port: port2 } };
@@ -303,7 +305,7 @@ export class ImportService {
           listen(parser, 'error', onError),
           listen(parser, 'exit', (code: number) => fail(new Error(`The import's workbook parser exited (code ${code}) without a result`))),
         );
-        parser.postMessage({ filePath, format, kind, maxRows: limits.maxRows, port: port1 } satisfies ParseJob, [port1]);
+        parser.postMessage({ filePath, format, kind, maxRows: limits.maxRows, sheet, port: port1 } satisfies ParseJob, [port1]);
       }
       importer.postMessage(job, transfer);
     });

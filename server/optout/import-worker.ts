@@ -15,8 +15,9 @@
 import type { MessagePort } from 'node:worker_threads';
 import { parentPort, workerData } from 'node:worker_threads';
 import { closeBulkFeeds, openBulkFeed, type BulkFeed } from '../db/bulk-insert.ts';
-import { checkValues, ImportFileError, readTextFileValues, type CheckedCounts } from './import-parse.ts';
-import { IMPORT_BATCH, type ImportJob, type ImportWorkerStart, type ParsedMessage, type WorkerReply } from './import-protocol.ts';
+import { FileError } from '../files/file-error.ts';
+import { checkValues, readTextFileValues } from './import-parse.ts';
+import { IMPORT_BATCH, type FileCounts, type ImportJob, type ImportWorkerStart, type ParsedMessage, type WorkerReply } from './import-protocol.ts';
 
 const { stop } = workerData as ImportWorkerStart;
 const reply = (message: WorkerReply) => parentPort!.postMessage(message);
@@ -30,7 +31,7 @@ function feedBatch(feed: BulkFeed, values: string[]): void {
 }
 
 /** Feeds what a workbook parser sends over `port` until its counts arrive. */
-function receive(port: MessagePort, feed: BulkFeed): Promise<CheckedCounts> {
+function receive(port: MessagePort, feed: BulkFeed): Promise<FileCounts> {
   return new Promise((resolve, reject) => {
     port.on('message', (m: ParsedMessage) => {
       try {
@@ -45,14 +46,17 @@ function receive(port: MessagePort, feed: BulkFeed): Promise<CheckedCounts> {
   });
 }
 
+/** Reads and validates a text file, feeding its valid values. */
+function readFile(path: string, tab: boolean, job: ImportJob, feed: BulkFeed): FileCounts {
+  const { encoding, values } = readTextFileValues(path, job.maxRows, tab);
+  return { ...checkValues(values, job.kind, IMPORT_BATCH, (batch) => feedBatch(feed, batch)), encoding };
+}
+
 /** One import: read (or receive) and feed, then report the counts; a failure is reported with its status or code. */
 async function run(job: ImportJob): Promise<void> {
   try {
     const feed = openBulkFeed(job.link);
-    const counts =
-      'filePath' in job.source
-        ? checkValues(readTextFileValues(job.source.filePath, job.maxRows), job.kind, IMPORT_BATCH, (values) => feedBatch(feed, values))
-        : await receive(job.source.port, feed);
+    const counts = 'filePath' in job.source ? readFile(job.source.filePath, job.source.tab, job, feed) : await receive(job.source.port, feed);
     feed.end();
     reply({ type: 'parsed', counts });
   } catch (err) {
@@ -61,7 +65,7 @@ async function run(job: ImportJob): Promise<void> {
     // A failed import ends this thread's connection first (rolling back anything unfinished); the service then
     // stops the worker and a later import starts a fresh one.
     closeBulkFeeds();
-    if (err instanceof ImportFileError) return reply({ type: 'failed', status: err.status, message: err.message });
+    if (err instanceof FileError) return reply({ type: 'failed', status: err.status, message: err.message });
     const code = (err as { code?: unknown }).code;
     if (typeof code !== 'string') throw err;
     reply({ type: 'failed', code, message: (err as Error).message });

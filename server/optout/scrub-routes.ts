@@ -12,7 +12,7 @@ import { badRequest, forbidden } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 import { scrubEngine } from '../scrub/lazy-engine.ts';
 import type { ListSource } from '../scrub/list-entries.ts';
-import { uploadFile } from './import-routes.ts';
+import { uploadFile } from '../files/upload.ts';
 import { findListFor, PROJECT_ID } from './lists.ts';
 
 /** The list's columns a removed row gains after its own (the scrub adds MatchedRow, Normalized, … after them). */
@@ -44,7 +44,7 @@ export function optoutScrubRouter(ctx: AppContext): Router {
     }
     const lists = [projectId === null ? undefined : await findListFor(ctx.store, ctx.config.companyId, projectId), await findListFor(ctx.store, ctx.config.companyId, null)];
     const listIds = lists.flatMap((l) => (l ? [l.id] : []));
-    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: null, list: optoutLists(ctx, listIds) };
+    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: null, list: optoutLists(ctx, listIds) };
     const job = await service.start('email', req.principal!, actorOf(req), file.originalname, () => e.scrubFormat(file.originalname, file.path), request, listIds);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/optout/scrubs/${job.id}`).json(e.jobAnswer(job));
   });

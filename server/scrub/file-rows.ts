@@ -1,11 +1,12 @@
 /**
- * The rows of an uploaded scrub file, in batches, inside the parse worker: text files chunk by chunk
- * (text-rows.ts); workbooks through the zip guard and SheetJS, as the opt-out import reads them. Blank rows
- * are skipped and the export's formula guard is undone on every cell (CONTRACT §5).
+ * The rows of an uploaded scrub file, in batches, inside the parse worker, read by the one intake
+ * (server/files/file-rows.ts, docs/files.md). Blank rows are skipped and the export's formula guard is undone
+ * on every cell (docs/optout-api.md) unless the caller keeps the cells as uploaded.
  */
+import type { TextEncodingName } from '../../common/files/encoding.ts';
+import { openFileRows, type ReadOptions } from '../files/file-rows.ts';
 import { unguardCell } from '../lib/csv-cell.ts';
 import type { ScrubFormat } from './scrub-protocol.ts';
-import { countTextRows, isBlankRow, textRowBatches } from './text-rows.ts';
 
 const APOSTROPHE = 39;
 
@@ -15,29 +16,28 @@ const startsWithText = (cells: readonly string[]) => {
   return c > 32 && c < 127;
 };
 
-/** Reads the file again from its start each time it is called (a text file from disk, a workbook from memory). */
-export type RowPass = () => Iterable<string[][]>;
+const isBlankRow = (cells: readonly string[]) => cells.every((c) => c.trim() === '');
 
-/** Counts a file's non-blank rows (text files without building their cells). */
-export async function countRows(filePath: string, format: ScrubFormat, pass: RowPass): Promise<number> {
-  if (format !== 'xlsx') return countTextRows(filePath, format === 'tsv');
-  let count = 0;
-  for (const rows of pass()) count += rows.length;
-  return count;
+/**
+ * Reads the file again from its start each time it is called; `encoding` is the text encoding the file was
+ * read in (null: a workbook), `count` its non-blank rows (text files counted without building their cells).
+ */
+export type RowPass = (() => Iterable<string[][]>) & { encoding: TextEncodingName | null; count: () => number };
+
+/** Counts a file's non-blank rows. */
+export async function countRows(_filePath: string, _format: ScrubFormat, pass: RowPass): Promise<number> {
+  return pass.count();
 }
 
 /**
- * Opens a file for reading its non-blank rows as often as needed; with `unguard` (the default) every cell
- * has the export's guard undone, without it the cells are as uploaded (a scrub gives the sample back as it came).
+ * Opens a file for reading its non-blank rows as often as needed; a bad file → FileError. With `unguard`
+ * (the default) every cell has the export's guard undone; without it the cells are as uploaded (a scrub gives
+ * the sample back as it came, docs/cati-api.md#scrubs).
  */
-export async function openRows(filePath: string, format: ScrubFormat, maxRows: number, unguard = true): Promise<RowPass> {
-  let raw: RowPass;
-  if (format === 'xlsx') {
-    const { readXlsxRows } = await import('./xlsx-rows.ts');
-    raw = readXlsxRows(filePath, maxRows);
-  } else raw = () => textRowBatches(filePath, format === 'tsv');
-  return function* () {
-    for (const batch of raw()) {
+export async function openRows(filePath: string, format: ScrubFormat, maxRows: number, options: ReadOptions = {}, unguard = true): Promise<RowPass> {
+  const file = await openFileRows(filePath, format, maxRows, options);
+  const pass = function* () {
+    for (const batch of file.batches()) {
       const rows: string[][] = [];
       for (const cells of batch) {
         if (!startsWithText(cells) && isBlankRow(cells)) continue;
@@ -47,4 +47,5 @@ export async function openRows(filePath: string, format: ScrubFormat, maxRows: n
       if (rows.length > 0) yield rows;
     }
   };
+  return Object.assign(pass, { encoding: file.encoding, count: () => file.count() });
 }

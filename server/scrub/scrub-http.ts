@@ -6,20 +6,16 @@ import type { Request, Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { readHead } from '../lib/read-head.ts';
 import { badRequest, conflict } from '../errors.ts';
-import { detectFormat } from '../optout/file-format.ts';
+import { detectFormat } from '../files/file-format.ts';
 import { singleQuery } from '../http/request-input.ts';
 import { sendCsv, sendXlsx } from './result-download.ts';
 import { resultPath, type ResultName } from './scrub-files.ts';
 import type { ScrubJob } from './scrub-job.ts';
 import type { ScrubFormat } from './scrub-protocol.ts';
 
-
-/** The format of an upload by its extension and content (CONTRACT §5, plus `.tsv`): a mismatch → 400. */
+/** The format of an upload by its extension and content (docs/files.md#formats): a mismatch → 400. */
 export async function scrubFormat(fileName: string, path: string): Promise<ScrubFormat> {
-  const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
-  if (ext !== 'csv' && ext !== 'tsv' && ext !== 'txt' && ext !== 'xlsx') throw badRequest(`The file '${fileName}' must be a .csv, .tsv, .txt or .xlsx file`);
-  const checked = detectFormat(ext === 'tsv' ? `${fileName.slice(0, -4)}.txt` : fileName, await readHead(path), (await stat(path)).size);
-  return checked === 'xlsx' ? 'xlsx' : ext === 'tsv' ? 'tsv' : 'text';
+  return detectFormat(fileName, await readHead(path), (await stat(path)).size);
 }
 
 /** The uploaded file of a scrub request, or 400. */

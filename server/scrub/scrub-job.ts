@@ -14,6 +14,8 @@ export interface ScrubJob {
   owner: string;
   actor: Actor;
   fileName: string;
+  /** The text encoding the upload was read in (null: a workbook, or not read yet; docs/files.md#encodings). */
+  encoding: string | null;
   state: ScrubState;
   rows: number | null;
   processed: number;
@@ -37,12 +39,13 @@ export interface ScrubJob {
   cancel?: () => Promise<void>;
 }
 
-/** `GET /cati/scrubs('{Id}')` and `GET /optout/scrubs/{Id}`: exactly the §16 fields. */
+/** `GET /cati/scrubs('{Id}')` and `GET /optout/scrubs/{Id}` (docs/cati-api.md#scrubs). */
 export function jobAnswer(job: ScrubJob): Record<string, unknown> {
   return {
     Id: job.id,
     State: job.state,
     FileName: job.fileName,
+    Encoding: job.encoding,
     Rows: job.rows,
     Processed: job.processed,
     Kept: job.kept,

@@ -9,7 +9,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkPhoneRegion, normaliseTelephoneNumber } from '../phone/phone-region.ts';
-import { ImportFileError, tooManyRows } from '../optout/import-parse.ts';
+import { FileError, tooManyRows } from '../files/file-error.ts';
 import { checkEmail, type Checked } from '../email/normalise.ts';
 import { unguardCell } from '../lib/csv-cell.ts';
 import { loadAnnotate } from '../phone/line-type.ts';
@@ -102,7 +102,7 @@ interface SeenKeys {
 }
 
 async function run(): Promise<void> {
-  const pass = await openRows(job.filePath, job.format, job.maxRows, false);
+  const pass = await openRows(job.filePath, job.format, job.maxRows, { sheet: job.sheet }, false);
   const head: string[][] = [];
   for (const rows of pass()) {
     head.push(...rows.slice(0, job.headRows - head.length));
@@ -110,7 +110,7 @@ async function run(): Promise<void> {
   }
   const start = await new Promise<Start>((resolve) => {
     started = resolve;
-    send({ type: 'head', rows: head });
+    send({ type: 'head', rows: head, encoding: pass.encoding });
   });
   const count = (await countRows(job.filePath, job.format, pass)) - (start.header ? 1 : 0);
   if (count > job.maxRows) throw tooManyRows(job.maxRows);
@@ -177,7 +177,7 @@ async function run(): Promise<void> {
 run().then(
   () => port.close(),
   (err: unknown) => {
-    if (!(err instanceof ImportFileError)) throw err;
+    if (!(err instanceof FileError)) throw err;
     send({ type: 'failed', status: err.status, message: err.message });
     port.close();
   },

@@ -12,6 +12,8 @@
  * thread boundary.
  */
 
+import type { TextEncodingName } from '../../common/files/encoding.ts';
+
 /** What is scrubbed: telephone numbers (CATI blacklist) or e-mail addresses (opt-out lists). */
 export type ScrubKind = 'phone' | 'email';
 
@@ -28,6 +30,8 @@ export interface ScrubParseJob {
   maxRows: number;
   /** How many non-blank rows `head` carries. */
   headRows: number;
+  /** The workbook sheet the `sheet` form field names (docs/files.md#xlsx). */
+  sheet?: string | undefined;
 }
 
 /**
@@ -77,7 +81,7 @@ export interface Progress {
 }
 
 export type FromWorker =
-  | { type: 'head'; rows: string[][] }
+  | { type: 'head'; rows: string[][]; encoding: TextEncodingName | null }
   | { type: 'count'; rows: number }
   | Progress
   | { type: 'end' }

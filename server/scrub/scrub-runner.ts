@@ -28,6 +28,8 @@ export interface ScrubRequest {
   /** The scrub options (docs/cati-api.md#scrubs): remove repeats; add Normalized, LineType, Region (phone scrubs). */
   dedupe?: boolean;
   annotate?: boolean;
+  /** The workbook sheet to read (name or 1-based number; docs/files.md#xlsx). */
+  sheet?: string | undefined;
   maxRows: number;
   heapMb: number;
   /** The list to match against (read while the worker starts and counts the rows). */
@@ -40,7 +42,7 @@ const clientError = (m: Extract<FromWorker, { type: 'failed' }>) => (m.status ==
 
 /** Starts the job; resolves when it is accepted (then it runs on), rejects with the 400/413 of a bad file. */
 export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<void> {
-  const workerData: ScrubParseJob = { filePath: req.filePath, format: req.format, kind: job.kind, region: req.region, maxRows: req.maxRows, headRows: HEAD_ROWS };
+  const workerData: ScrubParseJob = { filePath: req.filePath, format: req.format, kind: job.kind, region: req.region, maxRows: req.maxRows, headRows: HEAD_ROWS, sheet: req.sheet };
   const worker = startModuleWorker(ENTRY, { workerData, resourceLimits: { maxOldGenerationSizeMb: req.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 } });
   worker.unref(); // a scrub never keeps a stopping server alive (its files go at the next start)
   const channel = new WorkerChannel(worker, req.heapMb);
@@ -52,6 +54,7 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
     const head = await channel.next();
     if (head.type === 'failed') throw clientError(head);
     if (head.type !== 'head') throw new Error(`scrub worker: unexpected ${head.type}`);
+    job.encoding = head.encoding;
     const choice = chooseColumn(head.rows, job.kind, req.column, req.header);
     const width = Math.max(...head.rows.map((r) => r.length));
     const annotate = req.annotate === true && job.kind === 'phone';

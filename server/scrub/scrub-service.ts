@@ -55,7 +55,8 @@ export class ScrubService {
     }
     const id = randomUUID();
     const job: ScrubJob = {
-      id, kind, owner: scrubOwner(principal), actor, fileName, state: 'running', rows: null, processed: 0, kept: 0, removed: 0, invalid: 0, duplicates: 0, added: { kept: 0, removed: 0 },
+      id, kind, owner: scrubOwner(principal), actor, fileName, encoding: null, state: 'running', rows: null, processed: 0, kept: 0, removed: 0, invalid: 0, duplicates: 0,
+      added: { kept: 0, removed: 0 },
       error: null, createdAt: Date.now(), finishedAt: null, dir: makeJobDir(this.ctx.config.dataDir, id), uploadPath: request.filePath, listIds,
     };
     const finished = async (j: ScrubJob) => {

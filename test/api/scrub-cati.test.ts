@@ -55,7 +55,7 @@ describe('POST /cati/scrubs', () => {
     const { status, body, job, path } = await scrub(LIST, 'list.csv');
     expect(status).toBe(202);
     expect(body).toMatchObject({ State: 'running', FileName: 'list.csv' });
-    expect(Object.keys(job).sort()).toEqual(['CreatedAt', 'Duplicates', 'Error', 'FileName', 'FinishedAt', 'Id', 'Invalid', 'Kept', 'Processed', 'Removed', 'Rows', 'State'].sort());
+    expect(Object.keys(job).sort()).toEqual(['CreatedAt', 'Duplicates', 'Encoding', 'Error', 'FileName', 'FinishedAt', 'Id', 'Invalid', 'Kept', 'Processed', 'Removed', 'Rows', 'State'].sort());
     expect(job).toMatchObject({ State: 'done', Rows: 5, Processed: 5, Kept: 1, Removed: 3, Invalid: 1, Error: null });
     expect(path).toBe(`/cati/scrubs('${job.Id}')`);
     expect(await csv(`${path}/kept`)).toBe('Name,Phone,City\r\nEve,030 123 4567,Leiden\r\n');

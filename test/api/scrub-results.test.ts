@@ -1,7 +1,6 @@
 import XLSX from 'xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { waitDone } from './scrub-cati.test.ts';
 
 // docs/cati-api.md#scrubs: the sample given back as it came; dedupe and annotate.
 let t: TestServer;
@@ -17,6 +16,15 @@ function form(content: BlobPart, name: string, fields: Record<string, string> = 
   for (const [k, v] of Object.entries(fields)) fd.append(k, v);
   fd.append('file', new Blob([content]), name);
   return fd;
+}
+
+async function waitDone(server: TestServer, path: string): Promise<any> {
+  for (let i = 0; i < 400; i++) {
+    const r = await server.json('GET', path);
+    if (r.body?.State !== 'running') return r.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('scrub did not finish');
 }
 
 async function scrub(base: string, content: BlobPart, name: string, fields: Record<string, string> = {}) {

@@ -1,15 +1,19 @@
 import XLSX from 'xlsx';
 import { describe, expect, it } from 'vitest';
 import { csvCell, unguardCell } from '../../server/lib/csv-cell.ts';
-import { detectFormat } from '../../server/optout/file-format.ts';
+import { decodeText } from '../../common/files/encoding.ts';
+import { chooseDelimiter } from '../../common/files/delimiter.ts';
+import { FileError } from '../../server/files/file-error.ts';
+import { detectFormat } from '../../server/files/file-format.ts';
+import { openWorkbook } from '../../server/files/xlsx-rows.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeText, detectDelimiter, entryChecker, ImportFileError, readTextFileValues, readTextValues as lazyText } from '../../server/optout/import-parse.ts';
-import { readXlsxValues as lazyXlsx } from '../../server/optout/import-xlsx.ts';
+import { columnValues, entryChecker, readTextFileValues, readTextValues as lazyText, rowsOf } from '../../server/optout/import-parse.ts';
 
-const readTextValues = (bytes: Uint8Array, maxRows: number) => [...lazyText(bytes, maxRows)];
-const readXlsxValues = (bytes: Uint8Array, maxRows: number) => [...lazyXlsx(bytes, maxRows)];
+const readTextValues = (bytes: Uint8Array, maxRows: number) => [...lazyText(bytes, maxRows).values];
+const readXlsxValues = (bytes: Uint8Array, maxRows: number) => [...columnValues(rowsOf(openWorkbook(bytes, maxRows).batches()), maxRows)];
+const detectDelimiter = (text: string) => chooseDelimiter(text, true);
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const utf16le = (s: string) => new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')]));
@@ -33,15 +37,15 @@ describe('csv cells', () => {
 describe('decoding and delimiters', () => {
   it('reads UTF-8 with and without BOM and UTF-16 LE/BE with BOM', () => {
     for (const bytes of [utf8('a@b.com'), utf8('\ufeffa@b.com'), utf16le('a@b.com'), utf16be('a@b.com')]) {
-      expect(decodeText(bytes)).toBe('a@b.com');
+      expect(decodeText(bytes).text).toBe('a@b.com');
     }
   });
 
-  it('refuses invalid UTF-8 with a message', () => {
-    expect(() => decodeText(new Uint8Array([0x61, 0xff, 0x62]))).toThrow(/not valid UTF-8/);
+  it('reads bytes that are not valid UTF-8 as Windows-1252', () => {
+    expect(decodeText(new Uint8Array([0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72, 0x80]))).toEqual({ text: 'Müller€', encoding: 'windows-1252' });
   });
 
-  it('detects , ; and tab from the first non-blank line', () => {
+  it('detects , ; and tab from the first records', () => {
     expect(detectDelimiter('\n\na;b;c\n')).toBe(';');
     expect(detectDelimiter('a\tb\n')).toBe('\t');
     expect(detectDelimiter('a,b\n')).toBe(',');
@@ -64,7 +68,7 @@ describe('readTextValues', () => {
 
   it('refuses more data rows than allowed (header and blank lines not counted)', () => {
     expect(readTextValues(utf8('email\n1\n\n2\n3\n'), 3)).toEqual(['1', '2', '3']);
-    expect(() => readTextValues(utf8('email\n1\n2\n3\n4\n'), 3)).toThrow(ImportFileError);
+    expect(() => readTextValues(utf8('email\n1\n2\n3\n4\n'), 3)).toThrow(FileError);
     expect(() => readTextValues(utf8('email\n"1"\n2\n3\n4\n'), 3)).toThrow(/more than 3 data rows/);
   });
 
@@ -92,16 +96,16 @@ describe('readTextFileValues (a UTF-8 file without quotes read in slices)', () =
     const file = join(dir, 'f.csv');
     writeFileSync(file, bytes);
     try {
-      return [...readTextFileValues(file, maxRows, slice)];
+      return [...readTextFileValues(file, maxRows, false, slice).values];
     } catch (err) {
-      return err instanceof ImportFileError ? `${err.status} ${err.message}` : err;
+      return err instanceof FileError ? `${err.status} ${err.message}` : err;
     }
   };
   const whole = (bytes: Uint8Array, maxRows = 100) => {
     try {
       return readTextValues(bytes, maxRows);
     } catch (err) {
-      return err instanceof ImportFileError ? `${err.status} ${err.message}` : err;
+      return err instanceof FileError ? `${err.status} ${err.message}` : err;
     }
   };
   const files: [string, Uint8Array][] = [
@@ -117,12 +121,13 @@ describe('readTextFileValues (a UTF-8 file without quotes read in slices)', () =
   it.each(files)('%s: the same values as the whole text, whatever the slice size', (_name, bytes) => {
     for (const slice of [1, 2, 3, 5, 7, 64, 1 << 20]) expect(onDisk(bytes, slice), `slice ${slice}`).toEqual(whole(bytes));
   });
-  it('the row limit and the UTF-8 check as when read whole (invalid UTF-8 first)', () => {
+  it('the row limit and the encoding as when read whole', () => {
     const many = utf8('a@b.com\r\nc@d.com\r\ne@f.com\r\n');
     expect(onDisk(many, 4, 2)).toEqual(whole(many, 2));
     expect(onDisk(many, 4, 2)).toMatch(/^400 The file has more than 2 data rows/);
     const both = new Uint8Array([...many, 0xc3]);
-    expect(onDisk(both, 4, 2)).toMatch(/^400 The text file is not valid UTF-8/);
+    expect(onDisk(both, 4, 2)).toMatch(/^400 The file has more than 2 data rows/);
+    expect(onDisk(both, 4, 4)).toEqual(['a@b.com', 'c@d.com', 'e@f.com', 'Ã']);
   });
   it('cleans up', () => rmSync(dir, { recursive: true, force: true }));
 });
@@ -146,7 +151,7 @@ describe('readXlsxValues', () => {
   });
 
   it('refuses garbage that only looks like a zip', () => {
-    expect(() => readXlsxValues(new Uint8Array([0x50, 0x4b, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8]), 10)).toThrow(ImportFileError);
+    expect(() => readXlsxValues(new Uint8Array([0x50, 0x4b, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8]), 10)).toThrow(FileError);
   });
 });
 
@@ -158,7 +163,7 @@ describe('detectFormat', () => {
     expect(() => detectFormat('a.xlsx', utf8('a@b.com'))).toThrow(/not an Excel workbook/);
     expect(() => detectFormat('a.csv', new Uint8Array([0x50, 0x4b, 3, 4]))).toThrow(/zip/);
     expect(() => detectFormat('a.txt', new Uint8Array([0x61, 0, 0x62]))).toThrow(/binary/);
-    expect(() => detectFormat('a.pdf', utf8('x'))).toThrow(/\.csv, \.txt or \.xlsx/);
+    expect(() => detectFormat('a.pdf', utf8('x'))).toThrow(/\.csv, \.tsv, \.txt or \.xlsx/);
     expect(() => detectFormat('a.csv', new Uint8Array())).toThrow(/empty/);
   });
 });

@@ -1,7 +1,7 @@
 import { badRequest } from '../errors.ts';
 
-/** What an uploaded opt-out file is: a delimited text file or an Excel workbook. */
-export type FileFormat = 'text' | 'xlsx';
+/** What an uploaded file is (docs/files.md#formats): delimited text, tab-separated text (`.tsv`) or an Excel workbook. */
+export type FileFormat = 'text' | 'tsv' | 'xlsx';
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 /** Every zip signature (local file, empty archive, spanned): a text file starting with one is a zip. */
@@ -13,17 +13,20 @@ function startsWith(bytes: Uint8Array, magic: number[]): boolean {
 
 const hasUtf16Bom = (b: Uint8Array) => (b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff);
 
+/** The extensions a file may have, as the error names them. */
+export const FILE_EXTENSIONS = '.csv, .tsv, .txt or .xlsx';
+
 /**
- * Decides the format from the file name's extension AND the content (CONTRACT §5): `.xlsx` must be a zip
- * (`PK\x03\x04`); `.csv`/`.txt` must not be a zip or otherwise binary (NUL bytes without a UTF-16 BOM,
- * checked in the first 64 KiB). Anything else → 400 naming the mismatch. `head` is the file's start (≥64 KiB
- * when the file is that long), `size` its full length.
+ * Decides the format from the file name's extension AND the content (docs/files.md#formats): `.xlsx` must be a
+ * zip (`PK\x03\x04`); `.csv`/`.tsv`/`.txt` must not be a zip or otherwise binary (NUL bytes without a UTF-16
+ * BOM, checked in the first 64 KiB). An empty file, another extension or a mismatch → 400 saying which. `head`
+ * is the file's start (≥64 KiB when the file is that long), `size` its full length.
  */
 export function detectFormat(fileName: string, head: Uint8Array, size = head.length): FileFormat {
   const bytes = head;
   const ext = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
-  if (ext !== 'csv' && ext !== 'txt' && ext !== 'xlsx') {
-    throw badRequest(`The file '${fileName}' must be a .csv, .txt or .xlsx file`);
+  if (ext !== 'csv' && ext !== 'tsv' && ext !== 'txt' && ext !== 'xlsx') {
+    throw badRequest(`The file '${fileName}' must be a ${FILE_EXTENSIONS} file`);
   }
   if (size === 0) throw badRequest('The file is empty');
   if (ext === 'xlsx') {
@@ -36,5 +39,5 @@ export function detectFormat(fileName: string, head: Uint8Array, size = head.len
   if (!hasUtf16Bom(bytes) && bytes.subarray(0, 65536).includes(0)) {
     throw badRequest(`The file has the extension .${ext} but its content is binary, not text`);
   }
-  return 'text';
+  return ext === 'tsv' ? 'tsv' : 'text';
 }

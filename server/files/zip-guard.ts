@@ -1,12 +1,12 @@
 /**
- * Zip-bomb guard for untrusted .xlsx files (issue 9). Before anything is inflated, the central directory is
+ * Zip-bomb guard for untrusted .xlsx files. Before anything is inflated, the central directory is
  * read and checked: entry count, total declared size, per-entry compression ratio, methods, encryption,
  * ZIP64, and whether any two entries share bytes (the "overlapping entries" bomb). Then every entry is
  * inflated by zlib with an output cap equal to its declared size, and the result is repacked as an uncompressed
  * (stored) zip: the xlsx library never inflates anything itself, so it cannot allocate past these limits.
  */
 import { crc32, inflateRawSync } from 'node:zlib';
-import { ImportFileError } from './import-parse.ts';
+import { FileError } from './file-error.ts';
 
 /** What an .xlsx may hold before it is refused. */
 export const ZIP_LIMITS = {
@@ -35,7 +35,7 @@ const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
 const ZIP64_LOCATOR = 0x07064b50;
 
-const bad = (why: string) => new ImportFileError(400, `The .xlsx file cannot be read safely as a workbook: ${why}`);
+const bad = (why: string) => new FileError(400, `The .xlsx file cannot be read safely as a workbook: ${why}`);
 
 function view(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -49,7 +49,7 @@ function findEocd(bytes: Uint8Array, dv: DataView): number {
   throw bad('no zip end-of-central-directory record');
 }
 
-/** Reads and checks the central directory; throws ImportFileError (400, or 413 for a too-large total). */
+/** Reads and checks the central directory; throws FileError (400, or 413 for a too-large total). */
 export function inspectZip(bytes: Uint8Array): ZipEntry[] {
   const dv = view(bytes);
   const eocd = findEocd(bytes, dv);
@@ -80,7 +80,7 @@ export function inspectZip(bytes: Uint8Array): ZipEntry[] {
     if (method === 0 && compressedSize !== size) throw bad(`stored entry '${name}' declares two sizes`);
     total += size;
     if (total > ZIP_LIMITS.maxTotalBytes) {
-      throw new ImportFileError(413, `The .xlsx file expands to more than ${ZIP_LIMITS.maxTotalBytes / 1024 / 1024} MB; split it into smaller files`);
+      throw new FileError(413, `The .xlsx file expands to more than ${ZIP_LIMITS.maxTotalBytes / 1024 / 1024} MB; split it into smaller files`);
     }
     if (size > ZIP_LIMITS.ratioFloorBytes && size / Math.max(compressedSize, 1) > ZIP_LIMITS.maxRatio) {
       throw bad(`entry '${name}' is compressed more than ${ZIP_LIMITS.maxRatio}:1`);
