@@ -22,9 +22,9 @@ export const CATI_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedNumber', 'Ma
 const ONE = /^\/scrubs\((?:'|%27)?([^'%/()]+)(?:'|%27)?\)\/?$/;
 const RESULT = /^\/scrubs\((?:'|%27)?([^'%/()]+)(?:'|%27)?\)\/(kept|removed)\/?$/;
 
-/** Basic credentials (accepted under /cati/ for reads) may not start or delete a scrub. */
-const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFunction) => {
-  next(req.authScheme === 'basic' ? unauthorized('Starting or deleting a scrub needs Authorization: Bearer <key>') : undefined);
+/** Basic credentials (accepted under /cati/ for reads) may not start or delete a job (a scrub, a file import). */
+export const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFunction) => {
+  next(req.authScheme === 'basic' ? unauthorized('Starting or deleting a job needs Authorization: Bearer <key>') : undefined);
 }, 'Bearer');
 
 /** The blacklist as a scrub's list (matched with Controller.Check's rules in the worker, phone-index.ts). */
