@@ -14,7 +14,7 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 /** Runs tsc for main/ and copies server assets; returns tsc's exit status. */
 export function buildMain() {
   // A fresh output: a file removed or renamed in the sources (a migration, above all) must not linger in dist/.
-  for (const dir of ['main', 'server']) rmSync(join(root, 'dist', dir), { recursive: true, force: true });
+  for (const dir of ['main', 'server', 'common']) rmSync(join(root, 'dist', dir), { recursive: true, force: true });
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'main', 'tsconfig.json')], { stdio: 'inherit', cwd: root });
   copyAssets(join(root, 'server'), join(root, 'dist', 'server'));
   rewriteModuleUrls(join(root, 'dist'));

@@ -25,10 +25,13 @@ const MALFORMED = 1;
 
 /**
  * Reads records of `text` from `pos` into `out` (at most `max`) and answers where the unread rest starts.
- * Without `eof` a record that may continue in the next chunk is left unread.
+ * Without `eof` a record that may continue in the next chunk is left unread. `quoted`: whether the text holds a
+ * quote at or after `pos` (a caller reading one text in several calls tells it once; false takes the fast path).
  */
-export function readRecords(text: string, pos: number, delimiter: string, eof: boolean, out: string[][], max = Infinity, stats?: RecordStats): number {
-  return text.indexOf('"', pos) < 0 ? plainRecords(text, pos, delimiter, eof, out, max) : quotedRecords(text, pos, delimiter, eof, out, max, stats);
+export function readRecords(
+  text: string, pos: number, delimiter: string, eof: boolean, out: string[][], max = Infinity, stats?: RecordStats, quoted = text.indexOf('"', pos) >= 0,
+): number {
+  return quoted ? quotedRecords(text, pos, delimiter, eof, out, max, stats) : plainRecords(text, pos, delimiter, eof, out, max);
 }
 
 /** Every record of a whole text (or, `complete` false, of a file's start, its last cut record left out). */

@@ -39,37 +39,31 @@ export function openTextFile(path: string, tab: boolean, chunkBytes = CHUNK_BYTE
 /** The file's delimiter once the text read so far shows it, else undefined (read on). */
 type DelimiterOf = (text: string, done: boolean) => Delimiter | undefined;
 
-/** Feeds `read` each text piece joined to what the last read left unread (`done` with the last); steps once per piece. */
-function* joined(pieces: Generator<string>, read: (text: string, done: boolean) => number): Generator<void, void> {
+/**
+ * The rows of text that arrives in pieces, in batches yielded as soon as they are read: a batch's rows are
+ * garbage once the caller is done with it, before they age (a chunk's rows held at once made the collector
+ * most of the time).
+ */
+function* rowBatches(pieces: Generator<string>, delimiterOf: DelimiterOf): Generator<string[][]> {
   let rest = '';
   let done = false;
   while (!done) {
     const next = pieces.next();
     done = next.done === true;
     const text = rest + (next.value ?? '');
-    rest = text.slice(read(text, done));
-    if (rest.length > MAX_RECORD_CHARS) throw tooLong();
-    yield;
-  }
-}
-
-function* rowBatches(pieces: Generator<string>, delimiterOf: DelimiterOf): Generator<string[][]> {
-  const batches: string[][][] = [];
-  const reading = joined(pieces, (text, done) => {
     const d = delimiterOf(text, done);
-    if (d === undefined) return 0;
     let pos = 0;
-    for (;;) {
-      const rows: string[][] = [];
-      pos = readRecords(text, pos, d, done, rows, BATCH);
-      if (rows.length > 0) batches.push(rows);
-      if (rows.length < BATCH) return pos;
+    if (d !== undefined) {
+      const quoted = text.includes('"');
+      for (;;) {
+        const rows: string[][] = [];
+        pos = readRecords(text, pos, d, done, rows, BATCH, undefined, quoted);
+        if (rows.length > 0) yield rows;
+        if (rows.length < BATCH) break;
+      }
     }
-  });
-  // Batches go out as each chunk is read, so a caller holds at most one chunk's rows.
-  for (let step = reading.next(); ; step = reading.next()) {
-    while (batches.length > 0) yield batches.shift()!;
-    if (step.done) return;
+    rest = text.slice(pos);
+    if (rest.length > MAX_RECORD_CHARS) throw tooLong();
   }
 }
 
@@ -113,20 +107,29 @@ function isBlankLine(text: string, from: number, to: number, d: number): boolean
 
 function countRows(pieces: Generator<string>, delimiterOf: DelimiterOf): number {
   let count = 0;
-  const reading = joined(pieces, (text, done) => {
+  let rest = '';
+  let done = false;
+  while (!done) {
+    const next = pieces.next();
+    done = next.done === true;
+    const text = rest + (next.value ?? '');
     const d = delimiterOf(text, done);
-    if (d === undefined) return 0;
-    if (text.includes('"')) {
-      const rows: string[][] = [];
-      const pos = readRecords(text, 0, d, done, rows);
-      for (const r of rows) if (!isBlankRecord(r)) count++;
-      return pos;
+    let pos = 0;
+    if (d !== undefined && text.includes('"')) {
+      for (;;) {
+        const rows: string[][] = [];
+        pos = readRecords(text, pos, d, done, rows, BATCH, undefined, true);
+        for (const r of rows) if (!isBlankRecord(r)) count++;
+        if (rows.length < BATCH) break;
+      }
+    } else if (d !== undefined) {
+      const r = countPlain(text, 0, d.charCodeAt(0), done);
+      count += r.count;
+      pos = r.pos;
     }
-    const r = countPlain(text, 0, d.charCodeAt(0), done);
-    count += r.count;
-    return r.pos;
-  });
-  while (!reading.next().done);
+    rest = text.slice(pos);
+    if (rest.length > MAX_RECORD_CHARS) throw tooLong();
+  }
   return count;
 }
 

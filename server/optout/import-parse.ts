@@ -1,5 +1,5 @@
 import { decodeText, type TextEncodingName } from '../../common/files/encoding.ts';
-import { tooManyRows } from '../files/file-error.ts';
+import { FileError, tooManyRows } from '../files/file-error.ts';
 import { openTextFile, textRows } from '../files/text-rows.ts';
 import { unguardCell } from '../lib/csv-cell.ts';
 import type { EntryKind } from './entries.ts';
@@ -20,7 +20,10 @@ export function headerColumn(cells: readonly string[]): number {
   return cells.findIndex((c) => HEADER_NAMES.has(c.trim().toLowerCase()));
 }
 
-/** Values of the chosen column of rows (header row recognised, blank rows skipped, export guard undone). */
+/**
+ * Values of the chosen column of rows (header row recognised, blank rows skipped, export guard undone). A file
+ * without a data row (empty, blank lines only, or a header alone) → 400 (docs/files.md#errors).
+ */
 export function* columnValues(rows: Iterable<readonly string[]>, maxRows: number): Generator<string> {
   let count = 0;
   let column = -2; // -2: first non-blank row not seen yet
@@ -34,6 +37,7 @@ export function* columnValues(rows: Iterable<readonly string[]>, maxRows: number
     if (++count > maxRows) throw tooManyRows(maxRows);
     yield unguardCell(cells[column] ?? '');
   }
+  if (count === 0) throw new FileError(400, column === -2 ? 'The file is empty: it has no rows' : 'The file has a header but no data rows');
 }
 
 /** The values of an import file and the encoding it was read in (null: a workbook). */

@@ -114,6 +114,7 @@ async function run(): Promise<void> {
   });
   const count = (await countRows(job.filePath, job.format, pass)) - (start.header ? 1 : 0);
   if (count > job.maxRows) throw tooManyRows(job.maxRows);
+  if (count <= 0) throw new FileError(400, 'The file has a header but no data rows');
   send({ type: 'count', rows: Math.max(0, count) });
   await indexList();
 

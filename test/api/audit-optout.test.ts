@@ -58,7 +58,7 @@ describe('audit of opt-out changes', () => {
   it('an import is one row with its counts, by the key that uploaded it (written by the import worker)', async () => {
     await as('POST', `/optout/lists/${listId}/emails`, { emailAddress: 'old@example.org' });
     const { result, rows } = await audited(t, () => upload('emails', 'emailAddress\r\nold@example.org\r\nnew@example.org\r\nnew@example.org\r\nnot-an-address\r\n', 'list.csv'));
-    expect(result.body).toEqual({ newRows: 1, duplicatedRows: 2, invalidRows: 1 });
+    expect(result.body).toEqual({ newRows: 1, duplicatedRows: 2, invalidRows: 1, Encoding: 'utf-8' });
     expect(rows).toEqual([
       expect.objectContaining({
         ...by,

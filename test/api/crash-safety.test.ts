@@ -83,7 +83,7 @@ describe('SIGTERM', () => {
     upload.release();
     const res = await answer;
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ newRows: 1000, duplicatedRows: 0, invalidRows: 0 });
+    expect(await res.json()).toEqual({ newRows: 1000, duplicatedRows: 0, invalidRows: 0, Encoding: 'utf-8' });
     expect(await s.proc.exitCode()).toBe(0);
     // What it acknowledged is there after a restart.
     const again = await start();

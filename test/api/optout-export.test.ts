@@ -71,7 +71,7 @@ describe('GET …/emails/export', () => {
 
     const to = await freshList();
     const back = await importCsv(to, 'emails', text);
-    expect(back.body).toEqual({ newRows: rows.length, duplicatedRows: 0, invalidRows: 0 });
+    expect(back.body).toEqual({ newRows: rows.length, duplicatedRows: 0, invalidRows: 0, Encoding: 'utf-8' });
     const again = parse((await exportCsv(to, 'emails')).text, { columns: true }) as { emailAddress: string }[];
     expect(again.map((r) => r.emailAddress).sort()).toEqual(rows.map((r) => r.emailAddress).sort());
     expect(again.map((r) => r.emailAddress)).toEqual(expect.arrayContaining(["'-minus@x.com", "''quote@x.com", 'plain@xn--bcher-kva.de']));
@@ -88,7 +88,7 @@ describe('GET …/domains/export', () => {
     expect(lines[0]).toBe('domain,timestamp');
     expect(lines.slice(1, -1).map((l) => l.split(',')[0]).sort()).toEqual(['a-b.example', 'example.com', 'xn--bcher-kva.de']);
     const to = await freshList();
-    expect((await importCsv(to, 'domains', text)).body).toEqual({ newRows: 3, duplicatedRows: 0, invalidRows: 0 });
+    expect((await importCsv(to, 'domains', text)).body).toEqual({ newRows: 3, duplicatedRows: 0, invalidRows: 0, Encoding: 'utf-8' });
   });
 
   it('is 404 for an unknown list and 403 for a list outside the key’s projects', async () => {

@@ -83,7 +83,7 @@ describe('the upload dir', () => {
       finish();
       const r = await answer;
       expect(r.status).toBe(200);
-      expect(await r.json()).toEqual({ newRows: 2, duplicatedRows: 0, invalidRows: 0 });
+      expect(await r.json()).toEqual({ newRows: 2, duplicatedRows: 0, invalidRows: 0, Encoding: 'utf-8' });
       expect(readdirSync(uploads)).toEqual([]);
     } finally {
       await s.close();

@@ -39,12 +39,12 @@ function upload(content: Uint8Array | string, name: string) {
 describe('where an upload waits for its import', () => {
   it('a small text file never touches the disk; a large one streams to the upload dir; both are imported', async () => {
     const small = await watched(() => upload('a@x.com\nb@x.com\n', 'small.csv'));
-    expect(small.result.body).toEqual({ newRows: 2, duplicatedRows: 0, invalidRows: 0 });
+    expect(small.result.body).toEqual({ newRows: 2, duplicatedRows: 0, invalidRows: 0, Encoding: 'utf-8' });
     expect(small.seen).toEqual([]);
 
     const rows = Array.from({ length: 5000 }, (_, i) => `user${i}@large.example`).join('\n'); // ~110 KB
     const large = await watched(() => upload(rows, 'large.csv'));
-    expect(large.result.body).toEqual({ newRows: 5000, duplicatedRows: 0, invalidRows: 0 });
+    expect(large.result.body).toEqual({ newRows: 5000, duplicatedRows: 0, invalidRows: 0, Encoding: 'utf-8' });
     expect(large.seen.length).toBeGreaterThan(0);
   });
 
@@ -53,7 +53,7 @@ describe('where an upload waits for its import', () => {
     XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['email'], ['c@x.com'], ['d@x.com']]), 'Sheet1');
     const bytes = new Uint8Array(XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
     const r = await watched(() => upload(bytes, 'small.xlsx'));
-    expect(r.result.body).toEqual({ newRows: 2, duplicatedRows: 0, invalidRows: 0 });
+    expect(r.result.body).toEqual({ newRows: 2, duplicatedRows: 0, invalidRows: 0, Encoding: null });
     expect(r.seen.some((n) => n.startsWith('memory-'))).toBe(true);
     expect(readdirSync(join(t.dataDir, 'uploads'))).toEqual([]);
   });

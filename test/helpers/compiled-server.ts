@@ -9,6 +9,7 @@
  *
  * Layout of the output directory, so the compiled CLI finds what `server/cli.ts` finds in the project:
  *   server/…        the transpiled modules (relative `.ts` specifiers rewritten to `.js`) and the SQL migrations
+ *   common/…        the transpiled code the server shares with the renderer
  *   package.json    the project's ("type": "module"; the app root native-binding.ts looks for)
  *   node_modules →  the project's node_modules (symlink)
  *   dist →          the project's dist (symlink: `serve` answers the UI from dist/renderer)
@@ -35,10 +36,12 @@ export async function compileServer(root: string): Promise<string> {
   try {
     const sources = join(root, 'server');
     const files = filesUnder(sources);
+    // The code the server shares with the renderer (common/) is compiled beside it, as tsc lays it out.
+    const shared = filesUnder(join(root, 'common'));
     await build({
-      entryPoints: files.filter((f) => f.endsWith('.ts')),
-      outdir: join(out, 'server'),
-      outbase: sources,
+      entryPoints: [...files, ...shared].filter((f) => f.endsWith('.ts')),
+      outdir: out,
+      outbase: root,
       bundle: false,
       format: 'esm',
       platform: 'node',
@@ -46,7 +49,7 @@ export async function compileServer(root: string): Promise<string> {
       sourcemap: 'inline',
       logLevel: 'error',
     });
-    for (const file of filesUnder(join(out, 'server'))) {
+    for (const file of [...filesUnder(join(out, 'server')), ...filesUnder(join(out, 'common'))]) {
       const code = readFileSync(file, 'utf8');
       const next = code.replace(TS_SPECIFIER, (_m, head: string, q: string, path: string) => `${head}${q}${path}.js${q}`);
       if (next !== code) writeFileSync(file, next);

@@ -1,16 +1,22 @@
 /**
- * The first rows of a picked CSV/TSV/TXT file, read in the browser (only its first 64 KiB), and the column
- * and header rules of the server (CONTRACT §16; server/scrub/column-rules.ts) so the preview shows the
- * column the scrub will use.
+ * The first rows of a picked CSV/TSV/TXT file (only its first 64 KiB) or small workbook, read in the browser by
+ * the server's own rules (common/files: encoding, delimiter, RFC 4180 records, workbook cells; docs/files.md),
+ * and the column and header rules of the server (docs/cati-api.md#scrubs; server/scrub/column-rules.ts) so the
+ * preview shows the column the scrub will use.
  */
 
-import { splitCsvLine } from '../../stores/blacklist-import.ts';
+import { isBlankRecord, parseRecords } from '../../../../common/files/csv-records.ts';
+import { chooseDelimiter } from '../../../../common/files/delimiter.ts';
+import { decodeText } from '../../../../common/files/encoding.ts';
+import { cellText, type SheetCell } from '../../../../common/files/xlsx-cell.ts';
 
 export type ScrubTarget = 'cati' | 'optout';
 
 const WORDS: Record<ScrubTarget, RegExp> = { cati: /phone|tel|number/i, optout: /mail/i };
 const DATA: Record<ScrubTarget, RegExp> = { cati: /\d/, optout: /@/ };
 
+/** Bytes of a text file the preview reads. */
+const PREVIEW_TEXT_BYTES = 65536;
 /** Workbooks up to this size get a preview (read whole by SheetJS in the page; larger ones are left to the server). */
 const MAX_PREVIEW_XLSX_BYTES = 10 * 1024 * 1024;
 
@@ -19,11 +25,15 @@ async function workbookRows(file: File, max: number): Promise<string[][]> {
   if (file.size > MAX_PREVIEW_XLSX_BYTES) return [];
   try {
     const XLSX = await import('xlsx');
-    const book = XLSX.read(new Uint8Array(await file.arrayBuffer()), { type: 'array', sheets: 0, sheetRows: max * 4, cellFormula: false, cellHTML: false });
+    const book = XLSX.read(new Uint8Array(await file.arrayBuffer()), {
+      type: 'array', dense: true, sheets: 0, sheetRows: max * 4, cellFormula: false, cellHTML: false, cellDates: false, cellNF: true, cellText: false,
+    });
     const sheet = book.Sheets[book.SheetNames[0] ?? ''];
     if (!sheet) return [];
-    const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, raw: false, blankrows: false, defval: '' });
-    return rows.slice(0, max).map((r) => r.map((c) => String(c ?? '')));
+    const date1904 = Boolean(book.Workbook?.WBProps?.date1904);
+    const data = (sheet['!data'] ?? []) as (SheetCell[] | undefined)[];
+    const rows = data.map((row) => Array.from(row ?? [], (cell) => cellText(cell, (f) => XLSX.SSF.is_date(f), date1904)));
+    return rows.filter((r) => !isBlankRecord(r)).slice(0, max);
   } catch {
     return [];
   }
@@ -32,12 +42,12 @@ async function workbookRows(file: File, max: number): Promise<string[][]> {
 /** The first `max` non-blank rows of a text file or (small) workbook. */
 export async function previewRows(file: File, max = 8): Promise<string[][]> {
   if (/\.xlsx$/i.test(file.name)) return workbookRows(file, max);
-  const text = new TextDecoder('utf-8').decode(await file.slice(0, 65536).arrayBuffer()).replace(/^\uFEFF/, '');
-  const lines = text.split(/\r\n|\n|\r/).filter((l) => l.trim() !== '');
-  if (!text.endsWith('\n') && file.size > 65536) lines.pop(); // the last line may be cut
-  const first = lines[0] ?? '';
-  const delimiter = /\.tsv$/i.test(file.name) ? '\t' : ([',', ';', '\t'] as const).reduce((best, d) => (first.split(d).length > first.split(best).length ? d : best), ',' as string);
-  return lines.slice(0, max).map((l) => splitCsvLine(l, delimiter));
+  const complete = file.size <= PREVIEW_TEXT_BYTES;
+  const { text } = decodeText(new Uint8Array(await file.slice(0, PREVIEW_TEXT_BYTES).arrayBuffer()), complete);
+  const delimiter = chooseDelimiter(text, complete, file.name);
+  return parseRecords(text, delimiter, complete)
+    .filter((r) => !isBlankRecord(r))
+    .slice(0, max);
 }
 
 /** The column (0-based) and header the server will choose for these rows, given the user's picks. */
