@@ -95,7 +95,7 @@ describe('POST /cati/blacklist/imports', () => {
     const unknownSheet = await t.json('POST', '/cati/blacklist/imports', { raw: form(new Uint8Array(XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer), 'w.xlsx', { sheet: 'Nope' }) });
     expect(unknownSheet.status).toBe(400);
     expect(await count()).toBe(before);
-  });
+  }, 90_000); // nine uploads, each read by a worker thread of its own
 
   it('needs cati_administrate; an unknown job is 404', async () => {
     const created = await t.json('POST', '/admin/keys', { body: { name: 'reader', permissions: ['cati_read'] } });
