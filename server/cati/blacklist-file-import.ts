@@ -68,6 +68,13 @@ function defaultType(value: string | undefined): BlacklistType {
   throw badRequest(`type must be Equal or StartWith, not '${value}'`);
 }
 
+/** The worker's packed rows as items to store (the parsed arrays are garbage once this returns). */
+function itemsOf(m: Extract<FromBlacklistWorker, { type: 'items' }>): ValidItem[] {
+  const numbers = JSON.parse(m.numbers) as string[];
+  const comments = JSON.parse(m.comments) as (string | null)[];
+  return numbers.map((number, i) => ({ number, type: m.types[i] === 1 ? 'StartWith' : 'Equal', comment: comments[i]! }));
+}
+
 /** The blacklist file imports of one server. */
 export class BlacklistImports {
   private readonly jobs = new Map<string, BlacklistImportJob>();
@@ -123,23 +130,23 @@ export class BlacklistImports {
       processed: 0, added: 0, duplicates: 0, invalid: 0, error: null, invalidRows: [], createdAt: Date.now(),
     };
     this.jobs.set(job.id, job);
-    void this.run(job, req, next).finally(() => {
+    void this.run(job, next, () => void worker.terminate()).finally(() => {
       void worker.terminate();
       void rm(req.filePath, { force: true });
     });
     return job;
   }
 
-  private async run(job: BlacklistImportJob, req: ImportRequest, next: () => Promise<FromBlacklistWorker>): Promise<void> {
+  /** Follows the worker to its items and stores them; `release` stops the worker once they are here (its heap is given back before the write). */
+  private async run(job: BlacklistImportJob, next: () => Promise<FromBlacklistWorker>, release: () => void): Promise<void> {
     try {
       for (;;) {
         const m = await next();
         if (m.type === 'progress') job.processed = m.processed;
         else if (m.type === 'failed') throw new Error(m.message);
         else if (m.type === 'items') {
-          const numbers = JSON.parse(m.numbers) as string[];
-          const comments = JSON.parse(m.comments) as (string | null)[];
-          const valid: ValidItem[] = numbers.map((number, i) => ({ number, type: m.types[i] === 1 ? 'StartWith' : 'Equal', comment: comments[i]! }));
+          release();
+          const valid = itemsOf(m);
           const stored = await storeItems(this.ctx.store, valid, m.invalid, Date.now(), { FileName: job.fileName, Rows: job.rows }, job.actor);
           Object.assign(job, { processed: job.rows, added: stored.Added, duplicates: stored.Duplicates, invalid: m.invalid, invalidRows: m.invalidRows, state: 'done' });
           return;
