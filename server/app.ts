@@ -10,6 +10,7 @@ import { uiSessionsRouter, uiTokenRouter } from './auth/ui-session-router.ts';
 import { usersRouter } from './auth/users-router.ts';
 import { companySettingsRouter } from './cati/company-settings-router.ts';
 import { catiService } from './cati/index.ts';
+import { blacklistImportRouter } from './cati/blacklist-import-routes.ts';
 import { catiScrubRouter } from './cati/scrub-routes.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, errorMiddleware } from './errors.ts';
@@ -66,7 +67,7 @@ export function createApp(ctx: AppContext, pages: UnsubscribePages = unsubscribe
   app.use('/unsubscribe', pages.router);
 
   // The two APIs: Bearer key on every route; each router parses JSON bodies only after its permission check (under /cati/ also Basic, for side-effect-free reads only).
-  app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, catiScrubRouter(ctx), cati.router); // /cati/scrubs (docs/optout-api.md#scrubs) ahead of the OData dispatcher, which parses JSON after its permission check
+  app.use('/cati', authenticate(ctx.keys, { basic: true }), bindActor, catiScrubRouter(ctx), blacklistImportRouter(ctx), cati.router); // /cati/scrubs and /cati/blacklist/imports (docs/cati-api.md) ahead of the OData dispatcher, which parses JSON after its permission check
   app.use('/optout/scrubs', authenticate(ctx.keys), bindActor, optoutScrubRouter(ctx)); // docs/optout-api.md#scrubs
   app.use('/optout', authenticate(ctx.keys), bindActor, settingsRouter(ctx), unsubscribeLinksRouter(ctx), optoutRouter(ctx));
   app.use('/admin/keys', authenticate(ctx.keys), bindActor, keysRouter(ctx)); // extension: key management (company_administrate)

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { ApiKeyStore, parsePermissions, parseProjects } from './auth/api-keys.ts';
-import { checkPhoneRegion } from './cati/phone-region.ts';
+import { checkPhoneRegion } from './phone/phone-region.ts';
 import { databaseEngine, defaultConfig, DEFAULT_PORT, type RateLimit, type UnsubscribeRateLimits } from './config.ts';
 import { lockedDatabase, sameDatabase } from './db/database-url.ts';
 import { appRoot } from './db/native-binding.ts';

@@ -5,7 +5,7 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { badRequest } from '../errors.ts';
 import type { EntityModel, FunctionDef } from '../odata/model.ts';
-import { normaliseTelephoneNumber, type Normalised } from './phone-region.ts';
+import { normaliseTelephoneNumber, type Normalised } from '../phone/phone-region.ts';
 
 export const BLACKLIST_TYPES = ['Equal', 'StartWith'] as const;
 export type BlacklistType = (typeof BLACKLIST_TYPES)[number];

@@ -9,7 +9,7 @@
 import type { CountryCode } from 'libphonenumber-js';
 import { recordAudit } from '../audit/audit-log.ts';
 import type { Queryable, Store } from '../db/store.ts';
-import { renormaliseStored, trunkPrefix, type NumberType } from './phone-region.ts';
+import { renormaliseStored, trunkPrefix, type NumberType } from '../phone/phone-region.ts';
 
 /** Settings key holding the region the stored numbers are normalised for (JSON string or null). */
 export const PHONE_REGION_SETTING = 'phoneRegion';

@@ -8,7 +8,7 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { CollectionScope } from '../odata/collection-query.ts';
 import type { FunctionDef } from '../odata/model.ts';
-import { normaliseTelephoneNumber } from './phone-region.ts';
+import { normaliseTelephoneNumber } from '../phone/phone-region.ts';
 
 /** The function as $metadata declares it. */
 export const searchFunction: FunctionDef = {

@@ -4,7 +4,7 @@
  */
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type { CountryCode } from 'libphonenumber-js';
-import { diffChanges, recordAudit } from '../audit/audit-log.ts';
+import { diffChanges, recordAudit, type Actor } from '../audit/audit-log.ts';
 import { insertNewReturningIds } from '../db/bulk.ts';
 import type { Queryable, Store } from '../db/store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
@@ -184,7 +184,8 @@ function parseImportItem(
 /** Items normalised under a phone region between two turns of the event loop (about 5-20 ms of work). */
 const PARSE_SLICE = 1000;
 
-type ValidItem = { number: string; type: BlacklistType; comment: string | null };
+/** A normalised item ready to store. */
+export type ValidItem = { number: string; type: BlacklistType; comment: string | null };
 
 const IMPORT_COLUMNS = ['telephone_number', 'type', 'comment', 'created'] as const;
 /** The table's unique key: an import adds a (number, Type) once. */
@@ -238,16 +239,32 @@ export async function importItems(store: Store, items: unknown[], region: Countr
       if (result.InvalidItems.length < MAX_REPORTED_INVALID) result.InvalidItems.push({ Index: index, Value: p.value, Message: p.message });
     }
   }
+  const stored = await storeItems(store, valid, result.Invalid, now);
+  result.Added = stored.Added;
+  result.Duplicates = stored.Duplicates;
+  return result;
+}
+
+/**
+ * Stores normalised items in one transaction with one audit row (`imported`, the counts and `extra`) and the
+ * added ones' events for /events: Controller.Import's and the file import's write.
+ */
+export async function storeItems(
+  store: Store,
+  valid: readonly ValidItem[],
+  invalid: number,
+  now = Date.now(),
+  extra: Record<string, unknown> = {},
+  actor?: Actor,
+): Promise<{ Added: number; Duplicates: number }> {
   const added = await store.transaction(async (tx) => {
     const rows = await insertNew(tx, valid, now); // inside: a transaction the engine retries (PostgreSQL serialization) starts afresh
-    const changes = { Added: rows.length, Duplicates: valid.length - rows.length, Invalid: result.Invalid };
-    await recordAudit(tx, { action: 'imported', entity: 'blacklist', entityId: null, changes });
-    await publishChanges(tx, rows);
+    const changes = { ...extra, Added: rows.length, Duplicates: valid.length - rows.length, Invalid: invalid };
+    await recordAudit(tx, { action: 'imported', entity: 'blacklist', entityId: null, changes }, now, actor);
+    await publishChanges(tx, rows); // in the transaction: the events go out once it commits (docs/events.md#exactly-once)
     return rows;
   });
-  result.Added = added.length;
-  result.Duplicates = valid.length - added.length;
-  return result;
+  return { Added: added.length, Duplicates: valid.length - added.length };
 }
 
 /**

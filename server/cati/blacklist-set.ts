@@ -15,7 +15,7 @@ import { blacklistModel, checkFunction, checkResultModel, importAction, importEr
 import { applyPhoneRegion } from './blacklist-region.ts';
 import { searchFunction, searchScope } from './blacklist-search.ts';
 import { checkNumber, createItem, deleteItem, importItems, importItemsOf, parseItemBody, updateItem } from './blacklist-service.ts';
-import { checkPhoneRegion } from './phone-region.ts';
+import { checkPhoneRegion } from '../phone/phone-region.ts';
 import { phoneRegion } from './phone-region-setting.ts';
 
 /** The blacklist entity set: every seed endpoint plus Check. */

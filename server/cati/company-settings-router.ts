@@ -14,8 +14,8 @@ import type { AppContext } from '../context.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { jsonBody } from '../http/json-body.ts';
 import { applyPhoneRegion, previewPhoneRegion } from './blacklist-region.ts';
-import { phoneExamples, phoneLib } from './phone-lib.ts';
-import { checkPhoneRegion, normaliseTelephoneNumber } from './phone-region.ts';
+import { phoneExamples, phoneLib } from '../phone/phone-lib.ts';
+import { checkPhoneRegion, normaliseTelephoneNumber } from '../phone/phone-region.ts';
 import { phoneRegion } from './phone-region-setting.ts';
 
 /** The region of a request (`"DE"`, `null`), or a 400 naming what was sent. */

@@ -8,7 +8,7 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { Queryable, Store } from '../db/store.ts';
 import { applyPhoneRegion, storedRegion } from './blacklist-region.ts';
-import { checkPhoneRegion } from './phone-region.ts';
+import { checkPhoneRegion } from '../phone/phone-region.ts';
 
 /** The stored phone region (upper-case ISO 3166 alpha-2), or null: numbers are then compared digit by digit. */
 export async function phoneRegion(db: Queryable): Promise<CountryCode | null> {

@@ -10,20 +10,21 @@ import type { AppContext } from '../context.ts';
 import { unauthorized } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 import { uploadFile } from '../files/upload.ts';
+import { phoneRegion } from './phone-region-setting.ts';
 import { tagPermission, type PermissionTagged } from '../route-table.ts';
 import { scrubEngine } from '../scrub/lazy-engine.ts';
 import type { ListSource } from '../scrub/list-entries.ts';
 
-/** Columns a removed row gains (after its own). */
-export const CATI_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedNumber', 'MatchType', 'Normalized'] as const;
+/** The list's columns a removed row gains after its own (the scrub adds MatchedRow, Normalized, … after them). */
+export const CATI_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedNumber', 'MatchType'] as const;
 
 /** `scrubs('{Id}')` and its `/kept`, `/removed` (the quotes may come percent-encoded). */
 const ONE = /^\/scrubs\((?:'|%27)?([^'%/()]+)(?:'|%27)?\)\/?$/;
 const RESULT = /^\/scrubs\((?:'|%27)?([^'%/()]+)(?:'|%27)?\)\/(kept|removed)\/?$/;
 
-/** Basic credentials (accepted under /cati/ for reads) may not start or delete a scrub. */
-const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFunction) => {
-  next(req.authScheme === 'basic' ? unauthorized('Starting or deleting a scrub needs Authorization: Bearer <key>') : undefined);
+/** Basic credentials (accepted under /cati/ for reads) may not start or delete a job (a scrub, a file import). */
+export const bearerOnly = tagPermission((req: Request, _res: Response, next: NextFunction) => {
+  next(req.authScheme === 'basic' ? unauthorized('Starting or deleting a job needs Authorization: Bearer <key>') : undefined);
 }, 'Bearer');
 
 /** The blacklist as a scrub's list (matched with Controller.Check's rules in the worker, phone-index.ts). */
@@ -64,7 +65,7 @@ function scrubRoutes(ctx: AppContext): Router {
   router.post('/scrubs', bearerOnly, allowed, upload, async (req, res) => {
     const { e, service } = await loaded();
     const file = e.uploadedFile(req);
-    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), region: await e.scrubPhoneRegion(ctx), list: blacklistList(ctx) };
+    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: await phoneRegion(ctx.store), list: blacklistList(ctx) };
     const job = await service.start('phone', req.principal!, actorOf(req), file.originalname, () => e.scrubFormat(file.originalname, file.path), request);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/scrubs('${job.id}')`).json(e.jobAnswer(job));
   });

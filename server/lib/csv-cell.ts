@@ -13,6 +13,11 @@ export function csvCell(value: string): string {
   return NEEDS_QUOTES.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
 }
 
+/** A cell written exactly as it is (quoted per RFC 4180 when needed, no formula guard): a person's own data given back (docs/cati-api.md#scrubs). */
+export function csvPlainCell(value: string): string {
+  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
 /** Undoes the export's guard on an imported (already unquoted) cell: one leading ' before a guarded character. */
 export function unguardCell(value: string): string {
   return value.length > 1 && value[0] === "'" && GUARDED.has(value[1]!) ? value.slice(1) : value;

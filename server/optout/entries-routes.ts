@@ -5,7 +5,7 @@ import { addDomainEntry, addEmailEntry, checkAddress, deleteEntry, type EntryKin
 import { pageEntries, parsePageQuery } from './entries-query.ts';
 import { parsePositiveId } from '../http/path-params.ts';
 import { listOf } from './list-access.ts';
-import { checkDomain, checkEmail } from './normalise.ts';
+import { checkDomain, checkEmail } from '../email/normalise.ts';
 import { bodyField, objectBody, queryParams } from '../http/request-input.ts';
 
 const FIELD: Record<EntryKind, string> = { emails: 'emailAddress', domains: 'domain' };

@@ -4,7 +4,7 @@ import { openTextFile, textRows } from '../files/text-rows.ts';
 import { unguardCell } from '../lib/csv-cell.ts';
 import type { EntryKind } from './entries.ts';
 import { MAX_INVALID_ITEMS, type InvalidItem } from './import-protocol.ts';
-import { checkDomain, checkEmail, type Checked } from './normalise.ts';
+import { checkDomain, checkEmail, type Checked } from '../email/normalise.ts';
 
 /**
  * Reading an opt-out import file (docs/optout-api.md#import, docs/files.md) into the values of its one relevant

@@ -15,8 +15,8 @@ import type { ListSource } from '../scrub/list-entries.ts';
 import { uploadFile } from '../files/upload.ts';
 import { findListFor, PROJECT_ID } from './lists.ts';
 
-/** Columns a removed row gains (after its own). */
-export const OPTOUT_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedList', 'Normalized'] as const;
+/** The list's columns a removed row gains after its own (the scrub adds MatchedRow, Normalized, … after them). */
+export const OPTOUT_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedList'] as const;
 
 /** The lists as a scrub's list (matched with the lists' Check rules in the worker, email-index.ts). */
 function optoutLists(ctx: AppContext, listIds: number[]): ListSource {
@@ -44,7 +44,7 @@ export function optoutScrubRouter(ctx: AppContext): Router {
     }
     const lists = [projectId === null ? undefined : await findListFor(ctx.store, ctx.config.companyId, projectId), await findListFor(ctx.store, ctx.config.companyId, null)];
     const listIds = lists.flatMap((l) => (l ? [l.id] : []));
-    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), region: null, list: optoutLists(ctx, listIds) };
+    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: null, list: optoutLists(ctx, listIds) };
     const job = await service.start('email', req.principal!, actorOf(req), file.originalname, () => e.scrubFormat(file.originalname, file.path), request, listIds);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/optout/scrubs/${job.id}`).json(e.jobAnswer(job));
   });

@@ -4,7 +4,6 @@
  */
 export { sendEmailLists } from './email-index.ts';
 export { sendBlacklist } from './phone-index.ts';
-export { scrubPhoneRegion } from './region.ts';
-export { formField, scrubFormat, sendResult, uploadedFile } from './scrub-http.ts';
+export { flagField, formField, scrubFormat, sendResult, uploadedFile } from './scrub-http.ts';
 export { jobAnswer } from './scrub-job.ts';
 export { scrubService } from './scrub-service.ts';

@@ -1,7 +1,7 @@
 /**
  * The rows of an uploaded scrub file, in batches, inside the parse worker, read by the one intake
  * (server/files/file-rows.ts, docs/files.md). Blank rows are skipped and the export's formula guard is undone
- * on every cell (docs/optout-api.md).
+ * on every cell (docs/optout-api.md) unless the caller keeps the cells as uploaded.
  */
 import type { TextEncodingName } from '../../common/files/encoding.ts';
 import { openFileRows, type ReadOptions } from '../files/file-rows.ts';
@@ -29,15 +29,19 @@ export async function countRows(_filePath: string, _format: ScrubFormat, pass: R
   return pass.count();
 }
 
-/** Opens a file for reading its non-blank rows (cells unguarded) as often as needed; a bad file → FileError. */
-export async function openRows(filePath: string, format: ScrubFormat, maxRows: number, options: ReadOptions = {}): Promise<RowPass> {
+/**
+ * Opens a file for reading its non-blank rows as often as needed; a bad file → FileError. With `unguard`
+ * (the default) every cell has the export's guard undone; without it the cells are as uploaded (a scrub gives
+ * the sample back as it came, docs/cati-api.md#scrubs).
+ */
+export async function openRows(filePath: string, format: ScrubFormat, maxRows: number, options: ReadOptions = {}, unguard = true): Promise<RowPass> {
   const file = await openFileRows(filePath, format, maxRows, options);
   const pass = function* () {
     for (const batch of file.batches()) {
       const rows: string[][] = [];
       for (const cells of batch) {
         if (!startsWithText(cells) && isBlankRow(cells)) continue;
-        for (let i = 0; i < cells.length; i++) if (cells[i]!.charCodeAt(0) === APOSTROPHE) cells[i] = unguardCell(cells[i]!);
+        if (unguard) for (let i = 0; i < cells.length; i++) if (cells[i]!.charCodeAt(0) === APOSTROPHE) cells[i] = unguardCell(cells[i]!);
         rows.push(cells);
       }
       if (rows.length > 0) yield rows;

@@ -1,6 +1,8 @@
 /**
- * A scrub's result file as the client downloads it (docs/cati-api.md#scrubs): CSV (UTF-8 with BOM, RFC 4180, the docs/optout-api.md#decisions
- * formula guard) or, with `$format=xlsx`, an XLSX streamed by exceljs's workbook writer — every cell text.
+ * A scrub's result file as the client downloads it (docs/cati-api.md#scrubs): CSV (UTF-8 with BOM, RFC 4180)
+ * or, with `$format=xlsx`, an XLSX streamed by exceljs's workbook writer — every cell text, so a leading `0`
+ * or `+` stays. The sample's own cells are given back exactly as uploaded; only the `added` cells at the end
+ * of each row (Reason, Matched…, Normalized, …: the server's) get the formula guard in CSV.
  * Both are streamed from the file with back-pressure; nothing holds the whole result.
  */
 import { createRequire } from 'node:module';
@@ -8,7 +10,7 @@ import type ExcelJS from 'exceljs';
 import type { Response } from 'express';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { drained } from '../http/drained.ts';
-import { csvCell } from '../lib/csv-cell.ts';
+import { csvCell, csvPlainCell } from '../lib/csv-cell.ts';
 import { resultRows } from './scrub-files.ts';
 
 /** exceljs, loaded on the first XLSX answer (the server starts without it). */
@@ -16,14 +18,22 @@ const loadExcel = (): typeof ExcelJS => createRequire(import.meta.url)('exceljs'
 
 const ROWS_PER_TURN = 2000;
 
-/** Streams a result file as CSV. */
-export async function sendCsv(res: Response, path: string, fileName: string): Promise<void> {
+/** One CSV line: the sample's cells as they are, the last `added` cells guarded. */
+function csvLine(cells: readonly string[], added: number): string {
+  const own = cells.length - added;
+  let line = '';
+  for (let i = 0; i < cells.length; i++) line += (i > 0 ? ',' : '') + (i < own ? csvPlainCell(cells[i]!) : csvCell(cells[i]!));
+  return line + '\r\n';
+}
+
+/** Streams a result file as CSV; `added`: how many trailing cells of each row the server added. */
+export async function sendCsv(res: Response, path: string, fileName: string, added: number): Promise<void> {
   res.status(200).set({ 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${fileName}.csv"` });
   res.write('\uFEFF');
   let n = 0;
   let chunk = '';
   for await (const cells of resultRows(path)) {
-    chunk += cells.map(csvCell).join(',') + '\r\n';
+    chunk += csvLine(cells, added);
     if (++n % ROWS_PER_TURN === 0) {
       const more = res.write(chunk);
       chunk = '';

@@ -32,6 +32,14 @@ export function formField(req: Request, name: string): string | undefined {
   return v;
 }
 
+/** A `true`/`false` form field (absent or empty: false), else 400. */
+export function flagField(req: Request, name: string): boolean {
+  const v = formField(req, name)?.trim().toLowerCase();
+  if (v === undefined || v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  throw badRequest(`${name} must be 'true' or 'false', not '${formField(req, name)}'`);
+}
+
 /** Sends a result file: CSV, or XLSX with `$format=xlsx`; 409 while the job runs or when it failed. */
 export async function sendResult(req: Request, res: Response, job: ScrubJob, name: ResultName): Promise<void> {
   const format = singleQuery(req, '$format') ?? 'csv';
@@ -40,5 +48,5 @@ export async function sendResult(req: Request, res: Response, job: ScrubJob, nam
   if (job.state === 'failed') throw conflict(`The scrub failed and has no files: ${job.error ?? ''}`);
   const fileName = `${job.fileName.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'scrub'}-${name}`;
   if (format === 'xlsx') await sendXlsx(res, resultPath(job.dir, name), fileName);
-  else await sendCsv(res, resultPath(job.dir, name), fileName);
+  else await sendCsv(res, resultPath(job.dir, name), fileName, job.added[name]);
 }

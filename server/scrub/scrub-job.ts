@@ -22,6 +22,10 @@ export interface ScrubJob {
   kept: number;
   removed: number;
   invalid: number;
+  /** Of `removed`: repeats removed by `dedupe=true`. */
+  duplicates: number;
+  /** How many trailing cells of each row of the result files the server added (guarded on download). */
+  added: { kept: number; removed: number };
   error: string | null;
   createdAt: number;
   finishedAt: number | null;
@@ -47,6 +51,7 @@ export function jobAnswer(job: ScrubJob): Record<string, unknown> {
     Kept: job.kept,
     Removed: job.removed,
     Invalid: job.invalid,
+    Duplicates: job.duplicates,
     Error: job.error,
     CreatedAt: new Date(job.createdAt).toISOString(),
     FinishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),

@@ -8,15 +8,19 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { checkPhoneRegion, normaliseTelephoneNumber } from '../cati/phone-region.ts';
+import { checkPhoneRegion, normaliseTelephoneNumber } from '../phone/phone-region.ts';
 import { FileError, tooManyRows } from '../files/file-error.ts';
-import { checkEmail, type Checked } from '../optout/normalise.ts';
+import { checkEmail, type Checked } from '../email/normalise.ts';
+import { unguardCell } from '../lib/csv-cell.ts';
+import { loadAnnotate } from '../phone/line-type.ts';
+import { DigitTable } from './digit-table.ts';
 import { countRows, openRows } from './file-rows.ts';
 import { listMatcher } from './list-matcher.ts';
 import type { EntriesChunk, FromWorker, ScrubParseJob, ToWorker } from './scrub-protocol.ts';
 
 /** Text gathered before it is written (characters per write: small, so that the gathered lines die young). */
 const WRITE_CHARS = 64 * 1024;
+const APOSTROPHE = 39;
 const job = workerData as ScrubParseJob;
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);
@@ -91,8 +95,14 @@ class ResultFile {
   }
 }
 
+/** Where each key first appeared (`dedupe=true`): 1-based data rows by normalised key. */
+interface SeenKeys {
+  get(key: string): number | undefined;
+  set(key: string, row: number): void;
+}
+
 async function run(): Promise<void> {
-  const pass = await openRows(job.filePath, job.format, job.maxRows, { sheet: job.sheet });
+  const pass = await openRows(job.filePath, job.format, job.maxRows, { sheet: job.sheet }, false);
   const head: string[][] = [];
   for (const rows of pass()) {
     head.push(...rows.slice(0, job.headRows - head.length));
@@ -110,27 +120,52 @@ async function run(): Promise<void> {
 
   const key = keyOf();
   const { column, width } = start;
+  const seen: SeenKeys | undefined = start.dedupe ? (job.kind === 'phone' ? new DigitTable() : new Map<string, number>()) : undefined;
+  const annotate = start.annotate && job.kind === 'phone' ? loadAnnotate() : undefined;
+  const duplicate = ['duplicate', ...matcher.invalid.slice(1)];
   const kept = new ResultFile(start.keptPath, start.keptHead);
   const removed = new ResultFile(start.removedPath, start.removedHead);
-  const counts = { type: 'progress' as const, processed: 0, kept: 0, removed: 0, invalid: 0 };
+  const counts = { type: 'progress' as const, processed: 0, kept: 0, removed: 0, invalid: 0, duplicates: 0 };
   let skip = start.header;
+  let row = 0;
   for (const rows of pass()) {
     for (const cells of rows) {
       if (skip) {
         skip = false;
         continue;
       }
-      const k = key(cells[column] ?? '');
-      const extra = k === null ? matcher.invalid : matcher.match(k);
+      row++;
+      const cell = cells[column] ?? '';
+      // The sample's cells stay as uploaded; only the key is read with the export's guard undone.
+      const k = key(cell.charCodeAt(0) === APOSTROPHE ? unguardCell(cell) : cell);
+      let extra = k === null ? matcher.invalid : matcher.match(k);
+      let matchedRow: string | undefined;
+      if (seen && k !== null) {
+        if (!extra) {
+          const first = seen.get(k);
+          if (first === undefined) seen.set(k, row);
+          else {
+            extra = duplicate;
+            matchedRow = String(first);
+          }
+        }
+        matchedRow ??= '';
+      } else if (seen) matchedRow = '';
+      const annotation = annotate ? (k === null ? ['', '', ''] : [k, ...annotate(k)]) : undefined;
       if (!extra) {
-        kept.add(JSON.stringify(cells) + '\n');
+        if (annotation) {
+          while (cells.length < width) cells.push('');
+          kept.add(JSON.stringify(cells.concat(annotation)) + '\n');
+        } else kept.add(JSON.stringify(cells) + '\n');
         counts.kept++;
         continue;
       }
       if (k === null) counts.invalid++;
       else counts.removed++;
+      if (matchedRow) counts.duplicates++;
       while (cells.length < width) cells.push('');
-      removed.add(JSON.stringify(cells.concat(extra, k ?? '')) + '\n');
+      const added = matchedRow === undefined ? extra : extra.concat(matchedRow);
+      removed.add(JSON.stringify(cells.concat(added, annotation ?? [k ?? ''])) + '\n');
     }
     counts.processed = counts.kept + counts.removed + counts.invalid;
     send(counts);

@@ -59,8 +59,12 @@ export type ToWorker =
       removedPath: string;
       keptHead: string;
       removedHead: string;
-      /** Cells a removed row is padded to before its extra columns. */
+      /** Cells a row is padded to before the cells the scrub adds. */
       width: number;
+      /** `dedupe=true`: a repeated key after its first row is removed as `duplicate` (its MatchedRow cell added). */
+      dedupe: boolean;
+      /** `annotate=true` (phone scrubs): kept and removed rows gain Normalized, LineType, Region. */
+      annotate: boolean;
     }
   | EntriesChunk
   | { type: 'entriesEnd' };
@@ -72,6 +76,8 @@ export interface Progress {
   kept: number;
   removed: number;
   invalid: number;
+  /** Of `removed`: the repeats removed by `dedupe`. */
+  duplicates: number;
 }
 
 export type FromWorker =

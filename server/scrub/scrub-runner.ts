@@ -25,6 +25,9 @@ export interface ScrubRequest {
   column?: string;
   header?: string;
   region: string | null;
+  /** The scrub options (docs/cati-api.md#scrubs): remove repeats; add Normalized, LineType, Region (phone scrubs). */
+  dedupe?: boolean;
+  annotate?: boolean;
   /** The workbook sheet to read (name or 1-based number; docs/files.md#xlsx). */
   sheet?: string | undefined;
   maxRows: number;
@@ -54,9 +57,13 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
     job.encoding = head.encoding;
     const choice = chooseColumn(head.rows, job.kind, req.column, req.header);
     const width = Math.max(...head.rows.map((r) => r.length));
-    const heads = headerLines(choice.header ? head.rows[0] : undefined, width, req.list.extraColumns);
+    const annotate = req.annotate === true && job.kind === 'phone';
+    const dedupe = req.dedupe === true;
+    const added = addedColumns(req.list.extraColumns, dedupe, annotate);
+    const heads = headerLines(choice.header ? head.rows[0] : undefined, width, added);
+    job.added = { kept: added.kept.length, removed: added.removed.length };
     channel.send({
-      type: 'start', column: choice.column, header: choice.header, width,
+      type: 'start', column: choice.column, header: choice.header, width: heads.width, dedupe, annotate,
       keptPath: resultPath(job.dir, 'kept'), removedPath: resultPath(job.dir, 'removed'), keptHead: heads.kept, removedHead: heads.removed,
     });
     const count = await channel.next();
@@ -70,10 +77,21 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
   void runScrub(job, req, channel, sending);
 }
 
-/** The header rows of the two files: the original one (kept), padded and followed by the extra columns (removed). */
-function headerLines(header: string[] | undefined, width: number, extra: readonly string[]): { kept: string; removed: string } {
-  const names = Array.from({ length: Math.max(width, header?.length ?? 0) }, (_, i) => header?.[i] ?? (header ? '' : `Column${i + 1}`));
-  return { kept: header ? JSON.stringify(header) + '\n' : '', removed: JSON.stringify([...names, ...extra]) + '\n' };
+/** The columns the scrub adds after the sample's own: the list's, MatchedRow (dedupe), Normalized, LineType and Region (annotate). */
+function addedColumns(listColumns: readonly string[], dedupe: boolean, annotate: boolean): { kept: string[]; removed: string[] } {
+  const annotation = annotate ? ['Normalized', 'LineType', 'Region'] : ['Normalized'];
+  return { kept: annotate ? annotation : [], removed: [...listColumns, ...(dedupe ? ['MatchedRow'] : []), ...annotation] };
+}
+
+/**
+ * The header rows of the two files: the original one padded to the file's width and followed by the added
+ * columns (a file without a header gains `ColumnN` names in `/removed`, and in `/kept` only when it adds columns).
+ */
+function headerLines(header: string[] | undefined, width: number, added: { kept: string[]; removed: string[] }): { kept: string; removed: string; width: number } {
+  const all = Math.max(width, header?.length ?? 0);
+  const names = Array.from({ length: all }, (_, i) => header?.[i] ?? (header ? '' : `Column${i + 1}`));
+  const kept = header || added.kept.length > 0 ? JSON.stringify(added.kept.length > 0 ? [...names, ...added.kept] : header) + '\n' : '';
+  return { kept, removed: JSON.stringify([...names, ...added.removed]) + '\n', width: all };
 }
 
 async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel, sending: Promise<void>): Promise<void> {
@@ -95,6 +113,7 @@ async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel
       job.kept = m.kept;
       job.removed = m.removed;
       job.invalid = m.invalid;
+      job.duplicates = m.duplicates;
     }
     if (cancelled) return;
     outcome = { state: 'done', error: null };

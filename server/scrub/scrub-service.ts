@@ -55,7 +55,8 @@ export class ScrubService {
     }
     const id = randomUUID();
     const job: ScrubJob = {
-      id, kind, owner: scrubOwner(principal), actor, fileName, encoding: null, state: 'running', rows: null, processed: 0, kept: 0, removed: 0, invalid: 0,
+      id, kind, owner: scrubOwner(principal), actor, fileName, encoding: null, state: 'running', rows: null, processed: 0, kept: 0, removed: 0, invalid: 0, duplicates: 0,
+      added: { kept: 0, removed: 0 },
       error: null, createdAt: Date.now(), finishedAt: null, dir: makeJobDir(this.ctx.config.dataDir, id), uploadPath: request.filePath, listIds,
     };
     const finished = async (j: ScrubJob) => {
@@ -113,7 +114,7 @@ export class ScrubService {
   private async audit(job: ScrubJob): Promise<void> {
     const changes = {
       Kind: job.kind === 'phone' ? 'cati' : 'optout', FileName: job.fileName, State: job.state, Rows: job.rows, Kept: job.kept,
-      Removed: job.removed, Invalid: job.invalid, ...(job.error ? { Error: job.error } : {}), ...(job.kind === 'email' ? { Lists: job.listIds } : {}),
+      Removed: job.removed, Invalid: job.invalid, Duplicates: job.duplicates, ...(job.error ? { Error: job.error } : {}), ...(job.kind === 'email' ? { Lists: job.listIds } : {}),
     };
     try {
       await this.ctx.store.transaction((tx) => recordAudit(tx, { action: 'scrubbed', entity: 'scrubs', entityId: job.id, changes }, Date.now(), job.actor));

@@ -5,7 +5,7 @@ import { badRequest } from '../errors.ts';
 import { linkOrigin } from '../http/host-rules.ts';
 import { listOf, loadList } from '../optout/list-access.ts';
 import { PROJECT_ID } from '../optout/lists.ts';
-import { checkEmail } from '../optout/normalise.ts';
+import { checkEmail } from '../email/normalise.ts';
 import { bodyField, objectBody } from '../http/request-input.ts';
 import { openKeyCodec } from './key-codec.ts';
 

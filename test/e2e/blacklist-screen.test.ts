@@ -107,12 +107,11 @@ describe('Blacklist screen in Chromium', () => {
 
   it('imports a .csv file chosen from disk', async () => {
     const importPanel = page.getByRole('region', { name: 'Bulk import' });
-    await importPanel.getByLabel('…or a .txt / .csv file').setInputFiles({
+    await importPanel.getByLabel('…or a .csv / .tsv / .txt / .xlsx file').setInputFiles({
       name: 'numbers.csv',
       mimeType: 'text/csv',
       buffer: Buffer.from('TelephoneNumber,Type\n0401234567,Equal\n0409,StartWith\n'),
     });
-    await expect.poll(() => importPanel.getByLabel('Numbers, one per line').inputValue()).toContain('0401234567');
     await importPanel.getByRole('button', { name: 'Import' }).click();
     await expect.poll(() => page.getByTestId('import-result').textContent()).toMatch(/Added 2, duplicates 0, invalid 0/);
     const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '0409'");

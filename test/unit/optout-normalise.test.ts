@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import validator from 'validator';
 import { describe, expect, it } from 'vitest';
-import { checkDomain, checkEmail, normaliseDomain, normaliseEmail } from '../../server/optout/normalise.ts';
+import { checkDomain, checkEmail, normaliseDomain, normaliseEmail } from '../../server/email/normalise.ts';
 import { sharedData } from '../helpers/shared-data.ts';
 
 const valid = sharedData('email/emails-valid.txt');

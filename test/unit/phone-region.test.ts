@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPhoneRegion, digitsOnly, dropTrunkZero, MAX_NUMBER_DIGITS, normaliseTelephoneNumber, renormaliseStored, trunkPrefix, type NumberType } from '../../server/cati/phone-region.ts';
+import { checkPhoneRegion, digitsOnly, dropTrunkZero, MAX_NUMBER_DIGITS, normaliseTelephoneNumber, renormaliseStored, trunkPrefix, type NumberType } from '../../server/phone/phone-region.ts';
 
 // docs/cati-api.md#phone-region "Precisely": phone numbers under a region (libphonenumber-js), and the rules that always apply.
 const norm = (input: string, region: string | null, type: NumberType = 'Equal') => {

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { csvCell } from '../../renderer/src/api/download.ts';
 import { screenHref } from '../../renderer/src/composables/address-query.ts';
 import { compareValues, sortRows, useTableSort } from '../../renderer/src/composables/table-sort.ts';
-import { parseNumberList, splitCsvLine } from '../../renderer/src/stores/blacklist-import.ts';
 import { localInputToIso, presetRange, secondsBound, toLocalInput } from '../../renderer/src/stores/history-range.ts';
 import { zoneHeading, zoneShort } from '../../renderer/src/stores/floor-format.ts';
 import { categoryFilter, categoryOf, type Outcome } from '../../renderer/src/stores/report-lookups.ts';
@@ -33,21 +32,6 @@ describe('table sort', () => {
   it('sorts rows with nulls first and numbers by value', () => {
     expect([3, null, 10, 2].sort(compareValues)).toEqual([null, 2, 3, 10]);
     expect(sortRows([{ a: 'b10' }, { a: 'b9' }], { key: 'a', desc: false }, (r) => r.a)).toEqual([{ a: 'b9' }, { a: 'b10' }]);
-  });
-});
-
-describe('blacklist import parsing', () => {
-  it('keeps type and comment columns, honours quotes, header columns and line numbers', () => {
-    expect(splitCsvLine('"a, b",c,"say ""hi"""', ',')).toEqual(['a, b', 'c', 'say "hi"']);
-    const items = parseNumberList('Comment;TelephoneNumber;Type\n"late, twice";0301;StartWith\n\n;0302;\n', 'Equal');
-    expect(items).toEqual([
-      { TelephoneNumber: '0301', Type: 'StartWith', Comment: 'late, twice', line: 2 },
-      { TelephoneNumber: '0302', Type: 'Equal', line: 4 },
-    ]);
-    expect(parseNumberList('0401,StartWith,note\n0402,just a note', 'Equal')).toEqual([
-      { TelephoneNumber: '0401', Type: 'StartWith', Comment: 'note', line: 1 },
-      { TelephoneNumber: '0402', Type: 'Equal', Comment: 'just a note', line: 2 },
-    ]);
   });
 });
 

@@ -7,7 +7,7 @@ import { formatTime, odataString, type ODataCollection, type WithEtag } from '..
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { usePager } from './paged-collection.ts';
-import { importInChunks, type BlacklistType, type ParsedItem, type SummedImport } from './blacklist-import.ts';
+import { importFile as uploadImport, type BlacklistType, type FileImportResult, type ImportChoices } from './blacklist-import.ts';
 
 export type { BlacklistType };
 
@@ -36,7 +36,7 @@ export interface CheckResult {
 
 const BASE = '/cati/blacklist';
 
-export type { ParsedItem, SummedImport } from './blacklist-import.ts';
+export { type FileImportResult } from './blacklist-import.ts';
 
 /** The telephone blacklist screen's data: one page of items with search and paging. */
 export const useBlacklistStore = defineStore('blacklist', () => {
@@ -102,10 +102,10 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     await load(); // an emptied last page steps back
   }
 
-  /** Imports in calls of 10,000 (progress after each), then shows the first page. */
-  async function importItems(entries: ParsedItem[], onProgress: (done: number, total: number) => void): Promise<SummedImport> {
+  /** Imports a file through the server's import job (progress from the job), then shows the first page. */
+  async function importFile(file: File, choices: ImportChoices, onProgress: (done: number, total: number) => void): Promise<FileImportResult> {
     try {
-      return await importInChunks(`${BASE}/Controller.Import`, entries, onProgress);
+      return await uploadImport(`${BASE}/imports`, file, choices, onProgress);
     } finally {
       await load(0).catch(() => false);
     }
@@ -136,7 +136,7 @@ export const useBlacklistStore = defineStore('blacklist', () => {
     return { ...result, Matched };
   }
 
-  return { ...list, search, sort, setSearch, add, update, remove, importItems, exportCsv, check };
+  return { ...list, search, sort, setSearch, add, update, remove, importFile, exportCsv, check };
 });
 
 function toBody(draft: BlacklistDraft) {

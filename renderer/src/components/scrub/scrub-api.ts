@@ -15,6 +15,8 @@ export interface ScrubJob {
   Kept: number;
   Removed: number;
   Invalid: number;
+  /** Of Removed: the repeats a `dedupe` scrub took out. */
+  Duplicates?: number;
   Error: string | null;
   CreatedAt: string;
   FinishedAt: string | null;
