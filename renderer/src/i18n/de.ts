@@ -530,4 +530,7 @@ export const de: Catalogue<Messages> = {
     survey: 'Studie',
     assign: 'Zuweisen',
   },
+  menu: {
+    actions: 'Aktionen',
+  },
 };

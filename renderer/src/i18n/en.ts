@@ -530,6 +530,9 @@ export const en = {
     survey: 'Survey',
     assign: 'Assign',
   },
+  menu: {
+    actions: 'Actions',
+  },
 };
 
 /** The catalogue's shape, which every language follows. */

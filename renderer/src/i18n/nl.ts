@@ -530,4 +530,7 @@ export const nl: Catalogue<Messages> = {
     survey: 'Onderzoek',
     assign: 'Toewijzen',
   },
+  menu: {
+    actions: 'Acties',
+  },
 };
