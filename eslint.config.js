@@ -42,15 +42,13 @@ export default tseslint.config(
     files: ['renderer/**/*.vue'],
     rules: {
       'vue/no-bare-strings-in-template': ['error', {
-        allowlist: ['(', ')', ',', '.', '&', '+', '-', '=', '*', '/', '#', '%', '!', '?', ':', ';', '[', ']', '{', '}', '<', '>', '•', '·', '…', '—', '–', '|', '→', '←', '↑', '↓', '▲', '▼', '×', '✓', '✕', '⚠', '◷', '☎', '☕', '‹', '›', '⋯', '"', "'", '“', '”', '‘', '’', '@', '$', '^', '~', '_'],
+        allowlist: ['(', ')', ',', '.', '&', '+', '-', '=', '*', '/', '#', '%', '!', '?', ':', ';', '[', ']', '{', '}', '<', '>', '•', '·', '…', '—', '–', '|', '→', '←', '↑', '↓', '▲', '▼', '×', '✓', '✕', '⚠', '◷', '☎', '☕', '‹', '›', '⋯', '▾', '"', "'", '“', '”', '‘', '’', '@', '$', '^', '~', '_'],
       }],
     },
   },
   {
     // Screens whose templates are still being moved into the catalogues: this list only shrinks.
     files: [
-      'renderer/src/components/RowActionMenu.vue',
-      'renderer/src/components/groups/GroupDetail.vue',
       'renderer/src/components/interviewers/InterviewerActions.vue',
       'renderer/src/components/interviewers/InterviewerForm.vue',
       'renderer/src/components/interviewers/InterviewerSurveys.vue',
