@@ -8,7 +8,7 @@ import { chooseLanguage, isLanguage, matchLanguage, type Language } from './lang
 
 export { i18n, currentLanguage, t } from './instance.ts';
 export { LANGUAGES, LANGUAGE_NAMES, chooseLanguage, isLanguage, matchLanguage, type Language } from './languages.ts';
-export { formatDate, formatDateTime, formatClockTime, formatDecimal, formatNumber, formatPercent, intlLocale } from './format.ts';
+export { formatDate, formatDateTime, formatClockTime, formatDecimal, formatNumber, formatPercent } from './format.ts';
 
 const LOCAL_KEY = 'cati.language';
 const PROPOSED_KEY = 'cati.language-proposed';
