@@ -136,10 +136,14 @@ describe('productivityRows: per interviewer and totals', () => {
     expect(t.header).toEqual([
       'Interviewer', 'Login time', 'Calls', 'Calls / hour', 'Completes', 'Completes / hour', 'Refusal share', 'Talk time', 'Waiting time', 'Coffee (breaks · min)',
     ]);
-    expect(t.rows).toEqual([
+    // What the screen shows (and a CSV writes) ...
+    const shown = t.rows.map((r) => r.map((v) => String(typeof v === 'object' ? v.text : v)));
+    expect(shown).toEqual([
       ['agent1', '2:00', '5', '2.5', '4', '2.0', '20%', '0:21', '0:02', '2 · 10'],
       ['Total', '2:00', '5', '2.5', '4', '2.0', '20%', '0:21', '0:02', '2 · 10'],
     ]);
+    // ... and the figures as numbers an XLSX types: counts, rates and shares, hours as fractions of a day.
+    expect(t.rows[0]!.slice(1, 9).map((v) => (typeof v === 'object' ? v.value : v))).toEqual([2 / 24, 5, 2.5, 4, 2, 0.2, 21 / 1440, 2 / 1440]);
     expect(columns.at(-1)!.key).toBe('break:7:seconds');
   });
 });
