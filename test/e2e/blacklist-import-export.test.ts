@@ -73,7 +73,7 @@ describe('Blacklist: sort, address, file import, export', () => {
     const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '0709000008'");
     expect(body.value[0]).toMatchObject({ Comment: 'batch 1', Type: 'Equal' });
     expect((await ui.server.json('GET', '/cati/blacklist?$count=true&$top=0')).body['@odata.count']).toBe(25003);
-  });
+  }, 90_000);
 
   it('exports the numbers matching the search as CSV', async () => {
     await page.getByRole('search').getByLabel('Search number or comment').fill('batch 3');

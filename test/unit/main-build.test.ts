@@ -60,7 +60,7 @@ describe('npm run build:main', () => {
     const run = spawnSync(process.execPath, [script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!), run.stderr).toEqual({
-      imported: { newRows: 2, duplicatedRows: 0, invalidRows: 0 },
+      imported: { newRows: 2, duplicatedRows: 0, invalidRows: 0, Encoding: 'utf-8' },
       blacklist: 200,
       applied: [{ N: 0 }], // $apply runs on the read worker (server/db/sqlite/read-pool.ts)
       lazy: [200, true, 200, true, []],

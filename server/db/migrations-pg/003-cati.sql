@@ -1,5 +1,5 @@
 -- PostgreSQL twin of migrations/003-cati.sql: call centres, groups, interviewers, surveys, assignments,
--- history (docs/cati-api.md#semantics, docs/cati-api.md#ingest). Timestamps are BIGINT epoch ms; `version` columns are bumped on every write and
+-- history (CONTRACT §3, §4). Timestamps are BIGINT epoch ms; `version` columns are bumped on every write and
 -- serve as ETags. SQLite's WITHOUT ROWID tables are ordinary tables with the same primary keys.
 
 CREATE TABLE call_centers (
@@ -80,7 +80,7 @@ CREATE TABLE survey_variables (
   PRIMARY KEY (survey_id, name)
 );
 
--- An interview's current answers, replicated by the dialer with its call records (docs/cati-api.md#ingest).
+-- An interview's current answers, replicated by the dialer with its call records (CONTRACT §4).
 CREATE TABLE interview_variables (
   survey_id TEXT COLLATE "C" NOT NULL,
   interview_id BIGINT NOT NULL,

@@ -1,4 +1,4 @@
--- PostgreSQL twin of migrations/012-ui-sessions.sql: the headless server's UI link (docs/people.md#ui-sessions). Only SHA-256
+-- PostgreSQL twin of migrations/012-ui-sessions.sql: the headless server's UI link (CONTRACT §2). Only SHA-256
 -- digests are stored; `npm run keys -- ui-link` mints tokens from another process, hence a table.
 CREATE TABLE ui_tokens (
   token_hash TEXT COLLATE "C" PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Events across server processes (docs/deployment.md#postgresql): each published batch of /events is one row (JSON), announced
+-- Events across server processes (CONTRACT §12): each published batch of /events is one row (JSON), announced
 -- with NOTIFY cati_events '<id>' in the same statement; every process's listener reads it by id and delivers
 -- it to its streams. Rows are deleted a few minutes later. `time` is the database's clock (epoch ms).
 CREATE TABLE event_outbox (

@@ -1,4 +1,4 @@
--- Revocations announced: every statement that revokes, re-scopes or deletes API keys NOTIFYs
+-- Revocations announced (issue 26): every statement that revokes, re-scopes or deletes API keys NOTIFYs
 -- `cati_keys` when it commits, whoever runs it (any server, the `keys` CLI, SQL by hand). Each server's event
 -- listener (server/events/pg-notify.ts) hears it and drops its cache of authenticated keys, so a request with a
 -- cached key needs no query to learn that the key was revoked elsewhere.

@@ -1,4 +1,4 @@
--- API keys (docs/people.md#keys): only the SHA-256 digest of a key is stored.
+-- API keys (CONTRACT §2): only the SHA-256 digest of a key is stored.
 CREATE TABLE api_keys (
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL,

@@ -1,4 +1,4 @@
--- Telephone-number blacklist (seed §4.2, docs/cati-api.md#blacklist).
+-- Telephone-number blacklist (seed §4.2, CONTRACT §3).
 CREATE TABLE blacklist (
   id INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: a stale key or ETag never reaches a newer item
   telephone_number TEXT NOT NULL,

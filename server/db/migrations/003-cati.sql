@@ -1,4 +1,4 @@
--- CATI management: call centres, groups, interviewers, surveys, assignments, history (docs/cati-api.md#semantics, docs/cati-api.md#ingest).
+-- CATI management: call centres, groups, interviewers, surveys, assignments, history (CONTRACT §3, §4).
 -- Timestamps are INTEGER epoch ms. `version` columns are bumped on every write and serve as ETags.
 
 CREATE TABLE call_centers (
@@ -73,7 +73,7 @@ CREATE TABLE survey_variables (
   PRIMARY KEY (survey_id, name)
 ) WITHOUT ROWID;
 
--- An interview's current answers, replicated by the dialer with its call records (docs/cati-api.md#ingest).
+-- An interview's current answers, replicated by the dialer with its call records (CONTRACT §4).
 CREATE TABLE interview_variables (
   survey_id TEXT NOT NULL,
   interview_id INTEGER NOT NULL,

@@ -1,4 +1,4 @@
--- Opt-out lists (optout seed §4.1-4.4, docs/optout-api.md#lists). Timestamps are epoch ms.
+-- Opt-out lists (optout seed §4.1-4.4, CONTRACT §5). Timestamps are epoch ms.
 CREATE TABLE optout_lists (
   id INTEGER PRIMARY KEY,
   company_id INTEGER NOT NULL,

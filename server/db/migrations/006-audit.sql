@@ -1,4 +1,4 @@
--- Audit log (docs/audit.md#audit): every change a person or client makes, written in the same transaction as the
+-- Audit log (CONTRACT §10): every change a person or client makes, written in the same transaction as the
 -- change. Append-only: the triggers refuse UPDATE and DELETE whatever the caller.
 CREATE TABLE audit_log (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

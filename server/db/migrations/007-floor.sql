@@ -1,7 +1,7 @@
--- The live floor (docs/cati-api.md#floor): open calls, call-centre time zones, break types, outcome names, and the
+-- The live floor (CONTRACT §9): open calls, call-centre time zones, break types, outcome names, and the
 -- indexes /cati/floor reads through.
 
--- A call in progress has duration NULL (docs/cati-api.md#floor), so calls.duration loses its NOT NULL. SQLite cannot
+-- A call in progress has duration NULL (CONTRACT §9), so calls.duration loses its NOT NULL. SQLite cannot
 -- relax a column constraint in place: the table is rebuilt (the documented 12-step procedure; nothing
 -- references calls by foreign key).
 CREATE TABLE calls_new (
@@ -35,7 +35,7 @@ CREATE INDEX sessions_open ON sessions (interviewer_id, login_time) WHERE logout
 -- first starts after this migration, which sets it to the server's own zone.
 ALTER TABLE call_centers ADD COLUMN time_zone TEXT;
 
--- Break types (docs/cati-api.md#floor): a row appears when a break record first names a type; later records never
+-- Break types (CONTRACT §9): a row appears when a break record first names a type; later records never
 -- rename it. Supervisors edit name, max_minutes and is_paid.
 CREATE TABLE break_types (
   id INTEGER PRIMARY KEY,
@@ -54,7 +54,7 @@ BEGIN
   INSERT OR IGNORE INTO break_types (id, name, is_paid) VALUES (NEW.break_type_id, NEW.break_type_name, COALESCE(NEW.is_paid, 0));
 END;
 
--- The meaning of ExtendedStatus codes (docs/cati-api.md#floor); a code without a row counts as Other.
+-- The meaning of ExtendedStatus codes (CONTRACT §9); a code without a row counts as Other.
 CREATE TABLE extended_statuses (
   code INTEGER PRIMARY KEY,
   name TEXT NOT NULL,

@@ -1,4 +1,4 @@
--- The headless server's UI link (docs/people.md#ui-sessions): a single-use, short-lived token exchanged on the first page
+-- The headless server's UI link (CONTRACT §2): a single-use, short-lived token exchanged on the first page
 -- load for a session key that expires after 12 hours without use and can be revoked. Only SHA-256 digests
 -- are stored. `npm run keys -- ui-link` mints tokens from another process, hence a table, not memory.
 CREATE TABLE ui_tokens (

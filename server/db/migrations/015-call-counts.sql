@@ -1,5 +1,5 @@
 -- Summaries of the calls kept by triggers in the writing transaction, so the floor's CallsToday and CompletesToday
--- (docs/cati-api.md#floor) add up a few dozen rows per interviewer instead of counting every call of the day. Every zone's
+-- (CONTRACT §9) add up a few dozen rows per interviewer instead of counting every call of the day. Every zone's
 -- midnight today lies a whole number of 15 minutes from UTC, so a centre's day is a whole range of buckets
 -- (/cati/floor falls back to counting calls when it is not).
 -- - call_totals: calls per interviewer and 15-minute bucket (CallsToday reads one row per bucket);

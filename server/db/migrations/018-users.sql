@@ -1,4 +1,4 @@
--- People (docs/people.md#roles): supervisor accounts with a role, signing in with a name and a password. The password is
+-- People (CONTRACT §15): supervisor accounts with a role, signing in with a name and a password. The password is
 -- stored only as a salted scrypt hash; `name_key` (the name lower-cased) makes names unique without regard to case.
 CREATE TABLE users (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
