@@ -67,7 +67,6 @@ export default tseslint.config(
       'renderer/src/components/settings/ServerSection.vue',
       'renderer/src/components/surveys/SurveyDetail.vue',
       'renderer/src/components/surveys/SurveyWorkers.vue',
-      'renderer/src/views/SurveysView.vue',
     ],
     rules: { 'vue/no-bare-strings-in-template': 'off' },
   },
