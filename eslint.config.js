@@ -62,7 +62,6 @@ export default tseslint.config(
       'renderer/src/components/settings/LanAccessPanel.vue',
       'renderer/src/components/settings/NewKeyNotice.vue',
       'renderer/src/components/settings/OutcomesSection.vue',
-      'renderer/src/components/settings/PeopleSection.vue',
       'renderer/src/components/settings/PhoneNumbersSection.vue',
       'renderer/src/components/settings/ServerSection.vue',
       'renderer/src/components/surveys/SurveyDetail.vue',
