@@ -55,7 +55,6 @@ export default tseslint.config(
       'renderer/src/components/settings/BackupsSection.vue',
       'renderer/src/components/settings/ConnectionSection.vue',
       'renderer/src/components/settings/LanAccessPanel.vue',
-      'renderer/src/components/settings/ServerSection.vue',
       'renderer/src/components/surveys/SurveyDetail.vue',
       'renderer/src/components/surveys/SurveyWorkers.vue',
     ],
