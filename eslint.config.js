@@ -53,8 +53,6 @@ export default tseslint.config(
       'renderer/src/components/interviewers/InterviewerSurveys.vue',
       'renderer/src/components/settings/ActivitySection.vue',
       'renderer/src/components/settings/BackupsSection.vue',
-      'renderer/src/components/settings/ConnectionSection.vue',
-      'renderer/src/components/settings/LanAccessPanel.vue',
       'renderer/src/components/surveys/SurveyDetail.vue',
       'renderer/src/components/surveys/SurveyWorkers.vue',
     ],
