@@ -810,6 +810,13 @@ export const de: Catalogue<Messages> = {
     client: 'Ein anderer CATI Supervisor (Client-Modus)',
     clientText: 'Einstellungen → Verbindung: {url} und ein API-Schlüssel; vergleichen Sie den Fingerabdruck oben, wenn Sie gefragt werden.',
   },
+  storeMessages: {
+    limitNotNumber: 'Limit „{limit}“ muss eine ganze Zahl von Minuten sein, 0 oder mehr (leer = kein Limit).',
+    breakTypeNeedsName: 'Eine Pausenart braucht einen Namen.',
+    desktopOnly: 'Das kann nur die Desktop-App',
+    toAfterFrom: 'Bis muss nach Von liegen.',
+    breakTypeFallback: 'Pausenart {id}',
+  },
   settings: {
     title: 'Einstellungen',
   },

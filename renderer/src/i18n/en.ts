@@ -810,6 +810,13 @@ export const en = {
     client: 'Another CATI Supervisor (client mode)',
     clientText: 'Settings → Connection: {url} and an API key; compare the fingerprint above when asked.',
   },
+  storeMessages: {
+    limitNotNumber: 'Limit "{limit}" must be a whole number of minutes, 0 or more (empty = no limit).',
+    breakTypeNeedsName: 'A break type needs a name.',
+    desktopOnly: 'Only the desktop app can do this',
+    toAfterFrom: 'To must be after From.',
+    breakTypeFallback: 'Break type {id}',
+  },
   settings: {
     title: 'Settings',
   },

@@ -810,6 +810,13 @@ export const nl: Catalogue<Messages> = {
     client: 'Een andere CATI Supervisor (clientmodus)',
     clientText: 'Instellingen → Verbinding: {url} en een API-sleutel; vergelijk de vingerafdruk hierboven als erom wordt gevraagd.',
   },
+  storeMessages: {
+    limitNotNumber: 'Limiet "{limit}" moet een heel aantal minuten zijn, 0 of meer (leeg = geen limiet).',
+    breakTypeNeedsName: 'Een pauzesoort heeft een naam nodig.',
+    desktopOnly: 'Dit kan alleen de desktop-app',
+    toAfterFrom: 'Tot moet na Van liggen.',
+    breakTypeFallback: 'Pauzesoort {id}',
+  },
   settings: {
     title: 'Instellingen',
   },
