@@ -42,6 +42,8 @@ const CASES = [
     floor: { heading: 'Vloer', counter: 'Ingelogd', empty: 'Er is niemand ingelogd.' },
     history: { heading: 'Historie', button: 'Tonen', tab: 'Gesprekken' },
     blacklist: { heading: 'Zwarte lijst telefoonnummers', button: 'Toevoegen', check: 'Nummer controleren' },
+    productivity: { heading: 'Productiviteit', button: 'Tonen', centre: 'Callcenter', chart: 'Completes per uur' },
+    interviewers: { heading: 'Interviewers', button: 'Zoeken', search: 'Zoek op login of weergavenaam', state: 'Nu ingelogd' },
     date: /^\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}$/,
   },
   {
@@ -51,6 +53,8 @@ const CASES = [
     floor: { heading: 'Live-Übersicht', counter: 'Angemeldet', empty: 'Niemand ist angemeldet.' },
     history: { heading: 'Verlauf', button: 'Anzeigen', tab: 'Anrufe' },
     blacklist: { heading: 'Telefon-Sperrliste', button: 'Hinzufügen', check: 'Nummer prüfen' },
+    productivity: { heading: 'Produktivität', button: 'Anzeigen', centre: 'Callcenter', chart: 'Completes pro Stunde' },
+    interviewers: { heading: 'Interviewer', button: 'Suchen', search: 'Login oder Anzeigename suchen', state: 'Jetzt angemeldet' },
     date: /^\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}:\d{2}$/,
   },
 ] as const;
@@ -94,6 +98,25 @@ for (const c of CASES) {
       await row.waitFor();
       const created = (await row.locator('td').nth(3).textContent())?.trim() ?? '';
       expect(created).toMatch(c.date);
+      expect(await axeViolations(page)).toEqual([]);
+    });
+
+    it('shows Productivity in its words, and is axe clean', async () => {
+      await go(page, 'productivity');
+      await page.getByRole('heading', { level: 1, name: c.productivity.heading, exact: true }).waitFor();
+      expect(await page.getByRole('button', { name: c.productivity.button, exact: true }).count()).toBe(1);
+      expect(await page.getByRole('combobox', { name: c.productivity.centre, exact: true }).count()).toBe(1);
+      expect(await page.getByText('Login time', { exact: true }).count()).toBe(0);
+      expect(await axeViolations(page)).toEqual([]);
+    });
+
+    it('shows Interviewers in its words, and is axe clean', async () => {
+      await go(page, 'interviewers');
+      await page.getByRole('heading', { level: 1, name: c.interviewers.heading, exact: true }).waitFor();
+      expect(await page.getByRole('button', { name: c.interviewers.button, exact: true }).count()).toBe(1);
+      expect(await page.getByRole('searchbox', { name: c.interviewers.search }).count()).toBe(1);
+      expect(await page.getByRole('option', { name: c.interviewers.state, exact: true }).count()).toBe(1);
+      expect(await page.getByText('Logged in now', { exact: true }).count()).toBe(0);
       expect(await axeViolations(page)).toEqual([]);
     });
   });

@@ -11,6 +11,7 @@ import type {
   RestoreCandidate,
 } from '../../../main/bridge-api.ts';
 import { desktopBridge } from '../api/desktop.ts';
+import { t } from '../i18n/index.ts';
 
 /** The desktop app's own state through the preload bridge: server settings, LAN access, client mode, backups. */
 export const useDesktopStore = defineStore('desktop', () => {
@@ -20,7 +21,7 @@ export const useDesktopStore = defineStore('desktop', () => {
   const backups = ref<BackupsView | null>(null);
 
   const need = () => {
-    if (!bridge) throw new Error('Only the desktop app can do this');
+    if (!bridge) throw new Error(t('storeMessages.desktopOnly'));
     return bridge;
   };
 

@@ -8,11 +8,11 @@ export type { ApiKeyInfo, Permission };
 
 /** The permissions a key can hold, with what each allows (docs/people.md#permissions). */
 export const PERMISSION_CHOICES: readonly { name: Permission; help: string }[] = [
-  { name: 'cati_administrate', help: 'all of /cati/ except ingest' },
-  { name: 'cati_integrate', help: 'ingest of history and surveys, blacklist check (dialer)' },
-  { name: 'cati_read', help: 'Read-only: reports, Excel, Power BI (every read under /cati/, and /events; no changes)' },
-  { name: 'optout_administrate', help: 'project-level opt-out lists (mailers)' },
-  { name: 'company_administrate', help: 'everything, including the company list and key management' },
+  { name: 'cati_administrate', help: 'apiKeys.help.cati_administrate' },
+  { name: 'cati_integrate', help: 'apiKeys.help.cati_integrate' },
+  { name: 'cati_read', help: 'apiKeys.help.cati_read' },
+  { name: 'optout_administrate', help: 'apiKeys.help.optout_administrate' },
+  { name: 'company_administrate', help: 'apiKeys.help.company_administrate' },
 ];
 
 /** `POST /admin/keys` answer: the key, shown once, with its record. */

@@ -7,9 +7,9 @@ import { useResourceState } from './resource-state.ts';
 export type { UserInfo };
 export type Role = UserInfo['Role'];
 export const ROLE_LABELS: Record<Role, string> = {
-  administrator: 'Administrator (everything)',
-  supervisor: 'Supervisor (CATI and project opt-out lists)',
-  viewer: 'Viewer (reads only)',
+  administrator: 'people.roleLong.administrator',
+  supervisor: 'people.roleLong.supervisor',
+  viewer: 'people.roleLong.viewer',
 };
 
 /** Settings → People (`/admin/users`, docs/people.md#users): the accounts, and the changes an administrator makes. */

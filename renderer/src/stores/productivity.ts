@@ -4,6 +4,7 @@ import { request } from '../api/client.ts';
 import { odataString, type ODataCollection } from '../api/odata.ts';
 import { useAddressQuery, type AddressField } from '../composables/address-query.ts';
 import { sortRows, useTableSort } from '../composables/table-sort.ts';
+import { t } from '../i18n/index.ts';
 import { useDisplayZoneStore } from './display-zone.ts';
 import { fetchCallCenters, fetchGroupOptions, fetchInterviewerOptions, OPTIONS_LIMIT, type CallCenter, type Group, type InterviewerOption } from './groups.ts';
 import { presetRange, rangeAddressFields, rangeBounds, type RangePreset } from './history-range.ts';
@@ -85,7 +86,7 @@ export const useProductivityStore = defineStore('productivity', () => {
     const bounds = rangeBounds({ preset, range }, displayZone.zone);
     const asked = { ...range.value };
     const [start, end] = [Date.parse(bounds.start), Date.parse(bounds.end)];
-    if (end <= start) throw new Error('To must be after From.');
+    if (end <= start) throw new Error(t('storeMessages.toAfterFrom'));
     if (!interviewers.value.length) await loadOptions();
     const centreIds = centre.value ? [Number(centre.value)] : centres.value.map((c) => c.CallCenterId);
     const members = group.value ? await groupMembers(Number(group.value), centreIds) : undefined;
@@ -123,7 +124,7 @@ export const useProductivityStore = defineStore('productivity', () => {
   const shownBreakTypes = computed(() => {
     const used = new Set(Object.keys(result.value?.totals.Breaks ?? {}).map(Number));
     const named = breakTypes.value.filter((b) => used.has(b.BreakTypeId));
-    const unnamed = [...used].filter((id) => !named.some((b) => b.BreakTypeId === id)).map((id) => ({ BreakTypeId: id, Name: `Break type ${id}` }));
+    const unnamed = [...used].filter((id) => !named.some((b) => b.BreakTypeId === id)).map((id) => ({ BreakTypeId: id, Name: t('storeMessages.breakTypeFallback', { id }) }));
     return [...named, ...unnamed];
   });
 

@@ -4,6 +4,7 @@
  * Hour)`); these helpers place those buckets on the centre's clock when its offset is whole hours, else keep UTC.
  */
 import { todayIn } from '../../../common/time-zones.ts';
+import { t } from '../i18n/index.ts';
 
 const HOUR = 3_600_000;
 
@@ -80,8 +81,10 @@ export function hourlySeries(
 export function hourlySummary(s: HourlySeries, zoneLabel: string): string {
   const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
   const peak = s.today.reduce((best, v, i) => (v > s.today[best]! ? i : best), 0);
-  const peakText = sum(s.today) ? `; busiest hour today ${s.labels[peak]} with ${s.today[peak]} calls` : '';
-  return `Calls per hour (${s.utc ? 'UTC' : zoneLabel}): ${sum(s.today)} today, ${sum(s.yesterday)} yesterday${peakText}.`;
+  const args = { zone: s.utc ? 'UTC' : zoneLabel, today: sum(s.today), yesterday: sum(s.yesterday) };
+  return sum(s.today)
+    ? t('surveysToday.summaryPeak', { ...args, hour: s.labels[peak] ?? '', calls: s.today[peak] ?? 0 })
+    : t('surveysToday.summary', args);
 }
 
 const zoneNames = new Map<string, Intl.DateTimeFormat>(); // one formatter per zone (making one is the costly part)

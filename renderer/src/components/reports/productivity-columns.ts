@@ -1,4 +1,5 @@
 /** The columns of the Productivity report: one list for the table, its sort keys and its export (the table as shown). */
+import { t } from '../../i18n/index.ts';
 import { durationCell, numberCell, type ExportValue } from '../../api/export-cells.ts';
 import { formatHours, formatRate, formatShare, type ProductivityRow } from '../../stores/report-math.ts';
 import type { BreakType } from '../../stores/productivity.ts';
@@ -13,19 +14,19 @@ const column = (key: string, label: string, text: (r: ProductivityRow) => string
  */
 export function productivityColumns(breakTypes: readonly BreakType[]): DataColumn<ProductivityRow>[] {
   const fixed = [
-    column('Interviewer', 'Interviewer', (r) => r.Interviewer),
-    column('LoginSeconds', 'Login time', (r) => formatHours(r.LoginSeconds)),
-    column('Calls', 'Calls', (r) => String(r.Calls)),
-    column('CallsPerHour', 'Calls / hour', (r) => formatRate(r.CallsPerHour)),
-    column('Completes', 'Completes', (r) => String(r.Completes)),
-    column('CompletesPerHour', 'Completes / hour', (r) => formatRate(r.CompletesPerHour)),
-    column('RefusalShare', 'Refusal share', (r) => formatShare(r.RefusalShare)),
-    column('TalkSeconds', 'Talk time', (r) => formatHours(r.TalkSeconds)),
-    column('WaitingSeconds', 'Waiting time', (r) => formatHours(r.WaitingSeconds)),
+    column('Interviewer', t('productivity.col.interviewer'), (r) => r.Interviewer),
+    column('LoginSeconds', t('productivity.col.login'), (r) => formatHours(r.LoginSeconds)),
+    column('Calls', t('productivity.col.calls'), (r) => String(r.Calls)),
+    column('CallsPerHour', t('productivity.col.callsPerHour'), (r) => formatRate(r.CallsPerHour)),
+    column('Completes', t('productivity.col.completes'), (r) => String(r.Completes)),
+    column('CompletesPerHour', t('productivity.col.completesPerHour'), (r) => formatRate(r.CompletesPerHour)),
+    column('RefusalShare', t('productivity.col.refusalShare'), (r) => formatShare(r.RefusalShare)),
+    column('TalkSeconds', t('productivity.col.talk'), (r) => formatHours(r.TalkSeconds)),
+    column('WaitingSeconds', t('productivity.col.waiting'), (r) => formatHours(r.WaitingSeconds)),
   ];
   const breaks = breakTypes.map((b) => {
     const f = (r: ProductivityRow) => r.Breaks[b.BreakTypeId] ?? { count: 0, seconds: 0 };
-    return column(`break:${b.BreakTypeId}:seconds`, `${b.Name} (breaks · min)`, (r) => (f(r).count ? `${f(r).count} · ${Math.round(f(r).seconds / 60)}` : '–'));
+    return column(`break:${b.BreakTypeId}:seconds`, t('productivity.col.breakType', { name: b.Name }), (r) => (f(r).count ? `${f(r).count} · ${Math.round(f(r).seconds / 60)}` : '–'));
   });
   return [...fixed, ...breaks].map((c) => ({ ...c, exportValue: TYPED[c.key] }));
 }

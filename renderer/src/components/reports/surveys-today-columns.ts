@@ -1,6 +1,7 @@
 /** The columns of Surveys today: the count columns and the progress text, shared by the table and its export (docs/screens.md#truth: the export is the table). */
 import { t } from '../../i18n/index.ts';
 import { CATEGORY_LABELS, type OutcomeCategory } from '../../stores/report-lookups.ts';
+import { formatNumber } from '../../i18n/index.ts';
 import { formatShare } from '../../stores/report-math.ts';
 import type { SurveyDayRow } from '../../stores/surveys-today.ts';
 
@@ -12,7 +13,7 @@ export const COUNTS: { key: 'Calls' | OutcomeCategory; readonly label: string }[
 
 /** The progress cell's text, as the table shows it. */
 export function progressText(r: SurveyDayRow): string {
-  if (!r.SampleSize) return r.SurveyId === null ? '' : 'no sample size';
-  if (r.CompletesSoFar === null) return 'counting…';
-  return `${r.CompletesSoFar} / ${r.SampleSize} (${formatShare(r.Progress)})`;
+  if (!r.SampleSize) return r.SurveyId === null ? '' : t('surveysToday.noSampleSize');
+  if (r.CompletesSoFar === null) return t('surveysToday.counting');
+  return `${formatNumber(r.CompletesSoFar)} / ${formatNumber(r.SampleSize)} (${formatShare(r.Progress)})`;
 }
