@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import type { Queryable, Store } from '../db/store.ts';
 
 export type JobKind = 'phone' | 'email' | 'blacklist';
-export type JobState = 'running' | 'done' | 'failed';
+type JobState = 'running' | 'done' | 'failed';
 
 /** One job as the table holds it; `data` is the kind's own fields (counts, file name, …). */
 export interface JobRow<D = Record<string, unknown>> {
@@ -27,11 +27,11 @@ export interface JobRow<D = Record<string, unknown>> {
   finishedAt: number | null;
 }
 
-export const PROGRESS_MS = 500;
-export const HEARTBEAT_MS = 5000;
-export const STALE_MS = 60_000;
+const PROGRESS_MS = 500;
+const HEARTBEAT_MS = 5000;
+const STALE_MS = 60_000;
 /** The reason a job whose server stopped ends with. */
-export const SERVER_STOPPED = 'the server running it stopped';
+const SERVER_STOPPED = 'the server running it stopped';
 
 /** This server's name in `jobs.server_id`: its machine and data directory (the same after a restart). */
 export function jobServerId(dataDir: string): string {
