@@ -94,16 +94,15 @@ export async function readJob<D>(db: Queryable, id: string, kind: JobKind): Prom
 
 /** The newest jobs of a kind created since `since`, of one owner (null: everyone's). */
 export async function listJobs<D>(db: Queryable, kind: JobKind, owner: string | null, since: number, limit: number): Promise<JobRow<D>[]> {
-  await failStaleJobs(db);
-  const rows = owner === null
-    ? await db.all<RawRow>(`SELECT ${COLUMNS} FROM jobs WHERE kind = ? AND created_at >= ? ORDER BY created_at DESC LIMIT ?`, [kind, since, limit])
-    : await db.all<RawRow>(`SELECT ${COLUMNS} FROM jobs WHERE kind = ? AND owner = ? AND created_at >= ? ORDER BY created_at DESC LIMIT ?`, [kind, owner, since, limit]);
+  const read = () => owner === null
+    ? db.all<RawRow>(`SELECT ${COLUMNS} FROM jobs WHERE kind = ? AND created_at >= ? ORDER BY created_at DESC LIMIT ?`, [kind, since, limit])
+    : db.all<RawRow>(`SELECT ${COLUMNS} FROM jobs WHERE kind = ? AND owner = ? AND created_at >= ? ORDER BY created_at DESC LIMIT ?`, [kind, owner, since, limit]);
+  let rows = await read();
+  if (rows.some((r) => r.state === 'running' && Number(r.updated_at) < Date.now() - STALE_MS)) {
+    await failStaleJobs(db);
+    rows = await read();
+  }
   return rows.map((r) => fromRaw<D>(r));
-}
-
-/** Writes a running job's fields and heartbeat; false when the job is no longer running here (deleted or failed). */
-export async function writeProgress(db: Queryable, id: string, data: unknown, now = Date.now()): Promise<boolean> {
-  return (await db.run("UPDATE jobs SET data = ?, updated_at = ? WHERE id = ? AND state = 'running'", [JSON.stringify(data), now, id])).changes > 0;
 }
 
 /** Ends a running job; false when it was deleted (or failed by another server) meanwhile. */
@@ -140,8 +139,8 @@ export async function sweepJobs(store: Store, kinds: readonly JobKind[], before:
 }
 
 /**
- * Keeps a running job alive in the table: a heartbeat every HEARTBEAT_MS (skipped while the database is busy) and
- * throttled progress writes; calls `gone` once when the job was deleted through any server.
+ * Keeps a running job alive in the table: a heartbeat every HEARTBEAT_MS and progress writes at most every
+ * PROGRESS_MS (each skipped while the database is busy); calls `gone` once when the job was deleted through any server.
  */
 export class JobPulse {
   private last = 0;
@@ -170,21 +169,26 @@ export class JobPulse {
   }
 
   private async flush(): Promise<void> {
-    const data = this.pending;
-    try {
-      if (!this.stopped && !(await writeProgress(this.store, this.id, data))) this.end();
-    } catch {
-      // a write that failed is retried with the next progress or heartbeat
-    }
+    await this.write(JSON.stringify(this.pending));
   }
 
   private async beat(): Promise<void> {
+    await this.write(this.pending === undefined ? undefined : JSON.stringify(this.pending));
+  }
+
+  /**
+   * Writes the heartbeat (and the fields, when given) unless the database is busy (a long import's transaction:
+   * the next write catches up), then ends the job here when its row is gone.
+   */
+  private async write(data: string | undefined): Promise<void> {
     if (this.stopped) return;
     try {
-      const wrote = await this.store.runIfIdle("UPDATE jobs SET updated_at = ? WHERE id = ? AND state = 'running'", [Date.now(), this.id]);
+      const wrote = data === undefined
+        ? await this.store.runIfIdle("UPDATE jobs SET updated_at = ? WHERE id = ? AND state = 'running'", [Date.now(), this.id])
+        : await this.store.runIfIdle("UPDATE jobs SET data = ?, updated_at = ? WHERE id = ? AND state = 'running'", [data, Date.now(), this.id]);
       if (wrote && !this.stopped && (await this.store.value("SELECT 1 FROM jobs WHERE id = ? AND state = 'running'", [this.id])) === undefined) this.end();
     } catch {
-      // the database is away: the next beat tries again
+      // the database is away: the next write tries again
     }
   }
 
