@@ -11,6 +11,7 @@ import type { AppContext } from './context.ts';
 import type { Store } from './db/store.ts';
 import { resetUploadDir } from './files/upload-dir.ts';
 import { resetScrubsDir } from './scrub/scrub-files.ts';
+import { failOwnJobs, jobServerId } from './scrub/job-table.ts';
 import { removeRunLock, writeRunLock } from './db/run-lock.ts';
 import { lockedDatabase } from './db/database-url.ts';
 import { EventHub } from './events/event-hub.ts';
@@ -52,7 +53,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const tls = config.tlsCert && config.tlsKey ? loadTlsPair(config.tlsCert, config.tlsKey) : null;
   const store = await openStoreOrExplain(config);
   resetUploadDir(config.dataDir);
-  resetScrubsDir(config.dataDir); // scrub jobs live in memory: a start forgets them and their files (docs/cati-api.md#scrubs)
+  resetScrubsDir(config.dataDir); // this server's copies of scrub files go at a start (docs/cati-api.md#scrubs)
+  await failOwnJobs(store, jobServerId(config.dataDir)); // the jobs it ran before it stopped end failed, with the reason
   await prepareCati(store, config);
   const keys = new ApiKeyStore(store);
   if (config.apiKey) keys.addMemoryKey(config.apiKey, 'CATI_API_KEY');

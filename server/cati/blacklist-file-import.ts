@@ -3,8 +3,8 @@
  * .csv/.tsv/.txt/.xlsx file of up to 1,000,000 rows. A parse worker (blacklist-file-worker.ts) reads and
  * normalises it; a bad file is the request's 400/413 and stores nothing. Once its rows are counted the
  * request answers 202 and the job runs on: every valid row is stored in one transaction with one audit row
- * (storeItems, as Controller.Import writes), the added entries published on /events. Jobs are kept 24 hours
- * in this server's memory.
+ * (storeItems, as Controller.Import writes), the added entries published on /events. A job's state is in the
+ * database (`jobs`, scrub/job-table.ts), so every server answers for it; jobs are kept 24 hours.
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import type { Principal } from '../auth/api-keys.ts';
 import type { AppContext } from '../context.ts';
 import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 import { ApiError, badRequest, notFound } from '../errors.ts';
+import { finishJob, insertJob, jobServerId, JobPulse, readJob, sweepJobs } from '../scrub/job-table.ts';
 import { scrubOwner } from '../scrub/scrub-job.ts';
 import type { BlacklistFileJob, FromBlacklistWorker, InvalidRow } from './blacklist-file-protocol.ts';
 import type { BlacklistType } from './blacklist-model.ts';
@@ -41,7 +42,7 @@ export interface BlacklistImportJob {
 }
 
 /** `GET /cati/blacklist/imports('{Id}')`. */
-export function importAnswer(job: BlacklistImportJob): Record<string, unknown> {
+export function importAnswer(job: Omit<BlacklistImportJob, 'actor'>): Record<string, unknown> {
   return {
     Id: job.id, State: job.state, FileName: job.fileName, Encoding: job.encoding, Rows: job.rows, Processed: job.processed,
     Added: job.added, Duplicates: job.duplicates, Invalid: job.invalid, Error: job.error, InvalidRows: job.invalidRows,
@@ -75,14 +76,21 @@ function itemsOf(m: Extract<FromBlacklistWorker, { type: 'items' }>): ValidItem[
   return numbers.map((number, i) => ({ number, type: m.types[i] === 1 ? 'StartWith' : 'Equal', comment: comments[i]! }));
 }
 
-/** The blacklist file imports of one server. */
+/** The fields of an import the `jobs` table keeps in `data`. */
+type ImportData = Omit<BlacklistImportJob, 'id' | 'owner' | 'actor' | 'state' | 'error' | 'createdAt'>;
+
+function importData(job: BlacklistImportJob): ImportData {
+  const { fileName, encoding, rows, processed, added, duplicates, invalid, invalidRows } = job;
+  return { fileName, encoding, rows, processed, added, duplicates, invalid, invalidRows };
+}
+
+/** The blacklist file imports, as one server runs and answers them. */
 export class BlacklistImports {
-  private readonly jobs = new Map<string, BlacklistImportJob>();
+  private readonly serverId: string;
 
   constructor(private readonly ctx: AppContext) {
-    setInterval(() => {
-      for (const [id, job] of this.jobs) if (Date.now() - job.createdAt >= RETENTION_MS) this.jobs.delete(id);
-    }, 600_000).unref();
+    this.serverId = jobServerId(ctx.config.dataDir);
+    setInterval(() => void sweepJobs(ctx.store, ['blacklist'], Date.now() - RETENTION_MS).catch(() => undefined), 600_000).unref();
   }
 
   /** Starts an import; resolves with the job once its rows are counted, rejects with a bad file's 400/413 (the upload removed). */
@@ -129,8 +137,17 @@ export class BlacklistImports {
       id: randomUUID(), owner: scrubOwner(principal), actor, fileName: req.fileName, encoding: first.encoding, state: 'running', rows: first.rows,
       processed: 0, added: 0, duplicates: 0, invalid: 0, error: null, invalidRows: [], createdAt: Date.now(),
     };
-    this.jobs.set(job.id, job);
-    void this.run(job, next, () => void worker.terminate()).finally(() => {
+    try {
+      await insertJob(this.ctx.store, { id: job.id, kind: 'blacklist', owner: job.owner, serverId: this.serverId, data: importData(job), createdAt: job.createdAt });
+    } catch (err) {
+      await worker.terminate();
+      await rm(req.filePath, { force: true });
+      throw err;
+    }
+    // Deleted through any server (retention): the worker stops at the next heartbeat or progress write.
+    const pulse = new JobPulse(this.ctx.store, job.id, () => void worker.terminate());
+    void this.run(job, next, () => void worker.terminate(), pulse).finally(() => {
+      pulse.stop();
       void worker.terminate();
       void rm(req.filePath, { force: true });
     });
@@ -138,32 +155,41 @@ export class BlacklistImports {
   }
 
   /** Follows the worker to its items and stores them; `release` stops the worker once they are here (its heap is given back before the write). */
-  private async run(job: BlacklistImportJob, next: () => Promise<FromBlacklistWorker>, release: () => void): Promise<void> {
+  private async run(job: BlacklistImportJob, next: () => Promise<FromBlacklistWorker>, release: () => void, pulse: JobPulse): Promise<void> {
     try {
       for (;;) {
         const m = await next();
-        if (m.type === 'progress') job.processed = m.processed;
+        if (m.type === 'progress') {
+          job.processed = m.processed;
+          pulse.progress(importData(job));
+        }
         else if (m.type === 'failed') throw new Error(m.message);
         else if (m.type === 'items') {
           release();
           const valid = itemsOf(m);
           const stored = await storeItems(this.ctx.store, valid, m.invalid, Date.now(), { FileName: job.fileName, Rows: job.rows }, job.actor);
           Object.assign(job, { processed: job.rows, added: stored.Added, duplicates: stored.Duplicates, invalid: m.invalid, invalidRows: m.invalidRows, state: 'done' });
-          return;
+          break;
         }
       }
     } catch (err) {
       Object.assign(job, { state: 'failed', error: `The import failed and stored nothing: ${(err as Error).message}` });
     }
+    pulse.stop();
+    try {
+      await finishJob(this.ctx.store, job.id, job.state === 'done' ? 'done' : 'failed', importData(job), job.error);
+    } catch (err) {
+      console.error(`blacklist import ${job.id}: its state could not be written:`, err);
+    }
   }
 
   /** The job if this principal may see it (its owner, or company_administrate), else 404. */
-  find(id: string, principal: Principal): BlacklistImportJob {
-    const job = this.jobs.get(id);
-    if (!job || Date.now() - job.createdAt >= RETENTION_MS || !(principal.permissions.has('company_administrate') || job.owner === scrubOwner(principal))) {
+  async find(id: string, principal: Principal): Promise<Omit<BlacklistImportJob, 'actor'>> {
+    const row = await readJob<ImportData>(this.ctx.store, id, 'blacklist');
+    if (!row || Date.now() - row.createdAt >= RETENTION_MS || !(principal.permissions.has('company_administrate') || row.owner === scrubOwner(principal))) {
       throw notFound(`No blacklist import with Id '${id}'`);
     }
-    return job;
+    return { ...row.data, id: row.id, owner: row.owner, state: row.state, error: row.error, createdAt: row.createdAt };
   }
 }
 

@@ -32,8 +32,8 @@ export function blacklistImportRouter(ctx: AppContext): RequestHandler & Permiss
     const job = await blacklistImports(ctx).start(req.principal!, actorOf(req), request);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/blacklist/imports('${job.id}')`).json(importAnswer(job));
   });
-  router.get(ONE, allowed, (req, res) => {
-    res.json(importAnswer(blacklistImports(ctx).find(req.params[0] as string, req.principal!)));
+  router.get(ONE, allowed, async (req, res) => {
+    res.json(importAnswer(await blacklistImports(ctx).find(req.params[0] as string, req.principal!)));
   });
   const dispatch: RequestHandler & PermissionTagged = (req, res, next) => router(req, res, next);
   dispatch.routeTable = () => [

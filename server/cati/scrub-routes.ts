@@ -59,7 +59,7 @@ function scrubRoutes(ctx: AppContext): Router {
   const loaded = () => scrubEngine(ctx);
   const find = async (req: Request) => {
     const { e, service } = await loaded();
-    return { e, service, job: service.find(req.params[0] as string, 'phone', req.principal!) };
+    return { e, service, job: await service.find(req.params[0] as string, 'phone', req.principal!) };
   };
 
   router.post('/scrubs', bearerOnly, allowed, upload, async (req, res) => {
@@ -72,15 +72,15 @@ function scrubRoutes(ctx: AppContext): Router {
   // Extension: the caller's recent scrubs (the screen's list), newest first.
   router.get('/scrubs', allowed, async (req, res) => {
     const { e, service } = await loaded();
-    res.json({ value: service.list('phone', req.principal!).map(e.jobAnswer) });
+    res.json({ value: (await service.list('phone', req.principal!)).map(e.jobAnswer) });
   });
   router.get(ONE, allowed, async (req, res) => {
     const { e, job } = await find(req);
     res.json(e.jobAnswer(job));
   });
   router.get(RESULT, allowed, async (req, res) => {
-    const { e, job } = await find(req);
-    await e.sendResult(req, res, job, req.params[1] as 'kept' | 'removed');
+    const { e, service, job } = await find(req);
+    await e.sendResult(req, res, job, req.params[1] as 'kept' | 'removed', (j, n) => service.resultRows(j, n));
   });
   router.delete(ONE, bearerOnly, allowed, async (req, res) => {
     const { service, job } = await find(req);

@@ -31,7 +31,7 @@ export function optoutScrubRouter(ctx: AppContext): Router {
   const loaded = () => scrubEngine(ctx);
   const find = async (req: Request) => {
     const { e, service } = await loaded();
-    return { e, service, job: service.find(req.params.id as string, 'email', req.principal!) };
+    return { e, service, job: await service.find(req.params.id as string, 'email', req.principal!) };
   };
 
   router.post('/', someList, upload, async (req, res) => {
@@ -51,7 +51,7 @@ export function optoutScrubRouter(ctx: AppContext): Router {
   // Extension: the caller's recent scrubs (the screen's list), newest first.
   router.get('/', someList, async (req, res) => {
     const { e, service } = await loaded();
-    res.json({ value: service.list('email', req.principal!).map(e.jobAnswer) });
+    res.json({ value: (await service.list('email', req.principal!)).map(e.jobAnswer) });
   });
   router.get('/:id', someList, async (req, res) => {
     const { e, job } = await find(req);
@@ -60,8 +60,8 @@ export function optoutScrubRouter(ctx: AppContext): Router {
   router.get('/:id/:result', someList, async (req, res, next) => {
     const result = req.params.result;
     if (result !== 'kept' && result !== 'removed') return next();
-    const { e, job } = await find(req);
-    await e.sendResult(req, res, job, result);
+    const { e, service, job } = await find(req);
+    await e.sendResult(req, res, job, result, (j, n) => service.resultRows(j, n));
   });
   router.delete('/:id', someList, async (req, res) => {
     const { service, job } = await find(req);

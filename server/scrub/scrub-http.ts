@@ -9,8 +9,8 @@ import { badRequest, conflict } from '../errors.ts';
 import { detectFormat } from '../files/file-format.ts';
 import { singleQuery } from '../http/request-input.ts';
 import { sendCsv, sendXlsx } from './result-download.ts';
-import { resultPath, type ResultName } from './scrub-files.ts';
-import type { ScrubJob } from './scrub-job.ts';
+import type { ResultName } from './scrub-files.ts';
+import type { ScrubView } from './scrub-job.ts';
 import type { ScrubFormat } from './scrub-protocol.ts';
 
 /** The format of an upload by its extension and content (docs/files.md#formats): a mismatch → 400. */
@@ -41,12 +41,13 @@ export function flagField(req: Request, name: string): boolean {
 }
 
 /** Sends a result file: CSV, or XLSX with `$format=xlsx`; 409 while the job runs or when it failed. */
-export async function sendResult(req: Request, res: Response, job: ScrubJob, name: ResultName): Promise<void> {
+export async function sendResult(req: Request, res: Response, job: ScrubView, name: ResultName, open: (job: ScrubView, name: ResultName) => Promise<AsyncIterable<string[]>>): Promise<void> {
   const format = singleQuery(req, '$format') ?? 'csv';
   if (format !== 'csv' && format !== 'xlsx') throw badRequest(`$format must be csv or xlsx, not '${format}'`);
   if (job.state === 'running') throw conflict('The scrub is still running; download when its State is done');
   if (job.state === 'failed') throw conflict(`The scrub failed and has no files: ${job.error ?? ''}`);
   const fileName = `${job.fileName.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'scrub'}-${name}`;
-  if (format === 'xlsx') await sendXlsx(res, resultPath(job.dir, name), fileName);
-  else await sendCsv(res, resultPath(job.dir, name), fileName, job.added[name]);
+  const rows = await open(job, name);
+  if (format === 'xlsx') await sendXlsx(res, rows, fileName);
+  else await sendCsv(res, rows, fileName, job.added[name]);
 }

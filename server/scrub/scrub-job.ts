@@ -7,12 +7,12 @@ import type { ScrubKind } from './scrub-protocol.ts';
 
 export type ScrubState = 'running' | 'done' | 'failed';
 
-export interface ScrubJob {
+/** What every server knows of a scrub (the `jobs` table, job-table.ts), and what its answer shows. */
+export interface ScrubView {
   id: string;
   kind: ScrubKind;
   /** Who may see it: the key, UI session or in-memory key that made it (scrubOwner). */
   owner: string;
-  actor: Actor;
   fileName: string;
   /** The text encoding the upload was read in (null: a workbook, or not read yet; docs/files.md#encodings). */
   encoding: string | null;
@@ -29,18 +29,25 @@ export interface ScrubJob {
   error: string | null;
   createdAt: number;
   finishedAt: number | null;
+  /** Opt-out scrubs: the lists matched, in priority order. */
+  listIds: number[];
+  /** How many chunks of each result file the database holds (job-files.ts); null until the job is done. */
+  files: { kept: number; removed: number } | null;
+}
+
+/** A scrub as the server running it keeps it. */
+export interface ScrubJob extends ScrubView {
+  actor: Actor;
   /** Its directory under `<data-dir>/scrubs` (gone once it failed or was deleted). */
   dir: string;
   /** The upload being read (removed when the job ends or is deleted). */
   uploadPath: string;
-  /** Opt-out scrubs: the lists matched, in priority order. */
-  listIds: number[];
   /** Stops a running job (its worker and files); set while it runs. */
   cancel?: () => Promise<void>;
 }
 
 /** `GET /cati/scrubs('{Id}')` and `GET /optout/scrubs/{Id}` (docs/cati-api.md#scrubs). */
-export function jobAnswer(job: ScrubJob): Record<string, unknown> {
+export function jobAnswer(job: ScrubView): Record<string, unknown> {
   return {
     Id: job.id,
     State: job.state,
@@ -56,6 +63,15 @@ export function jobAnswer(job: ScrubJob): Record<string, unknown> {
     CreatedAt: new Date(job.createdAt).toISOString(),
     FinishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
   };
+}
+
+/** The fields of a scrub the `jobs` table keeps in `data`. */
+export type ScrubData = Omit<ScrubView, 'id' | 'kind' | 'owner' | 'state' | 'error' | 'createdAt' | 'finishedAt'>;
+
+/** A scrub's `data` (job-table.ts). */
+export function scrubData(job: ScrubView): ScrubData {
+  const { fileName, encoding, rows, processed, kept, removed, invalid, duplicates, added, listIds, files } = job;
+  return { fileName, encoding, rows, processed, kept, removed, invalid, duplicates, added, listIds, files };
 }
 
 /** The owner of what a principal creates: its key, else the signed-in person, else its UI session, else the in-memory key's name. */

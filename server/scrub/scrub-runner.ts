@@ -34,8 +34,10 @@ export interface ScrubRequest {
   heapMb: number;
   /** The list to match against (read while the worker starts and counts the rows). */
   list: ListSource;
-  /** Called once the job is done or failed (the audit row, the upload's removal). */
+  /** Called once the job is done or failed (its files and state in the database, the audit row, the upload's removal). */
   finished: (job: ScrubJob) => Promise<void>;
+  /** Called with the job after each progress message of the worker (its state written for every server). */
+  progress?: (job: ScrubJob) => void;
 }
 
 const clientError = (m: Extract<FromWorker, { type: 'failed' }>) => (m.status === 413 ? new ApiError('PayloadTooLarge', m.message) : badRequest(m.message));
@@ -114,6 +116,7 @@ async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel
       job.removed = m.removed;
       job.invalid = m.invalid;
       job.duplicates = m.duplicates;
+      req.progress?.(job);
     }
     if (cancelled) return;
     outcome = { state: 'done', error: null };

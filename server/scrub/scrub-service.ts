@@ -1,18 +1,23 @@
 /**
- * The scrub jobs of this server process (docs/cati-api.md#scrubs). Jobs live in memory and their files on this
- * server's disk (`<data-dir>/scrubs`), so a job is known only to the server that ran it: behind a load
- * balancer over several PostgreSQL servers a client must come back to the same server (sticky sessions),
- * others answer 404. Jobs and files go after the retention time (24 h), on DELETE, and at every start
- * (server.ts empties `<data-dir>/scrubs`; the service itself is made with the first scrub request).
+ * The scrub jobs (docs/cati-api.md#scrubs). A job's state is in the database (`jobs`, job-table.ts) and its result
+ * files too, once it is done (`job_files`, job-files.ts), so every server on the database answers for it: its
+ * progress, its downloads and DELETE. The server running it keeps its worker, its upload and a copy of its files on
+ * its own disk (`<data-dir>/scrubs`, sent from there when asked of this server). Jobs and files go after the
+ * retention time (24 h, swept by any server), on DELETE (through any server: the running one stops its worker at its
+ * next write), and at every start (server.ts empties `<data-dir>/scrubs` and fails the jobs it was running).
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { Principal } from '../auth/api-keys.ts';
 import type { AppContext } from '../context.ts';
-import { notFound } from '../errors.ts';
-import { makeJobDir, removeJobDir } from './scrub-files.ts';
-import { scrubOwner, type ScrubJob } from './scrub-job.ts';
+import { conflict, notFound } from '../errors.ts';
+import { jobFileChunks, jobFileRows, saveJobFile } from './job-files.ts';
+import { deleteJob, failJob, finishJob, insertJob, jobExists, jobServerId, JobPulse, listJobs, readJob, sweepJobs, type JobRow } from './job-table.ts';
+import { makeJobDir, removeJobDir, resultPath, resultRows, scrubsDir, type ResultName } from './scrub-files.ts';
+import { scrubData, scrubOwner, type ScrubData, type ScrubJob, type ScrubView } from './scrub-job.ts';
 import type { ScrubFormat, ScrubKind } from './scrub-protocol.ts';
 import { acceptScrub, type ScrubRequest } from './scrub-runner.ts';
 
@@ -20,17 +25,24 @@ export const DEFAULT_SCRUB_RETENTION_MS = 24 * 3600_000;
 /** Jobs listed per owner (the newest). */
 const LIST_LIMIT = 50;
 
-/** The scrub jobs of one server. */
+const viewOf = (row: JobRow<ScrubData>): ScrubView => ({
+  ...row.data, id: row.id, kind: row.kind as ScrubKind, owner: row.owner, state: row.state, error: row.error, createdAt: row.createdAt, finishedAt: row.finishedAt,
+});
+
+/** The scrub jobs, as one server runs and answers them. */
 export class ScrubService {
+  /** The jobs this server runs or ran (their worker, upload and local files). */
   private readonly jobs = new Map<string, ScrubJob>();
   readonly retentionMs: number;
   readonly maxRows = 1_000_000;
   readonly heapMb = 384;
+  private readonly serverId: string;
 
   constructor(private readonly ctx: AppContext) {
     this.retentionMs = ctx.config.scrubRetentionMs ?? DEFAULT_SCRUB_RETENTION_MS;
+    this.serverId = jobServerId(ctx.config.dataDir);
     const every = Math.max(1000, Math.min(this.retentionMs / 4, 600_000));
-    setInterval(() => void this.sweep(), every).unref();
+    setInterval(() => void this.sweep().catch(() => undefined), every).unref();
   }
 
   /**
@@ -43,7 +55,7 @@ export class ScrubService {
     actor: Actor,
     fileName: string,
     format: () => Promise<ScrubFormat>,
-    request: Omit<ScrubRequest, 'finished' | 'maxRows' | 'heapMb' | 'format'>,
+    request: Omit<ScrubRequest, 'finished' | 'progress' | 'maxRows' | 'heapMb' | 'format'>,
     listIds: number[] = [],
   ): Promise<ScrubJob> {
     let checked: ScrubFormat;
@@ -56,57 +68,109 @@ export class ScrubService {
     const id = randomUUID();
     const job: ScrubJob = {
       id, kind, owner: scrubOwner(principal), actor, fileName, encoding: null, state: 'running', rows: null, processed: 0, kept: 0, removed: 0, invalid: 0, duplicates: 0,
-      added: { kept: 0, removed: 0 },
+      added: { kept: 0, removed: 0 }, files: null,
       error: null, createdAt: Date.now(), finishedAt: null, dir: makeJobDir(this.ctx.config.dataDir, id), uploadPath: request.filePath, listIds,
     };
+    const store = this.ctx.store;
+    const pulse = new JobPulse(store, id, () => void this.stopLocal(job));
     const finished = async (j: ScrubJob) => {
+      pulse.stop();
       await rm(request.filePath, { force: true });
-      await this.audit(j);
+      await this.finish(j);
     };
     try {
-      await acceptScrub(job, { ...request, format: checked, maxRows: this.maxRows, heapMb: this.heapMb, finished });
+      await insertJob(store, { id, kind, owner: job.owner, serverId: this.serverId, data: scrubData(job), createdAt: job.createdAt });
+      await acceptScrub(job, { ...request, format: checked, maxRows: this.maxRows, heapMb: this.heapMb, finished, progress: (j) => pulse.progress(scrubData(j)) });
     } catch (err) {
+      pulse.stop();
+      await deleteJob(store, id).catch(() => undefined);
       await removeJobDir(job.dir);
       await rm(request.filePath, { force: true });
       throw err;
     }
     this.jobs.set(id, job);
+    pulse.progress(scrubData(job));
     return job;
+  }
+
+  /** Saves a finished job's files and state for every server, then its audit row; a job deleted meanwhile leaves nothing. */
+  private async finish(job: ScrubJob): Promise<void> {
+    const store = this.ctx.store;
+    let ended = job;
+    try {
+      if (job.state === 'done') {
+        const files = { kept: await saveJobFile(store, job.id, 'kept', resultPath(job.dir, 'kept')), removed: await saveJobFile(store, job.id, 'removed', resultPath(job.dir, 'removed')) };
+        ended = { ...job, files };
+      }
+    } catch (err) {
+      ended = { ...job, state: 'failed', error: `The scrub failed: its result could not be stored: ${(err as Error).message}` };
+      await removeJobDir(job.dir);
+    }
+    Object.assign(job, { files: ended.files });
+    await this.audit(ended);
+    try {
+      if (!(await finishJob(store, job.id, ended.state === 'done' ? 'done' : 'failed', scrubData(ended), ended.error, ended.finishedAt ?? Date.now()))) {
+        if (!(await jobExists(store, job.id))) await deleteJob(store, job.id); // deleted while its files were stored
+        await this.stopLocal(job);
+      }
+    } catch (err) {
+      console.error(`scrub ${job.id}: its state could not be written:`, err);
+    }
   }
 
   /** The job if this principal may see it (its owner, or company_administrate), else 404. */
-  find(id: string, kind: ScrubKind, principal: Principal): ScrubJob {
-    const job = this.jobs.get(id);
-    if (!job || job.kind !== kind || this.expired(job) || !this.mayRead(job, principal)) throw notFound(`No scrub with Id '${id}'`);
-    return job;
+  async find(id: string, kind: ScrubKind, principal: Principal): Promise<ScrubView> {
+    const row = await readJob<ScrubData>(this.ctx.store, id, kind);
+    if (!row || this.expired(row) || !this.mayRead(row, principal)) throw notFound(`No scrub with Id '${id}'`);
+    return viewOf(row);
   }
 
   /** The principal's jobs of one kind, newest first (company_administrate: everyone's). */
-  list(kind: ScrubKind, principal: Principal): ScrubJob[] {
-    return [...this.jobs.values()]
-      .filter((j) => j.kind === kind && !this.expired(j) && this.mayRead(j, principal))
-      .sort((a, b) => b.createdAt - a.createdAt)
-      .slice(0, LIST_LIMIT);
+  async list(kind: ScrubKind, principal: Principal): Promise<ScrubView[]> {
+    const owner = principal.permissions.has('company_administrate') ? null : scrubOwner(principal);
+    return (await listJobs<ScrubData>(this.ctx.store, kind, owner, Date.now() - this.retentionMs, LIST_LIMIT)).map(viewOf);
   }
 
-  /** Stops the job if it runs and removes it and its files. */
-  async remove(job: ScrubJob): Promise<void> {
+  /**
+   * The rows of a done job's result file: from this server's disk when it ran it, else from the database. A file
+   * missing from both fails the job with the reason (409).
+   */
+  async resultRows(job: ScrubView, name: ResultName): Promise<AsyncIterable<string[]>> {
+    const local = resultPath(join(scrubsDir(this.ctx.config.dataDir), job.id), name);
+    if (this.jobs.has(job.id) && existsSync(local)) return resultRows(local);
+    const expected = job.files?.[name];
+    if (expected !== undefined && expected > 0 && (await jobFileChunks(this.ctx.store, job.id, name)) === expected) return jobFileRows(this.ctx.store, job.id, name, expected);
+    const error = `The scrub failed: its result file '${name}' is missing`;
+    await failJob(this.ctx.store, job.id, error);
+    throw conflict(`The scrub failed and has no files: ${error}`);
+  }
+
+  /** Removes the job and its files for every server; stops it if it runs here (elsewhere its server stops it). */
+  async remove(job: ScrubView): Promise<void> {
+    await deleteJob(this.ctx.store, job.id);
+    const local = this.jobs.get(job.id);
+    if (local) await this.stopLocal(local);
+  }
+
+  /** Stops a job of this server and removes what it has on this disk. */
+  private async stopLocal(job: ScrubJob): Promise<void> {
     this.jobs.delete(job.id);
     await job.cancel?.();
     await removeJobDir(job.dir);
     await rm(job.uploadPath, { force: true });
   }
 
-  /** Removes every job older than the retention time. */
+  /** Removes every job older than the retention time (of every server), and this server's files of jobs gone. */
   async sweep(): Promise<void> {
-    for (const job of [...this.jobs.values()]) if (this.expired(job)) await this.remove(job);
+    await sweepJobs(this.ctx.store, ['phone', 'email'], Date.now() - this.retentionMs);
+    for (const job of [...this.jobs.values()]) if (!(await jobExists(this.ctx.store, job.id))) await this.stopLocal(job);
   }
 
-  private expired(job: ScrubJob): boolean {
+  private expired(job: { createdAt: number }): boolean {
     return Date.now() - job.createdAt >= this.retentionMs;
   }
 
-  private mayRead(job: ScrubJob, principal: Principal): boolean {
+  private mayRead(job: { owner: string }, principal: Principal): boolean {
     return principal.permissions.has('company_administrate') || job.owner === scrubOwner(principal);
   }
 
