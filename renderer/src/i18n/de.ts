@@ -545,6 +545,10 @@ export const de: Catalogue<Messages> = {
     survey: 'Studie',
     assign: 'Zuweisen',
   },
+  reportChart: {
+    topOf: 'Top {shown} von {total} Interviewern nach abgeschlossenen Interviews pro Anmeldestunde',
+    allShown: 'Abgeschlossene Interviews pro Anmeldestunde je Interviewer (höchste zuerst)',
+  },
   menu: {
     actions: 'Aktionen',
   },

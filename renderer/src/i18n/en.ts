@@ -545,6 +545,10 @@ export const en = {
     survey: 'Survey',
     assign: 'Assign',
   },
+  reportChart: {
+    topOf: 'Top {shown} of {total} interviewers by completes per login hour',
+    allShown: 'Completes per login hour by interviewer (highest first)',
+  },
   menu: {
     actions: 'Actions',
   },

@@ -545,6 +545,10 @@ export const nl: Catalogue<Messages> = {
     survey: 'Onderzoek',
     assign: 'Toewijzen',
   },
+  reportChart: {
+    topOf: 'Top {shown} van {total} interviewers op voltooide interviews per inloguur',
+    allShown: 'Voltooide interviews per inloguur per interviewer (hoogste eerst)',
+  },
   menu: {
     actions: 'Acties',
   },
