@@ -549,6 +549,15 @@ export const de: Catalogue<Messages> = {
     topOf: 'Top {shown} von {total} Interviewern nach abgeschlossenen Interviews pro Anmeldestunde',
     allShown: 'Abgeschlossene Interviews pro Anmeldestunde je Interviewer (höchste zuerst)',
   },
+  detailState: {
+    members: 'die Mitglieder',
+    assignments: 'die Umfragezuweisungen',
+    groups: 'die Gruppen',
+    centres: 'die Callcenter',
+    workers: 'wer diese Umfrage bearbeiten kann',
+    surveys: 'die Umfragen',
+    backups: 'die Sicherungen',
+  },
   menu: {
     actions: 'Aktionen',
   },

@@ -549,6 +549,15 @@ export const en = {
     topOf: 'Top {shown} of {total} interviewers by completes per login hour',
     allShown: 'Completes per login hour by interviewer (highest first)',
   },
+  detailState: {
+    members: 'the members',
+    assignments: 'the survey assignments',
+    groups: 'the groups',
+    centres: 'the call centres',
+    workers: 'who can work this survey',
+    surveys: 'the surveys',
+    backups: 'the backups',
+  },
   menu: {
     actions: 'Actions',
   },

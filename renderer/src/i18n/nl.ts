@@ -549,6 +549,15 @@ export const nl: Catalogue<Messages> = {
     topOf: 'Top {shown} van {total} interviewers op voltooide interviews per inloguur',
     allShown: 'Voltooide interviews per inloguur per interviewer (hoogste eerst)',
   },
+  detailState: {
+    members: 'de leden',
+    assignments: 'de enquêtetoewijzingen',
+    groups: 'de groepen',
+    centres: 'de callcenters',
+    workers: 'wie deze enquête kan doen',
+    surveys: 'de enquêtes',
+    backups: 'de back-ups',
+  },
   menu: {
     actions: 'Acties',
   },
