@@ -554,7 +554,6 @@ export const de: Catalogue<Messages> = {
     assignments: 'die Umfragezuweisungen',
     groups: 'die Gruppen',
     centres: 'die Callcenter',
-    workers: 'wer diese Umfrage bearbeiten kann',
     surveys: 'die Umfragen',
     backups: 'die Sicherungen',
   },

@@ -554,7 +554,6 @@ export const en = {
     assignments: 'the survey assignments',
     groups: 'the groups',
     centres: 'the call centres',
-    workers: 'who can work this survey',
     surveys: 'the surveys',
     backups: 'the backups',
   },

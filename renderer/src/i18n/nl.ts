@@ -554,7 +554,6 @@ export const nl: Catalogue<Messages> = {
     assignments: 'de enquêtetoewijzingen',
     groups: 'de groepen',
     centres: 'de callcenters',
-    workers: 'wie deze enquête kan doen',
     surveys: 'de enquêtes',
     backups: 'de back-ups',
   },
