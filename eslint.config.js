@@ -53,7 +53,6 @@ export default tseslint.config(
       'renderer/src/components/interviewers/InterviewerForm.vue',
       'renderer/src/components/interviewers/InterviewerSurveys.vue',
       'renderer/src/components/reports/SurveysTodayTable.vue',
-      'renderer/src/components/settings/ActivitySection.vue',
       'renderer/src/components/settings/ApiKeyForm.vue',
       'renderer/src/components/settings/ApiKeyTable.vue',
       'renderer/src/components/settings/ApiKeysSection.vue',
