@@ -51,7 +51,6 @@ export default tseslint.config(
     files: [
       'renderer/src/components/interviewers/InterviewerActions.vue',
       'renderer/src/components/interviewers/InterviewerForm.vue',
-      'renderer/src/components/interviewers/InterviewerSurveys.vue',
       'renderer/src/components/reports/SurveysTodayTable.vue',
       'renderer/src/components/settings/ApiKeyForm.vue',
       'renderer/src/components/settings/ApiKeyTable.vue',
@@ -67,7 +66,6 @@ export default tseslint.config(
       'renderer/src/components/settings/PhoneNumbersSection.vue',
       'renderer/src/components/settings/ServerSection.vue',
       'renderer/src/components/surveys/SurveyDetail.vue',
-      'renderer/src/components/surveys/SurveyWorkers.vue',
       'renderer/src/views/InterviewersView.vue',
       'renderer/src/views/ProductivityView.vue',
       'renderer/src/views/SurveysTodayView.vue',
