@@ -25,3 +25,14 @@ export type NamedKind = 'groups' | 'interviewers' | 'surveys' | 'callcenters' | 
 
 /** `ChangeNames`: kind → id (as text) → name. */
 export type ChangeNames = Partial<Record<NamedKind, Record<string, string>>>;
+
+/** The fields of `Changes` that hold ids, and of what (docs/audit.md#names): the server names them, the screen shows the names. */
+export const AUDIT_ID_FIELDS: Readonly<Record<string, NamedKind>> = {
+  ParentGroups: 'groups',
+  GroupId: 'groups',
+  Groups: 'groups',
+  Members: 'interviewers',
+  InterviewerId: 'interviewers',
+  SurveyId: 'surveys',
+  CallCenterId: 'callcenters',
+};

@@ -4,7 +4,7 @@
  * group, interviewer, survey and call-centre ids inside `Changes`, by kind and id). Names are today's, looked up
  * once per page and kind; a deleted thing keeps the name its audit row recorded, else it has none.
  */
-import type { ChangeNames, NamedKind } from '../../common/audit-row.ts';
+import { AUDIT_ID_FIELDS as ID_FIELDS, type ChangeNames, type NamedKind } from '../../common/audit-row.ts';
 import type { Queryable } from '../db/store.ts';
 
 /** The kinds of ids named, each with its table and name expression. */
@@ -16,17 +16,6 @@ const KINDS = {
   users: { sql: 'SELECT id, display_name AS name FROM users WHERE id IN', type: 'int' },
 } as const satisfies Record<NamedKind, { sql: string; type: string }>;
 
-
-/** The fields of `Changes` that hold ids, and of what. */
-const ID_FIELDS: Record<string, NamedKind> = {
-  ParentGroups: 'groups',
-  GroupId: 'groups',
-  Groups: 'groups',
-  Members: 'interviewers',
-  InterviewerId: 'interviewers',
-  SurveyId: 'surveys',
-  CallCenterId: 'callcenters',
-};
 
 /** What a row needs of its stored form. */
 export interface NamedSource {

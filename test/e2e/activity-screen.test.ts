@@ -91,12 +91,32 @@ describe('Settings → Activity in Chromium', () => {
     const text = await readFile((await download.path())!, 'utf8');
     expect(text.startsWith('\uFEFF')).toBe(true);
     const rows = parse(text.slice(1), { columns: true }) as Record<string, string>[];
-    expect(Object.keys(rows[0]!)).toEqual(['When (UTC)', 'Who', 'Action', 'What', 'Id', 'Changes', 'Key id', 'Person id', 'Changes (JSON)']);
-    expect(rows.map((r) => [r.Who, r.Action, r.What, r.Id, r.Changes])).toEqual([
-      ['night clerk', 'updated', 'groups', String(groupId), 'Name: Early shift → Late shift'],
-      ['night clerk', 'created', 'groups', String(groupId), expect.stringContaining('Name: Early shift')],
+    expect(Object.keys(rows[0]!)).toEqual(['When (UTC)', 'Who', 'Action', 'What', 'Which', 'Changes', 'Key id', 'Person id', 'Entity id', 'Changes (JSON)']);
+    expect(rows.map((r) => [r.Who, r.Action, r.What, r.Which, r.Changes, r['Entity id']])).toEqual([
+      ['night clerk', 'updated', 'groups', `Late shift (${groupId})`, 'Name: Early shift → Late shift', String(groupId)],
+      ['night clerk', 'created', 'groups', `Late shift (${groupId})`, expect.stringContaining('Name: Early shift'), String(groupId)],
     ]);
     expect(JSON.parse(rows[0]!['Changes (JSON)']!)).toEqual({ Name: ['Early shift', 'Late shift'] });
+  });
+
+  it('names what changed: the interviewer beside its id, and the groups and survey ids in Changes (docs/audit.md#names)', async () => {
+    const amsterdam = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Amsterdam' } })).body.GroupId;
+    const nights = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Nights' } })).body.GroupId;
+    expect((await ui.server.json('POST', '/cati/surveys', { body: { SurveyId: 'p700', SurveyName: 'Energy panel', SampleSize: 10, State: 'Open' } })).status).toBe(201);
+    const anna = (await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'anna.v', DisplayName: 'Anna Visser', ParentGroups: [amsterdam] } })).body.InterviewerId;
+    expect((await ui.server.json('PATCH', `/cati/interviewerproperties(${anna})`, { body: { ParentGroups: [amsterdam, nights] } })).status).toBeLessThan(300);
+    expect((await ui.server.json('GET', `/cati/interviewers(${anna})/Controller.AssignOnSurvey(surveyId='p700')`)).status).toBe(200);
+
+    await showAddress('entity=interviewers', 2);
+    const updated = table().getByRole('row', { name: /updated/ });
+    expect(await updated.textContent()).toContain(`Anna Visser (${anna})`);
+    expect(await updated.textContent()).toContain(`ParentGroups: Amsterdam (${amsterdam}) → Amsterdam (${amsterdam}), Nights (${nights})`);
+    expect(await updated.textContent()).not.toContain('[');
+
+    await showAddress('entity=assignments', 1);
+    const assigned = table().getByRole('row').nth(1);
+    expect(await assigned.textContent()).toContain(`Anna Visser (interviewers(${anna}))`);
+    expect(await assigned.textContent()).toContain('SurveyId: Energy panel (p700)');
   });
 
   it('shows a change made while the screen was away, when it is shown again', async () => {

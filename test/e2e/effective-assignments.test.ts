@@ -34,9 +34,10 @@ describe('Effective assignments', () => {
     await page.getByRole('button', { name: 'Open Transport' }).click();
     await expect.poll(() => page.getByTestId('survey-workers-summary').textContent()).toMatch(/3 interviewers in this call centre, 1 logged in now/);
     expect(await rowsOf('Who can work this survey')).toEqual([
-      ['anna', '', 'Group Team A (through Team A1)', 'No'],
-      ['ben', '', 'Explicit', 'No'],
-      ['cara', '', 'Group Team A', 'Yes'],
+      // The interviewer's display name (its login name when it has none), then the login name.
+      ['anna', 'anna', 'Group Team A (through Team A1)', 'No'],
+      ['ben', 'ben', 'Explicit', 'No'],
+      ['cara', 'cara', 'Group Team A', 'Yes'],
     ]);
     await page.getByRole('table', { name: 'Who can work this survey' }).getByRole('columnheader', { name: 'Logged in' }).getByRole('button').click();
     await page.getByRole('table', { name: 'Who can work this survey' }).getByRole('columnheader', { name: 'Logged in' }).getByRole('button').click();

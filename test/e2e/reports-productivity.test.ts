@@ -84,6 +84,8 @@ describe('Productivity', () => {
     const chart = page.getByRole('img', { name: /^Completes per login hour/ });
     expect(await chart.evaluate((el) => el.tagName)).toBe('CANVAS');
     expect(await chart.getAttribute('aria-label')).toBe('Completes per login hour by interviewer, 2 shown; highest Anna Berg (anna) with 1.0.');
+    // Every interviewer listed is charted: the caption claims no subset.
+    expect(await page.getByRole('figure').locator('figcaption').textContent()).toBe('Completes per login hour by interviewer (highest first)');
   });
 
   it('narrows to a group and to a survey; filters survive a reload', async () => {

@@ -61,7 +61,9 @@ describe('Surveys screen in Chromium', () => {
     await expect.poll(() => props.allTextContents()).toEqual(['Open', '500', 'In order', 'Yes', 'Weekdays', 'Standard']);
     await expect.poll(() => resources().textContent()).toContain('Evening team');
     const row = resources().getByRole('row').filter({ hasText: 'Evening team' });
-    expect(await row.getByRole('cell').allTextContents()).toEqual(['Group', String(teamId), 'Evening team', '3', expect.any(String)]);
+    // Names, not ids: no Id column (the ids follow in the export).
+    expect(await row.getByRole('cell').allTextContents()).toEqual(['Group', 'Evening team', '3', expect.any(String)]);
+    expect(await resources().getByRole('columnheader').allTextContents()).not.toContain('Id');
   });
 
   it('assigns an interviewer to the survey and removes the assignment', async () => {
@@ -69,13 +71,15 @@ describe('Surveys screen in Chromium', () => {
     await assign.getByLabel('Assign a').selectOption('interviewer');
     await assign.getByRole('combobox', { name: 'Interviewer' }).selectOption(String(annaId));
     await assign.getByRole('button', { name: 'Assign' }).click();
-    await expect.poll(() => resources().textContent()).toContain('anna');
+    // The interviewer by display name, not login name.
+    await expect.poll(() => resources().textContent()).toContain('Anna Berg');
+    expect(await resources().textContent()).not.toMatch(/\banna\b/);
     const { body } = await ui.server.json('GET', `/cati/interviewers(${annaId})/Controller.GetAssignments()`);
     expect(body.value).toEqual([{ SurveyId: 'p2001', AssignmentType: 'Explicit', AssignedCallsCount: 0 }]);
 
-    await detail().getByRole('button', { name: 'Remove interviewer anna' }).click();
-    await detail().getByRole('button', { name: 'Remove interviewer anna from Health 2026' }).click();
-    await expect.poll(() => resources().textContent()).not.toContain('anna');
+    await detail().getByRole('button', { name: 'Remove interviewer Anna Berg' }).click();
+    await detail().getByRole('button', { name: 'Remove interviewer Anna Berg from Health 2026' }).click();
+    await expect.poll(() => resources().textContent()).not.toContain('Anna Berg');
     expect((await ui.server.json('GET', `/cati/interviewers(${annaId})/Controller.GetAssignments()`)).body.value).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref } from 'vue';
-import type { AuditRow } from '../../../common/audit-row.ts';
+import { AUDIT_ID_FIELDS, type AuditRow, type ChangeNames, type NamedKind } from '../../../common/audit-row.ts';
 import { request } from '../api/client.ts';
 import { textField, useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
@@ -25,13 +25,41 @@ export interface AuditFilters {
   to: string;
 }
 
-/** One readable line of a row's Changes: `field: before → after`, or `field: value` for a create, delete or count. */
-export function describeChanges(changes: Record<string, unknown>): string[] {
-  const text = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
-  return Object.entries(changes).map(([field, value]) =>
-    Array.isArray(value) && value.length === 2 ? `${field}: ${text(value[0])} → ${text(value[1])}` : `${field}: ${text(value)}`,
-  );
+/** Fields whose value is a list of ids (a delete's `Members`), not a `[before, after]` pair unless both sides are lists. */
+const LIST_FIELDS = new Set(['Members', 'Groups']);
+
+/** A value as text; an id of a named kind as `Amsterdam (2)` (its bare id when it has no name), a list of them joined. */
+function valueText(value: unknown, kind: NamedKind | undefined, names: ChangeNames): string {
+  if (value === null || value === undefined) return '—';
+  if (kind && Array.isArray(value)) return value.length ? value.map((v) => valueText(v, kind, names)).join(', ') : '—';
+  if (kind && (typeof value === 'number' || typeof value === 'string')) {
+    const name = names[kind]?.[String(value)];
+    return name ? `${name} (${value})` : String(value);
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
+
+/** Whether a field's value is a `[before, after]` pair. */
+const isPair = (field: string, value: unknown): value is [unknown, unknown] =>
+  Array.isArray(value) && value.length === 2 && (!LIST_FIELDS.has(field) || value.every((v) => v === null || Array.isArray(v)));
+
+/**
+ * One readable line of a row's Changes: `field: before → after`, or `field: value` for a create, delete or count; the
+ * ids of groups, interviewers, surveys and call centres with their names (docs/audit.md#names):
+ * `ParentGroups: Amsterdam (2) → Amsterdam (2), Nights (10)`.
+ */
+export function describeChanges(changes: Record<string, unknown>, names: ChangeNames = {}): string[] {
+  return Object.entries(changes).map(([field, value]) => {
+    const kind = AUDIT_ID_FIELDS[field];
+    return isPair(field, value)
+      ? `${field}: ${valueText(value[0], kind, names)} → ${valueText(value[1], kind, names)}`
+      : `${field}: ${valueText(value, kind, names)}`;
+  });
+}
+
+/** What a row is about, named: `Anna Visser (15)`, `Anna Visser (interviewers(15))`; the bare id when it has no name. */
+export const entityText = (r: Pick<AuditRow, 'EntityId' | 'EntityName'>): string =>
+  r.EntityName ? (r.EntityId === null ? r.EntityName : `${r.EntityName} (${r.EntityId})`) : (r.EntityId ?? '');
 
 const PAGE_SIZE = 100;
 /** An export reads the rows in pages of this many (the API's most), and at most EXPORT_MAX (the browser builds the file). */

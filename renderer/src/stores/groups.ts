@@ -5,6 +5,7 @@ import { odataString, type ODataCollection, type WithEtag } from '../api/odata.t
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { usePagedCollection } from './paged-collection.ts';
+import { quietly, useResourceState } from './resource-state.ts';
 
 export interface Group extends WithEtag {
   GroupId: number;
@@ -87,7 +88,6 @@ export const useGroupsStore = defineStore('groups', () => {
   };
   const sort = useTableSort('Name', false, 'GroupId');
   const list = usePagedCollection<Group>('/cati/groups', { filter, sort });
-  useAddressQuery('groups', { q: { get: () => search.value, set: (v) => (search.value = v) }, orderby: sort.field }, () => load(0));
   const options = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
   const callCenters = ref<CallCenter[]>([]);
 
@@ -95,12 +95,18 @@ export const useGroupsStore = defineStore('groups', () => {
   const callCenterId = ref(1);
   const members = ref<GroupMember[]>([]);
   const assignments = ref<SurveyAssignment[]>([]);
+  /** The selected group's members and assignments: loading / empty / failed / offline (docs/screens.md#truth). */
+  const detail = useResourceState();
+  /** The group names of the form's parent choices: "Loading…" until they arrived, never "No other groups". */
+  const optionsState = useResourceState();
+  /** A group asked for by the address (`#/groups?group=7`) that is being opened. */
+  const wantedGroup = ref<number | null>(null);
 
   const nameOf = (id: number) => options.value.find((g) => g.GroupId === id)?.Name ?? `#${id}`;
 
   /** Loads the page at `offset` together with the group names its parent column and the form show. */
   async function load(offset?: number) {
-    const names = fetchGroupOptions();
+    const names = optionsState.track(fetchGroupOptions, () => false);
     if (!(await list.load(offset, names))) return;
     options.value = await names;
     if (selected.value) selected.value = list.items.value.find((g) => g.GroupId === selected.value?.GroupId) ?? selected.value;
@@ -145,6 +151,7 @@ export const useGroupsStore = defineStore('groups', () => {
     selected.value = group;
     members.value = [];
     assignments.value = [];
+    detail.reset();
   }
 
   /** Members and survey assignments of the selected group in the chosen call centre. */
@@ -152,14 +159,17 @@ export const useGroupsStore = defineStore('groups', () => {
     const g = selected.value;
     if (!g) return;
     const base = `/cati/groups(${g.GroupId})/Controller`;
-    const [m, a] = await Promise.all([
-      request<ODataCollection<GroupMember>>('GET', `${base}.GetInterviewers(callCenterId=${callCenterId.value})`, {
-        query: { $select: 'InterviewerId,Name,DisplayName,IsLocked', $orderby: 'Name', $top: OPTIONS_LIMIT },
-      }),
-      request<ODataCollection<SurveyAssignment>>('GET', `${base}.GetAssignments(callCenterId=${callCenterId.value})`),
-    ]);
-    members.value = m.value;
-    assignments.value = a.value;
+    await detail.track(async () => {
+      const [m, a] = await Promise.all([
+        request<ODataCollection<GroupMember>>('GET', `${base}.GetInterviewers(callCenterId=${callCenterId.value})`, {
+          query: { $select: 'InterviewerId,Name,DisplayName,IsLocked', $orderby: 'Name', $top: OPTIONS_LIMIT },
+        }),
+        request<ODataCollection<SurveyAssignment>>('GET', `${base}.GetAssignments(callCenterId=${callCenterId.value})`),
+      ]);
+      if (selected.value?.GroupId !== g.GroupId) return; // another group was opened meanwhile
+      members.value = m.value;
+      assignments.value = a.value;
+    }, () => members.value.length === 0 && assignments.value.length === 0);
   }
 
   /** Opens a group in the detail panel; call centres are refreshed with it (they are added through the API). */
@@ -167,6 +177,36 @@ export const useGroupsStore = defineStore('groups', () => {
     select(group);
     await Promise.all([loadDetail(), loadCallCenters()]);
   }
+
+  /** Opens the group of an address (`#/groups?group=7`): read by id, then opened; '' closes the detail. */
+  function openFromAddress(value: string) {
+    const id = Number(value);
+    if (!value || !Number.isInteger(id) || id <= 0) {
+      wantedGroup.value = null;
+      select(null);
+      return;
+    }
+    wantedGroup.value = id;
+    void quietly(async () => {
+      try {
+        const group = await request<Group>('GET', `/cati/groups(${id})`);
+        if (wantedGroup.value === id) await open(group);
+      } finally {
+        if (wantedGroup.value === id) wantedGroup.value = null;
+      }
+    });
+  }
+
+  // The search, the sort and the opened group live in the address, so a reload or a shared link opens the same.
+  useAddressQuery(
+    'groups',
+    {
+      q: { get: () => search.value, set: (v) => (search.value = v) },
+      orderby: sort.field,
+      group: { get: () => String(wantedGroup.value ?? selected.value?.GroupId ?? ''), set: openFromAddress },
+    },
+    () => load(0),
+  );
 
   async function setCallCenter(id: number) {
     callCenterId.value = id;
@@ -189,7 +229,7 @@ export const useGroupsStore = defineStore('groups', () => {
   }
 
   return {
-    ...list, search, sort, options, callCenters, selected, callCenterId, members, assignments,
+    ...list, search, sort, options, optionsState, callCenters, selected, callCenterId, members, assignments, detail,
     nameOf, load, goTo, loadCallCenters, setSearch, create, update, remove, select, open, loadDetail, setCallCenter,
     assignSurvey, deAssignSurvey,
   };

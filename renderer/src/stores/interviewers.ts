@@ -8,6 +8,7 @@ import { fetchLoggedInIds } from './logged-in.ts';
 import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { usePagedCollection } from './paged-collection.ts';
+import { useResourceState } from './resource-state.ts';
 
 export type DialType = 'Automatic' | 'Manual' | 'Assisted';
 export type AssignmentsListMode = 'AssignedCallsOnly' | 'AllCalls';
@@ -131,16 +132,36 @@ export const useInterviewersStore = defineStore('interviewers', () => {
   /** The call centres, for names in the list and the form's picker. */
   const callCenters = ref<CallCenter[]>([]);
 
+  /** The form's choices (groups and call centres): the form says "Loading…" and waits until they arrived. */
+  const optionsState = useResourceState();
+
   /** The form's choices: groups and call centres. */
   async function loadGroupOptions() {
-    [groupOptions.value, callCenters.value] = await Promise.all([fetchGroupOptions(), fetchCallCenters()]);
+    await optionsState.track(async () => {
+      [groupOptions.value, callCenters.value] = await Promise.all([fetchGroupOptions(), fetchCallCenters()]);
+    }, () => false);
   }
 
   /** The interviewer whose surveys are shown, and those surveys with how it can work them. */
   const surveysOf = ref<{ interviewer: Interviewer; rows: InterviewerSurvey[] } | null>(null);
 
+  /** The surveys table's loading state (docs/screens.md#truth). */
+  const surveysState = useResourceState();
+
   async function openSurveys(interviewer: Interviewer) {
-    surveysOf.value = { interviewer, rows: await fetchInterviewerSurveys(interviewer.InterviewerId, interviewer.CallCenterId) };
+    surveysOf.value = { interviewer, rows: [] };
+    await loadSurveys();
+  }
+
+  /** Reads the shown interviewer's surveys (again: Retry). */
+  async function loadSurveys() {
+    const shown = surveysOf.value;
+    if (!shown) return;
+    const id = shown.interviewer.InterviewerId;
+    await surveysState.track(async () => {
+      const rows = await fetchInterviewerSurveys(id, shown.interviewer.CallCenterId);
+      if (surveysOf.value?.interviewer.InterviewerId === id) surveysOf.value = { interviewer: shown.interviewer, rows };
+    }, () => (surveysOf.value?.rows.length ?? 0) === 0);
   }
 
   async function create(draft: InterviewerDraft): Promise<Interviewer> {
@@ -165,6 +186,6 @@ export const useInterviewersStore = defineStore('interviewers', () => {
   }
 
   return {
-    ...list, load, goTo, search, state, sort, loggedIn, groupOptions, callCenters, surveysOf, loadGroupOptions, setFilter, openSurveys, create, update, setLocked,
+    ...list, load, goTo, search, state, sort, loggedIn, groupOptions, callCenters, surveysOf, surveysState, optionsState, loadGroupOptions, setFilter, openSurveys, loadSurveys, create, update, setLocked,
   };
 });

@@ -9,6 +9,7 @@ import { useAddressQuery } from '../composables/address-query.ts';
 import { useTableSort } from '../composables/table-sort.ts';
 import { fetchSurveyWorkers, type SurveyWorker } from './effective-assignments.ts';
 import { usePagedCollection } from './paged-collection.ts';
+import { quietly, useResourceState } from './resource-state.ts';
 
 export type SurveyState = 'Open' | 'Closed';
 
@@ -68,16 +69,6 @@ export const useSurveysStore = defineStore('surveys', () => {
   };
   const sort = useTableSort('SurveyName', false, 'SurveyId');
   const list = usePagedCollection<Survey>('/cati/surveys', { filter, select: 'SurveyId,SurveyName,SampleSize,State', sort });
-  useAddressQuery(
-    'surveys',
-    {
-      q: { get: () => search.value, set: (v) => (search.value = v) },
-      state: { get: () => state.value, set: (v) => (state.value = v === 'Open' || v === 'Closed' ? v : '') },
-      orderby: sort.field,
-    },
-    () => list.load(0),
-  );
-
   const selected = ref<Survey | null>(null);
   const basic = ref<BasicProperties | null>(null);
   const callCenterId = ref(1);
@@ -88,6 +79,13 @@ export const useSurveysStore = defineStore('surveys', () => {
   const callCenters = ref<CallCenter[]>([]);
   const groupOptions = ref<Pick<Group, 'GroupId' | 'Name'>[]>([]);
   const interviewerOptions = ref<InterviewerOption[]>([]);
+  /** The opened survey's assignments and workers: loading / empty / failed / offline (docs/screens.md#truth). */
+  const detail = useResourceState();
+  /** A survey asked for by the address (`#/surveys?survey=p700`) that is being opened. */
+  const wantedSurvey = ref<string | null>(null);
+
+  /** An interviewer's display name (else its login name), as the pickers know it. */
+  const interviewerName = (id: number, login: string) => interviewerOptions.value.find((i) => i.InterviewerId === id)?.DisplayName || login;
 
   async function setFilter(name: string, wantedState: SurveyState | '') {
     search.value = name;
@@ -103,6 +101,7 @@ export const useSurveysStore = defineStore('surveys', () => {
     basic.value = null;
     resources.value = [];
     workers.value = [];
+    detail.reset();
     const [props, centres, groups, interviewers] = await Promise.all([
       request<BasicProperties>('GET', `${surveyPath(survey)}/Controller.GetBasicProperties()`),
       fetchCallCenters(),
@@ -119,11 +118,46 @@ export const useSurveysStore = defineStore('surveys', () => {
   async function loadAssignments() {
     const s = selected.value;
     if (!s) return;
-    const page = await request<ODataCollection<ResourceAssignment>>('GET', `${surveyPath(s)}/Controller.GetAssignments(callCenterId=${callCenterId.value})`);
-    // Groups first, then interviewers, each by name.
-    resources.value = [...page.value].sort((a, b) => Number(b.IsGroup) - Number(a.IsGroup) || a.Name.localeCompare(b.Name));
-    workers.value = await fetchSurveyWorkers(callCenterId.value, resources.value);
+    const centre = callCenterId.value;
+    await detail.track(async () => {
+      const page = await request<ODataCollection<ResourceAssignment>>('GET', `${surveyPath(s)}/Controller.GetAssignments(callCenterId=${centre})`);
+      const found = await fetchSurveyWorkers(centre, page.value);
+      if (selected.value?.SurveyId !== s.SurveyId) return; // another survey was opened meanwhile
+      // Groups first, then interviewers, each by name.
+      resources.value = [...page.value].sort((a, b) => Number(b.IsGroup) - Number(a.IsGroup) || a.Name.localeCompare(b.Name));
+      workers.value = found;
+    }, () => resources.value.length === 0);
   }
+
+  /** Opens the survey of an address (`#/surveys?survey=p700`): read by id, then opened; '' closes the detail. */
+  function openFromAddress(value: string) {
+    if (!value) {
+      wantedSurvey.value = null;
+      selected.value = null;
+      return;
+    }
+    wantedSurvey.value = value;
+    void quietly(async () => {
+      try {
+        const survey = await request<Survey>('GET', `/cati/surveys(${odataString(value)})`, { query: { $select: 'SurveyId,SurveyName,SampleSize,State' } });
+        if (wantedSurvey.value === value) await open(survey);
+      } finally {
+        if (wantedSurvey.value === value) wantedSurvey.value = null;
+      }
+    });
+  }
+
+  // The filters, the sort and the opened survey live in the address, so a reload or a shared link opens the same.
+  useAddressQuery(
+    'surveys',
+    {
+      q: { get: () => search.value, set: (v) => (search.value = v) },
+      state: { get: () => state.value, set: (v) => (state.value = v === 'Open' || v === 'Closed' ? v : '') },
+      orderby: sort.field,
+      survey: { get: () => wantedSurvey.value ?? selected.value?.SurveyId ?? '', set: openFromAddress },
+    },
+    () => list.load(0),
+  );
 
   async function setCallCenter(id: number) {
     callCenterId.value = id;
@@ -165,7 +199,7 @@ export const useSurveysStore = defineStore('surveys', () => {
   }
 
   return {
-    ...list, search, state, sort, selected, basic, callCenterId, resources, workers, callCenters, groupOptions, interviewerOptions,
-    setFilter, open, loadAssignments, setCallCenter, setAssigned, removeResource,
+    ...list, search, state, sort, selected, basic, callCenterId, resources, workers, callCenters, groupOptions, interviewerOptions, detail,
+    interviewerName, setFilter, open, loadAssignments, setCallCenter, setAssigned, removeResource,
   };
 });
