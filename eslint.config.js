@@ -47,14 +47,6 @@ export default tseslint.config(
     },
   },
   {
-    // Screens whose templates are still being moved into the catalogues: this list only shrinks.
-    files: [
-      'renderer/src/components/settings/BackupsSection.vue',
-      'renderer/src/components/surveys/SurveyDetail.vue',
-    ],
-    rules: { 'vue/no-bare-strings-in-template': 'off' },
-  },
-  {
     // The preload script is CommonJS (sandboxed preloads cannot be ES modules).
     files: ['main/preload.cts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
