@@ -42,7 +42,9 @@ export function createAppRouter() {
     // Spaces as `%20` (`orderby=Time%20desc`), as screenHref writes them and bookmarks hold them.
     stringifyQuery,
     // A screen opens at its top (the previous screen's scroll position means nothing here); Back returns to where it was.
-    scrollBehavior: (_to, _from, saved) => saved ?? { top: 0 },
+    // A new screen starts at its top; the same screen whose address only follows its state (filters, the opened
+    // survey or group: useAddressQuery) keeps its scroll.
+    scrollBehavior: (to, from, saved) => saved ?? (to.path === from.path ? false : { top: 0 }),
     routes: [
       { path: '/', redirect: '/floor' },
       ...[...ROUTES, WALLBOARD].map((r) => ({ path: `/${r.path}`, name: r.path, component: r.view, meta: { label: r.label } })),

@@ -163,7 +163,7 @@ describe("Activity in the call centre's zone", () => {
     const file = await download(page, section, 'Export CSV');
     expect(file.suggestedFilename()).toBe(`activity-${dayIn(start - DAY)}_now.csv`);
     const [header, ...rows] = parseCsv(await readFile((await file.path())!, 'utf8'));
-    expect(header).toEqual([...shown.header, 'Key id', 'Person id', 'Changes (JSON)']);
+    expect(header).toEqual([...shown.header, 'Key id', 'Person id', 'Entity id', 'Changes (JSON)']);
     expect(header![0]).toBe(`When (${SHORT})`);
     expect(rows.map((r) => r.slice(0, shown.header.length))).toEqual(shown.rows);
     expect(await axeViolations(page)).toEqual([]);

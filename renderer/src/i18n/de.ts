@@ -519,6 +519,7 @@ export const de: Catalogue<Messages> = {
     note: 'Tage von Mitternacht bis Mitternacht in {zone}. Login-Zeit: Sitzungen im Zeitraum (eine offene Sitzung zählt bis jetzt); Quoten je Login-Stunde. Eine Studie grenzt die Liste auf die ein, die dafür angerufen haben; ihre Login-Zeit und Pausen bleiben vollständig.',
     chartTitle: 'Completes pro Stunde',
     chartSeries: 'Completes / Std.',
+    countOf: '{shown} von {total}',
     chartSummary: 'Completes pro Login-Stunde je Interviewer, {count} gezeigt; am höchsten {name} mit {rate}.',
     col: {
       interviewer: 'Interviewer',

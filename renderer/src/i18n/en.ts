@@ -519,6 +519,7 @@ export const en = {
     note: 'Days from midnight to midnight in {zone}. Login time: sessions within the range (an open session counts up to now); rates are per login hour. A survey narrows the list to who called for it; their login time and breaks stay whole.',
     chartTitle: 'Completes per hour',
     chartSeries: 'Completes / hour',
+    countOf: '{shown} of {total}',
     chartSummary: 'Completes per login hour by interviewer, {count} shown; highest {name} with {rate}.',
     col: {
       interviewer: 'Interviewer',

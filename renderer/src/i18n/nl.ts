@@ -519,6 +519,7 @@ export const nl: Catalogue<Messages> = {
     note: 'Dagen van middernacht tot middernacht in {zone}. Inlogtijd: sessies binnen de periode (een open sessie telt tot nu); de tempo’s zijn per ingelogd uur. Een onderzoek beperkt de lijst tot wie ervoor belde; hun inlogtijd en pauzes blijven heel.',
     chartTitle: 'Completes per uur',
     chartSeries: 'Completes / uur',
+    countOf: '{shown} van {total}',
     chartSummary: 'Completes per ingelogd uur per interviewer, {count} getoond; hoogste {name} met {rate}.',
     col: {
       interviewer: 'Interviewer',
