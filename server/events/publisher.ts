@@ -63,14 +63,12 @@ export async function entityRecord(q: Queryable, model: EntityModel, key: unknow
 }
 
 /**
- * Publishes changes, in order, with the transaction `tx` that makes them: every /events subscriber gets them once
- * it commits. The list is kept as given (the hub makes each event's data only to send it). Given the store outside
- * a transaction (a write that is one statement), the changes are published in a transaction of their own: they can
- * then be lost if the process dies between the two, so a write path should publish with its own transaction.
+ * Publishes changes, in order, with the transaction `tx` that makes them: every /events subscriber gets them once it
+ * commits, and none if it rolls back (docs/events.md#exactly-once). The list is kept as given (the hub makes each
+ * event's data only to send it). Outside a transaction the Store refuses it: a change and its event commit together.
  */
-export async function publishChanges(tx: Queryable | Store, changes: EventList<Change>): Promise<void> {
+export async function publishChanges(tx: Queryable, changes: EventList<Change>): Promise<void> {
   if (changes.length === 0) return;
-  if (!tx.inTransaction && 'transaction' in tx) return tx.transaction((own) => own.publish(changes));
   await tx.publish(changes);
 }
 
@@ -83,6 +81,6 @@ export function preparePublish(store: Store, changes: EventList<Change>): void {
 }
 
 /** Publishes one change with its transaction (see publishChanges). */
-export function publishChange(tx: Queryable | Store, change: Change): Promise<void> {
+export function publishChange(tx: Queryable, change: Change): Promise<void> {
   return publishChanges(tx, [change]);
 }
