@@ -81,12 +81,12 @@ describe('Interviewers screen in Chromium', () => {
     // Nothing happens until the question naming the interviewer is answered.
     expect((await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'")).body.value[0].IsLocked).toBe(false);
     await page.getByRole('button', { name: 'Lock Ben Cole (ben)' }).click();
-    await expect.poll(() => menuItems('ben')).toContain('Unlock ben');
+    await expect.poll(() => menuItems('ben'), { timeout: 20_000 }).toContain('Unlock ben');
     const { body } = await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'");
     expect(body.value[0].IsLocked).toBe(true);
     await act('ben', 'Unlock ben');
     await page.getByRole('button', { name: 'Unlock Ben Cole (ben)' }).click();
-    await expect.poll(() => menuItems('ben')).toContain('Lock ben');
+    await expect.poll(() => menuItems('ben'), { timeout: 20_000 }).toContain('Lock ben');
   });
 
   it('searches by display name', async () => {
