@@ -34,6 +34,24 @@ const isSync = <T>(rows: Iterable<T> | AsyncIterable<T>): rows is Iterable<T> =>
 
 let staging = 0;
 
+/**
+ * Rows read by index (`value(row, column)`): a file import's million rows stay in the few arrays they came in,
+ * with no array per row (docs/cati-api.md#blacklist-imports).
+ */
+export interface RowReader {
+  readonly length: number;
+  value(row: number, column: number): unknown;
+}
+
+/** Rows as arrays of values, or read by index. */
+export type RowList = readonly (readonly unknown[])[] | RowReader;
+
+const readerOf = (rows: RowList): RowReader =>
+  Array.isArray(rows) ? { length: rows.length, value: (r, c) => (rows as readonly (readonly unknown[])[])[r]![c] } : (rows as RowReader);
+
+/** The row `r` of `rows` as an array of `width` values. */
+const rowAt = (rows: RowReader, r: number, width: number): unknown[] => Array.from({ length: width }, (_, c) => rows.value(r, c));
+
 /** Inserts `rows` (values in `columns` order) into `table`; resolves to the number of rows inserted. */
 export async function insertMany(
   q: Queryable,
@@ -115,10 +133,11 @@ export async function insertReturningIds(
   q: Queryable,
   table: string,
   columns: readonly string[],
-  rows: readonly (readonly unknown[])[],
+  list: RowList,
   whileInserting?: (ids: readonly number[]) => void,
 ): Promise<number[]> {
   assertPlainIdentifiers([table, ...columns]);
+  const rows = readerOf(list);
   if (rows.length === 0) return [];
   if (hasCopy(q)) {
     // The sequence is looked up once (a MATERIALIZED CTE): as nextval's argument the planner inlined the lookup and
@@ -126,7 +145,7 @@ export async function insertReturningIds(
     const ids: number[] = [];
     for (const [first, count] of (await q.rows(NEXT_IDS, [table, rows.length])) as [number, number][]) for (let i = 0; i < count; i++) ids.push(first + i);
     const withIds = function* () {
-      for (let i = 0; i < rows.length; i++) yield [ids[i], ...rows[i]!];
+      for (let i = 0; i < rows.length; i++) yield [ids[i], ...rowAt(rows, i, columns.length)];
     };
     const copied = await q.copyRows(table, ['id', ...columns], withIds(), whileInserting && (() => whileInserting(ids)));
     if (copied !== rows.length) throw new Error(`insertReturningIds: ${copied} rows copied of ${rows.length}`);
@@ -145,7 +164,7 @@ export async function insertReturningIds(
  * INSERT … RETURNING id cost twice the insert itself (13.8 against 6.4 ms for 10,000 blacklist rows: SQLite
  * buffers the returned rows).
  */
-async function sqliteInsertWithIds(q: Queryable, table: string, columns: readonly string[], rows: readonly (readonly unknown[])[], skipConflicts: boolean): Promise<number> {
+async function sqliteInsertWithIds(q: Queryable, table: string, columns: readonly string[], rows: RowReader, skipConflicts: boolean): Promise<number> {
   const last = (await q.value<number>(`SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0), coalesce((SELECT max(id) FROM ${table}), 0))`, [table]))!;
   const width = columns.length + 1;
   for (let i = 0; i < rows.length; ) {
@@ -160,9 +179,8 @@ async function sqliteInsertWithIds(q: Queryable, table: string, columns: readonl
     }
     const params = new Array<unknown>(size * width); // filled in a loop: Array.prototype.flat was a tenth of an import
     for (let r = 0; r < size; r++) {
-      const row = rows[i + r]!;
       params[r * width] = last + 1 + i + r;
-      for (let c = 1; c < width; c++) params[r * width + c] = row[c - 1];
+      for (let c = 1; c < width; c++) params[r * width + c] = rows.value(i + r, c - 1);
     }
     i += size;
     await q.run(sql, params);
@@ -183,10 +201,11 @@ export async function insertNewReturningIds(
   q: Queryable,
   table: string,
   columns: readonly string[],
-  rows: readonly (readonly unknown[])[],
+  list: RowList,
   key: readonly string[],
 ): Promise<{ index: number[]; ids: number[] }> {
   assertPlainIdentifiers([table, ...columns, ...key]);
+  const rows = readerOf(list);
   if (rows.length === 0) return { index: [], ids: [] };
   if (!hasCopy(q)) {
     const first = await sqliteInsertWithIds(q, table, columns, rows, true);
@@ -195,20 +214,20 @@ export async function insertNewReturningIds(
   }
   const at = key.map((k) => columns.indexOf(k));
   if (at.some((i) => i < 0)) throw new Error(`insertNewReturningIds: key ${key.join(', ')} not among the columns`);
-  const keyOf = (values: readonly unknown[]) => (at.length === 1 ? String(values[at[0]!]) : at.map((i) => String(values[i])).join('\u0000'));
+  const keyOf = (r: number) => (at.length === 1 ? String(rows.value(r, at[0]!)) : at.map((c) => String(rows.value(r, c))).join('\u0000'));
   const seen = new Set<string>();
   const fresh: number[] = [];
   for (let i = 0; i < rows.length; i++) {
-    const k = keyOf(rows[i]!);
+    const k = keyOf(i);
     if (seen.has(k)) continue;
     seen.add(k);
     fresh.push(i);
   }
   const stored = await q.rows(`SELECT ${key.join(', ')} FROM ${table} WHERE ${key[0]} IN ${q.dialect.jsonValues('text')}`, [
-    JSON.stringify(fresh.map((i) => rows[i]![at[0]!])),
+    JSON.stringify(fresh.map((i) => rows.value(i, at[0]!))),
   ]);
   const exists = new Set(stored.map((r) => (r.length === 1 ? String(r[0]) : r.map(String).join('\u0000'))));
-  const index = exists.size ? fresh.filter((i) => !exists.has(keyOf(rows[i]!))) : fresh;
-  const ids = await insertReturningIds(q, table, columns, index.map((i) => rows[i]!));
+  const index = exists.size ? fresh.filter((i) => !exists.has(keyOf(i))) : fresh;
+  const ids = await insertReturningIds(q, table, columns, { length: index.length, value: (r, c) => rows.value(index[r]!, c) });
   return { index, ids };
 }

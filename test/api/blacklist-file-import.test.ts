@@ -73,6 +73,16 @@ describe('POST /cati/blacklist/imports', () => {
     expect(await check('0591 123456')).toBe(true);
   });
 
+  it('a number cell that lost its leading 0 in Excel (0612345678 held as 612345678) is stored as a national number of the region', async () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['Number'], [612345679], [302969174]]), 'DNC');
+    const { job } = await importFile(new Uint8Array(XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer), 'lost-zero.xlsx');
+    expect(job).toMatchObject({ State: 'done', Rows: 2, Added: 2, Invalid: 0 });
+    const stored = (await t.json('GET', `/cati/blacklist?$filter=${encodeURIComponent("TelephoneNumber in ('31612345679', '31302969174')")}&$orderby=TelephoneNumber`)).body.value;
+    expect(stored.map((b: { TelephoneNumber: string }) => b.TelephoneNumber)).toEqual(['31302969174', '31612345679']);
+    expect(await check('06 1234 5679')).toBe(true);
+  });
+
   it('bad files and fields → 400 with the reason, nothing stored, never a 5xx', async () => {
     const before = await count();
     const cases: [BlobPart, string, Record<string, string>, RegExp][] = [

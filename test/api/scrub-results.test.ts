@@ -116,6 +116,16 @@ describe('scrub options', () => {
     expect(removed[2]).toBe('Gus,,invalid,,,,,,');
   });
 
+  it('a number cell that lost its leading 0 in Excel (0612345678 held as 612345678) is a national number of the region', async () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['Name', 'Phone'], ['Ann', 612345678], ['Bob', 205550198], ['Cid', 31302969173]]), 'Sample');
+    const bytes = new Uint8Array(XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer);
+    const { job, path } = await scrub('/cati/scrubs', bytes, 'sample.xlsx', { annotate: 'true' });
+    expect(job).toMatchObject({ State: 'done', Rows: 3, Kept: 2, Removed: 1, Invalid: 0 });
+    expect(await text(`${path}/kept`)).toEqual(['Name,Phone,Normalized,LineType,Region', 'Ann,612345678,31612345678,mobile,NL', 'Cid,31302969173,31302969173,fixed,NL', '']);
+    expect((await text(`${path}/removed`))[1]).toMatch(/^Bob,205550198,blacklist,\d+,31205550198,Equal,31205550198,fixed,NL$/);
+  });
+
   it('a value other than true/false → 400', async () => {
     for (const field of ['dedupe', 'annotate']) {
       const r = await t.json('POST', '/cati/scrubs', { raw: form('Phone\n0612345678\n', 'x.csv', { [field]: 'yes' }) });

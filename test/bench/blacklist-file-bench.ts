@@ -4,11 +4,11 @@
  * real job (parse worker, normalisation, one transaction with the audit row, the /events changes) in process
  * on SQLite, against a bare import in the same run: the same file's lines normalised with libphonenumber-js
  * (country code + national number) and inserted with better-sqlite3 in one transaction. Reports rows/s, the
- * ratio (goal ≥ 0.8) and the process's peak RSS (goal < 400 MB). Bounded: each side runs once, at most
+ * ratio (goal ≥ 0.8) and the process's peak RSS while the job runs (goal < 400 MB; the job runs first). Bounded: each side runs once, at most
  * BL_FILE_MAX_S seconds (default 300).
  */
 import { createRequire } from 'node:module';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -46,19 +46,17 @@ function bareImport(source: string): number {
 }
 
 try {
-  const lines = ['Number'];
-  for (let i = 0; i < ROWS; i++) lines.push(numberOf(i));
   const source = join(dir, 'numbers.csv');
-  writeFileSync(source, lines.join('\r\n') + '\r\n');
-  lines.length = 0;
+  const fd = openSync(source, 'w'); // written in chunks: a million lines held at once would stay in the RSS measured below
+  writeSync(fd, 'Number\r\n');
+  for (let i = 0; i < ROWS; i += 10_000) writeSync(fd, Array.from({ length: Math.min(10_000, ROWS - i) }, (_, k) => `${numberOf(i + k)}\r\n`).join(''));
+  closeSync(fd);
 
-  const bareRate = bareImport(source);
-
-  // The job, in process.
+  // The job, in process, first: the peak RSS is this process's, and no bare's garbage is counted in it.
   const store = SqliteStore.open(join(dir, 'cati.sqlite'));
   const ctx = { store, dbFile: join(dir, 'cati.sqlite'), config: defaultConfig({ dataDir: dir }) } as unknown as AppContext;
   const upload = join(dir, 'upload.csv');
-  writeFileSync(upload, readFileSync(source));
+  copyFileSync(source, upload);
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 25);
   const t1 = performance.now();
@@ -69,6 +67,7 @@ try {
   clearInterval(sampler);
   if (job.state !== 'done') throw new Error(`the import ended ${job.state}: ${job.error ?? 'timed out'}`);
   const rate = ROWS / seconds;
+  const bareRate = bareImport(source);
   console.log(`load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${ROWS.toLocaleString('en-US')} rows, added ${job.added.toLocaleString('en-US')}, duplicates ${job.duplicates}, invalid ${job.invalid}`);
   report('Blacklist file import (SQLite, region NL)', rate, 'rows/s', bareRate, '≥ 0.8 of bare', rate / bareRate >= 0.8);
   report('Blacklist file import peak RSS (process, worker included)', peak / 1024 / 1024, 'MB', null, '< 400 MB', peak / 1024 / 1024 < 400);
