@@ -4,7 +4,7 @@
  * domain and every parent domain, most specific first), the project's list before the company's.
  */
 import type { Store } from '../db/store.ts';
-import { sendQuery } from './list-entries.ts';
+import { sendPages } from './list-entries.ts';
 import type { EntriesChunk } from './scrub-protocol.ts';
 
 export interface EmailMatch {
@@ -43,7 +43,7 @@ export class EmailIndex {
 /** Sends the lists (by id, in priority order) to a scrub's worker (code 1: domain), in chunks, yielding between them. */
 export async function sendEmailLists(store: Store, listIds: readonly number[], to: (chunk: EntriesChunk) => void): Promise<void> {
   for (const listId of listIds) {
-    await sendQuery(store, 'SELECT id, email_address FROM optout_emails WHERE list_id = ?', [listId], () => 0, listId, to);
-    await sendQuery(store, 'SELECT id, domain FROM optout_domains WHERE list_id = ?', [listId], () => 1, listId, to);
+    await sendPages(store, { table: 'optout_emails', value: 'email_address', code: "'0'", where: 'list_id = ?' }, [listId], listId, to);
+    await sendPages(store, { table: 'optout_domains', value: 'domain', code: "'1'", where: 'list_id = ?' }, [listId], listId, to);
   }
 }

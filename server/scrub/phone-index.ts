@@ -55,5 +55,5 @@ export class PhoneIndex {
 
 /** Sends the whole blacklist to a scrub's worker (code 1: StartWith), in chunks, yielding between them. */
 export function sendBlacklist(store: Store, to: (chunk: EntriesChunk) => void): Promise<void> {
-  return sendPages(store, 'SELECT id, telephone_number, type FROM blacklist WHERE id > ? ORDER BY id LIMIT ?', (row) => (row[2] === 'StartWith' ? 1 : 0), to);
+  return sendPages(store, { table: 'blacklist', value: 'telephone_number', code: "CASE WHEN type = 'StartWith' THEN '1' ELSE '0' END" }, [], 0, to);
 }

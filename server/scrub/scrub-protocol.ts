@@ -35,15 +35,15 @@ export interface ScrubParseJob {
 }
 
 /**
- * A chunk of the list: entry i is `ids[i]`, `JSON.parse(values)[i]`, of kind `codes[i]` (phone: 0 Equal,
- * 1 StartWith; e-mail: 0 address, 1 domain), on list `listId` (e-mail; chunks arrive in the lists'
- * priority order). Packed so that it is cloned as two buffers and one string, not as thousands of arrays.
+ * A chunk of the list, made by the database: one line `id,code,value` per entry, lines joined by `\n`; `code` is
+ * the entry's kind (phone: 0 Equal, 1 StartWith; e-mail: 0 address, 1 domain), on list `listId` (e-mail; chunks
+ * arrive in the lists' priority order). One string per chunk: no array or string per entry on the main thread,
+ * and the worker splits it. A stored value never holds a line break (digits; addresses and domains are stored
+ * normalised, without spaces or control characters).
  */
 export interface EntriesChunk {
   type: 'entries';
-  ids: Float64Array<ArrayBuffer>;
-  values: string;
-  codes: Uint8Array<ArrayBuffer>;
+  text: string;
   listId: number;
 }
 

@@ -50,7 +50,7 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
   const channel = new WorkerChannel(worker, req.heapMb);
   // The list is read and sent from the start, while the worker starts, reads the head and counts the rows
   // (its failure is the job's, after the 202; a bad file stops it: the channel refuses more).
-  const sending = req.list.send((chunk) => channel.send(chunk, [chunk.ids.buffer, chunk.codes.buffer])).then(() => channel.send({ type: 'entriesEnd' }));
+  const sending = req.list.send((chunk) => channel.send(chunk)).then(() => channel.send({ type: 'entriesEnd' }));
   sending.catch(() => undefined);
   try {
     const head = await channel.next();
