@@ -3,6 +3,7 @@
 //  - one engine seam: no branch on the database engine outside server/db, the composition root (server/server.ts)
 //    and the SQL dialect (server/odata/dialect-sql.ts);
 //  - the docs are the project's own: no file cites a specification kept outside the repository;
+//  - no issue numbers in code, comments or test names: issue trackers live outside the repository, history in git;
 //  - the README is a front page: at most 250 lines (the reference lives in docs/, history in git).
 // Prints each offence as `file:line rule`, then runs dependency-cruiser and knip; exits 1 when anything failed.
 import { spawnSync } from 'node:child_process';
@@ -57,6 +58,18 @@ for (const file of cited) {
   if (!existsSync(file) || shippedMigration(file)) continue;
   readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
     if (/\bCONTRACT\b/.test(line)) offences.push(`${rel(file)}:${i + 1} cites a specification outside the repository: cite a docs section (docs/cati-api.md#scrubs) instead`);
+  });
+}
+
+// No issue numbers: say what a thing is about, or cite a docs section. The shipped SQL migrations (pinned by
+// checksum) are .sql files, so not read here; this file is skipped in case it spells the pattern out.
+const ISSUE_NUMBER = /\b[Ii]ssues? #?\d+/;
+const sources = ['server', 'renderer', 'main', 'common', 'test', 'scripts'].flatMap((d) => walk(join(root, d), /\.(ts|mts|cts|mjs|js|cjs|vue)$/));
+for (const file of sources) {
+  const f = rel(file);
+  if (f === 'scripts/lint-rules.mjs') continue;
+  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    if (ISSUE_NUMBER.test(line)) offences.push(`${f}:${i + 1} names an issue number: say what it is about, or cite a docs section (docs/file.md#anchor)`);
   });
 }
 

@@ -1,5 +1,5 @@
 /**
- * Pins a few answers byte for byte (issue 13: the serializer over raw rows must write exactly what the
+ * Pins a few answers byte for byte (the fast path: the serializer over raw rows must write exactly what the
  * generic formatter wrote): collections with and without $select/$count/$orderby, entity by key, the three
  * metadata levels, IEEE754Compatible, groups and surveys with their computed collections, and
  * /callhistorywithvariables with variables, breaks and logins. The server URL is replaced by `ROOT`.

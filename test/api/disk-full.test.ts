@@ -11,9 +11,9 @@ import { createDatabase } from '../helpers/pg-cluster.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { fillVolume, mountSmallVolume, smallVolumeUnavailable, unmountSmallVolume } from '../helpers/small-volume.ts';
 
-// Issue 25: a full disk must not kill the server. The data dir lives on a real 128 MB file system (tmpfs); a
-// filler file takes the space. Expected everywhere: 507 with a message, nothing partial stored or left behind,
-// reads keep working, writes accepted again once space is freed.
+// A full disk must not kill the server (docs/deployment.md#reliability). The data dir lives on a real 128 MB file
+// system (tmpfs); a filler file takes the space. Expected everywhere: 507 with a message, nothing partial stored or
+// left behind, reads keep working, writes accepted again once space is freed.
 
 const unavailable = smallVolumeUnavailable();
 const MB = 1024 * 1024;

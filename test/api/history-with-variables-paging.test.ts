@@ -1,6 +1,6 @@
 /**
- * /callhistorywithvariables along its cheap path (issue 13: pages merged from the four sources after a
- * cursor, never numbering the whole union) answers exactly what the generic query over the union answers
+ * /callhistorywithvariables along its cheap path (docs/cati-api.md#performance: pages merged from the four sources
+ * after a cursor, never numbering the whole union) answers exactly what the generic query over the union answers
  * (forced here by a $filter that keeps every row): same rows, NumberInOrder, Variables, $count, paging.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

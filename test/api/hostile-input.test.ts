@@ -1,7 +1,7 @@
 /**
- * Hostile query strings and bodies over HTTP (issue 9): long operator chains in $filter/$orderby, SQL that
- * SQLite refuses at prepare time, deeply nested JSON, invalid UTF-8, and bodies sent by keys that may not write.
- * Each answer is a 4xx with a message, never a 500.
+ * Hostile query strings and bodies over HTTP (docs/optout-api.md#limits): long operator chains in $filter/$orderby,
+ * SQL that SQLite refuses at prepare time, deeply nested JSON, invalid UTF-8, and bodies sent by keys that may not
+ * write. Each answer is a 4xx with a message, never a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itSqliteOnly } from '../helpers/engine.ts';

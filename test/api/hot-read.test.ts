@@ -1,7 +1,7 @@
 /**
- * The hot read (odata/service.ts `serveHotRead`, issue 13) answers `GET /cati/{set}?…` before Express. It must
- * answer exactly what the Express app answers, and hand everything else to it with nothing written. Three
- * listeners over one server's context: the hot read alone (599 when it declines), the Express app alone, and
+ * The hot read (odata/service.ts `serveHotRead`, docs/cati-api.md#performance) answers `GET /cati/{set}?…` before
+ * Express. It must answer exactly what the Express app answers, and hand everything else to it with nothing written.
+ * Three listeners over one server's context: the hot read alone (599 when it declines), the Express app alone, and
  * the server itself. Every answer the hot read gives is compared with the app's: status, headers, body.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';

@@ -161,7 +161,7 @@ describe('API keys over HTTP (/admin/keys)', () => {
     const status = async () => (await t.json('GET', '/cati/blacklist', { key: body.key })).status;
     if (isSqlite()) expect(await status()).toBe(401); // data_version moved: the very next request asks again
     // PostgreSQL: the revocation's NOTIFY (migration 021) reaches the listener within milliseconds of the commit,
-    // racing this request; no query per request (issue 26).
+    // racing this request; no query per request.
     else await expect.poll(status, { timeout: 1000, interval: 5 }).toBe(401);
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Hostile uploads (issue 9): zip bombs disguised as .xlsx are refused with a 4xx before anything is inflated,
- * while this process's RSS (the in-process server and its import workers) stays bounded; uploads land in the
- * data dir's 0700 uploads dir, which every start empties.
+ * Hostile uploads (docs/optout-api.md#limits): zip bombs disguised as .xlsx are refused with a 4xx before anything is
+ * inflated, while this process's RSS (the in-process server and its import workers) stays bounded; uploads land in
+ * the data dir's 0700 uploads dir, which every start empties.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
- * Issue 25: a small import's body stays in memory (no file-system round trip, each of which waits a turn of a
- * busy event loop); larger bodies still stream to `<data-dir>/uploads`, and a small workbook (not an inline
- * import) is written there for the workers. Watched with fs.watch on the upload dir.
+ * Under load (docs/deployment.md#reliability), a small import's body stays in memory (no file-system round trip, each
+ * of which waits a turn of a busy event loop); larger bodies still stream to `<data-dir>/uploads`, and a small
+ * workbook (not an inline import) is written there for the workers. Watched with fs.watch on the upload dir.
  */
 import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';

@@ -1,11 +1,11 @@
 /**
- * Issue 25: PostgreSQL faults under load (docs/deployment.md#postgresql). Two servers on one database of a cluster of the test's
- * own; clients write through both (single creates, blacklist imports, opt-out imports) while backends are
- * killed (`pg_terminate_backend`) and the cluster is restarted. Expected: every acknowledged write is stored,
- * no import is partial, 503 with Retry-After while the database is away, recovery without restarting our
- * servers, and the /events consumers of both servers see every acknowledged change exactly once (by id): a change's
- * event is written by its own transaction (docs/events.md#exactly-once), whatever dies after its COMMIT.
- * Bounded: about 12 s of load, each request at most 30 s. Postgres project only.
+ * PostgreSQL faults under load (docs/deployment.md#postgresql, docs/deployment.md#reliability). Two servers on one
+ * database of a cluster of the test's own; clients write through both (single creates, blacklist imports, opt-out
+ * imports) while backends are killed (`pg_terminate_backend`) and the cluster is restarted. Expected: every
+ * acknowledged write is stored, no import is partial, 503 with Retry-After while the database is away, recovery
+ * without restarting our servers, and the /events consumers of both servers see every acknowledged change exactly
+ * once (by id): a change's event is written by its own transaction (docs/events.md#exactly-once), whatever dies after
+ * its COMMIT. Bounded: about 12 s of load, each request at most 30 s. Postgres project only.
  */
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';

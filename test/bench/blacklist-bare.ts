@@ -1,5 +1,5 @@
 /**
- * The bare baseline of the blacklist import (issue 26): a plain Node http handler that parses the same JSON
+ * The bare baseline of the blacklist import (blacklist-bench.ts): a plain Node http handler that parses the same JSON
  * body, normalises each number, and inserts the rows into the same `blacklist` table (its unique index on
  * (telephone_number, type) drops repeats) in one transaction, one multi-row INSERT per 500 rows, with one audit
  * row — with the engine's own driver and nothing else (better-sqlite3; `pg` on one connection).

@@ -77,7 +77,7 @@ try {
 }
 
 /**
- * Import of 10,000 numbers over HTTP (issue 26): `POST /cati/blacklist/Controller.Import` on the real server
+ * Import of 10,000 numbers over HTTP: `POST /cati/blacklist/Controller.Import` on the real server
  * (normalisation, one transaction of 500-row INSERTs, the audit row, the /events records) against a bare
  * Node http server that parses the same JSON and inserts the digits into the same table in one transaction,
  * one 500-row INSERT per chunk (blacklist-bare.ts). Both in worker threads, alternated; p50 of each.

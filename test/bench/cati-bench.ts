@@ -1,8 +1,9 @@
 /**
  * CATI history benchmark (`npm run bench -- cati`). Seeds a temp data dir with 1,000,000 calls (or uses
  * CATI_BENCH_DIR as is; CATI_BENCH_CALLS sets the count) — or, with CATI_BENCH_DATABASE=postgres://…, that
- * PostgreSQL database (seeded when it has no calls yet, as `npm run seed -- --database URL` does) — then measures each figure of issue 13 against a
- * bare baseline in the same run, servers in worker threads so the client has its own core:
+ * PostgreSQL database (seeded when it has no calls yet, as `npm run seed -- --database URL` does) — then measures
+ * each figure of docs/cati-api.md#performance against a bare baseline in the same run, servers in worker threads so
+ * the client has its own core:
  * - one-day 100-row page latency (p50) vs bare better-sqlite3 SELECT + an empty bare-http round trip;
  * - its throughput vs a bare Node http server running the same prepared SELECT + JSON.stringify;
  * - the worst event-loop delay of any single probe request (perf_hooks.monitorEventLoopDelay in the server);

@@ -1,9 +1,10 @@
 /**
- * Cold start (issue 26): from spawning the headless server on a data dir whose migrations are applied to its
- * "listening on" line, against a bare server that opens the same database and listens (cold-start-bare.mjs).
- * Measured, alternately, COLD_RUNS rounds (default 7), each figure the median of its rounds' ratios:
+ * Cold start (docs/performance.md#summary): from spawning the headless server on a data dir whose migrations are
+ * applied to its "listening on" line, against a bare server that opens the same database and listens
+ * (cold-start-bare.mjs). Measured, alternately, COLD_RUNS rounds (default 7), each figure the median of its
+ * rounds' ratios:
  * - `npm run serve` as it runs (scripts/serve.mjs: the compiled server in dist/, built first when stale) against
- *   the bare server under `node --import tsx` — the issue's goal, ≤ 2×;
+ *   the bare server under `node --import tsx` — the goal, ≤ 2×;
  * - the same against the bare server under plain `node` (both without the TypeScript loader);
  * - the sources through tsx (`node --import tsx server/cli.ts serve`: what `npm run serve` runs after an edit
  *   until the next build) against the bare server under tsx.

@@ -1,5 +1,5 @@
 /**
- * The bare baselines of the opt-out benchmark (issue 26), a plain Node http server in a process of its own
+ * The bare baselines of the opt-out benchmark (optout-bench.ts), a plain Node http server in a process of its own
  * (`node --import tsx optout-bare.ts <import.sqlite> <export.sqlite>`; prints `listening on URL`):
  * - `POST /import`: the CSV as the raw body, read whole, split into lines, each address trimmed and lower-cased,
  *   inserted into `optout_emails` of a freshly migrated database (the same unique index) in one transaction of

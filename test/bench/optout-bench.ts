@@ -3,7 +3,7 @@
  * Generates a 1,000,000-address CSV, starts a real server as a child process, uploads the file and measures
  * rows/s end to end and the server's peak RSS (VmHWM), then exports the list from a fresh server process and
  * measures the same. Each against a bare baseline in the same run (optout-bare.ts, a process of its own): the
- * same file parsed and inserted in one transaction, and the export's SELECT streamed as CSV (issue 26 goals:
+ * same file parsed and inserted in one transaction, and the export's SELECT streamed as CSV (goals:
  * import ≥ 0.5 of the bare rate with peak RSS < 300 MB; export ≥ 0.8 of the bare rate). Prints figures and the
  * load average; exits non-zero only when something does not work.
  */

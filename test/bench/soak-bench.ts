@@ -1,10 +1,10 @@
 /**
- * Mixed soak (`npm run bench -- soak`, or `node --import tsx test/bench/soak-bench.ts [clients] [seconds]`), issue 25:
- * 50 clients on loopback for 20 s (bounded: each request times out after 30 s, a run stops at the deadline or
- * after 20,000 requests) against a real server process: collection reads, opt-out list reads, single writes,
- * blacklist imports (JSON) and small opt-out imports (multipart, 2,000 rows; 5% of the requests). Two runs,
- * each on a fresh server: first the bare baseline (the same mix with the opt-out imports' share read instead),
- * then the full mix; then 20 opt-out imports one at a time on the quiet server (an import's own time).
+ * Mixed soak (`npm run bench -- soak`, or `node --import tsx test/bench/soak-bench.ts [clients] [seconds]`),
+ * docs/deployment.md#reliability: 50 clients on loopback for 20 s (bounded: each request times out after 30 s, a run
+ * stops at the deadline or after 20,000 requests) against a real server process: collection reads, opt-out list
+ * reads, single writes, blacklist imports (JSON) and small opt-out imports (multipart, 2,000 rows; 5% of the
+ * requests). Two runs, each on a fresh server: first the bare baseline (the same mix with the opt-out imports' share
+ * read instead), then the full mix; then 20 opt-out imports one at a time on the quiet server (an import's own time).
  * Reports p50/p99 overall and per kind, requests per second, the opt-out imports' p99 separately (admitted
  * ones, 200), the count of 429/503 (load shed: an import that cannot start soon is refused with Retry-After)
  * and of failures (other 5xx, connection errors, no answer), and the load average. Goal: p99 < 1 s on an

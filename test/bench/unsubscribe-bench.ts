@@ -2,7 +2,7 @@
  * Unsubscribe page benchmark (`npm run bench -- unsubscribe`): GET /unsubscribe (the company's default page)
  * with the per-address limit raised (as `--unsubscribe-rate-limit 1000000000` does), against a bare Node
  * http server answering a fixed small HTML page, both in worker threads, measured in the same run.
- * Goal (issue 13): ≥ 5,000 req/s. Bounded: 5 s per measurement, 2 rounds.
+ * Goal: ≥ 5,000 req/s. Bounded: 5 s per measurement, 2 rounds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

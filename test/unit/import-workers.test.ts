@@ -1,6 +1,6 @@
 /**
- * The opt-out import's worker pool (server/optout/import-workers.ts, issue 25): kept workers are reused, dropped
- * when they die or idle too long, never kept beyond `max`, and all stopped on close.
+ * The opt-out import's worker pool (server/optout/import-workers.ts, docs/deployment.md#reliability): kept workers
+ * are reused, dropped when they die or idle too long, never kept beyond `max`, and all stopped on close.
  */
 import type { Store } from '../../server/db/store.ts';
 import { spawnSync } from 'node:child_process';

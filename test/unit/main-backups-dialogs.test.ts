@@ -16,7 +16,7 @@ const { autoBackupTick } = await import('../../main/backup-actions.ts');
 const { saveDownload } = await import('../../main/file-dialogs.ts');
 const { verifyDatabaseFile } = await import('../../server/db/backup.ts');
 type Desktop = NonNullable<Awaited<ReturnType<typeof runDesktop>>>;
-/** Whether a small file system can be mounted for the full-disk export (issue 25). */
+/** Whether a small file system can be mounted for the full-disk export (docs/deployment.md#reliability). */
 const noVolume = smallVolumeUnavailable();
 
 // Settings → Backups and the native save dialogs, through the bridge's IPC handlers with the fake's dialogs

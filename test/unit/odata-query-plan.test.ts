@@ -1,8 +1,8 @@
 /**
- * Issue 13 at the SQL level, over the real migrated schema: the default key order of /callhistory under a
- * time filter is served by the primary key (no `USE TEMP B-TREE FOR ORDER BY`), keeps key order and pages
- * stably with $skiptoken even when ids are not in time order; `$select` narrows the SELECT list; a cached
- * filter with `now()` is never served stale.
+ * The cheap request path (docs/cati-api.md#performance) at the SQL level, over the real migrated schema: the default
+ * key order of /callhistory under a time filter is served by the primary key (no `USE TEMP B-TREE FOR ORDER BY`),
+ * keeps key order and pages stably with $skiptoken even when ids are not in time order; `$select` narrows the SELECT
+ * list; a cached filter with `now()` is never served stale.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callHistoryModel } from '../../server/cati/cati-models.ts';

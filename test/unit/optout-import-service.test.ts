@@ -98,7 +98,7 @@ describe('ImportService limits', () => {
   });
 });
 
-describe('imports under load (issue 25): refused promptly with Retry-After, never left hanging', () => {
+describe('imports under load: refused promptly with Retry-After, never left hanging', () => {
   it('an import that cannot start within maxWaitMs → 503 + Retry-After; one beyond the queue → 429 at once; the running one completes', async () => {
     const { id } = await ensureList(store, 1, 'p25');
     const small = join(dir, 'small.csv');
@@ -141,7 +141,7 @@ describe('imports under load (issue 25): refused promptly with Retry-After, neve
   }, 60_000);
 });
 
-describe('kept workers (issue 25): an import starts no thread when a clean one is idle', () => {
+describe('kept workers: an import starts no thread when a clean one is idle', () => {
   const csv = (name: string, rows: string[]) => {
     const f = join(dir, name);
     writeFileSync(f, rows.join('\n'));
@@ -334,7 +334,7 @@ describe('the import workers', () => {
   });
 });
 
-describe('small text imports on the main thread (issue 25: a small import under load)', () => {
+describe('small text imports on the main thread (a small import under load)', () => {
   const write = (name: string, rows: string[]) => {
     const f = join(dir, name);
     writeFileSync(f, rows.join('\n'));

@@ -1,8 +1,8 @@
 /**
- * Issue 25: while another connection (an import's write worker, the CLI) holds SQLite's write lock, a
- * transaction of the server's connection waits for it on timers, not in SQLite's busy handler: the event loop
- * stays free and reads go on; the transaction runs once the lock is released, or fails SQLITE_BUSY (→ 429)
- * after the busy timeout.
+ * Load shedding (docs/deployment.md#reliability): while another connection (an import's write worker, the CLI) holds
+ * SQLite's write lock, a transaction of the server's connection waits for it on timers, not in SQLite's busy handler:
+ * the event loop stays free and reads go on; the transaction runs once the lock is released, or fails SQLITE_BUSY
+ * (→ 429) after the busy timeout.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 /**
- * Every write that acknowledges does so only after its COMMIT succeeded (issue 9: with the disk full,
- * `POST /optout/lists/{id}/emails` answered an id for a row that was never stored). A failing commit is
+ * Every write that acknowledges does so only after its COMMIT succeeded (docs/optout-api.md#limits; with the disk
+ * full, `POST /optout/lists/{id}/emails` answered an id for a row that was never stored). A failing commit is
  * provoked without filling a disk: with `PRAGMA defer_foreign_keys`, a foreign-key violation surfaces at
  * COMMIT, exactly where a full disk does. An INSERT … RETURNING read with `.get()` in autocommit mode
  * returns the row before that commit and never sees it fail.
