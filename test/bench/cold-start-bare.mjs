@@ -1,7 +1,7 @@
 /**
  * The cold-start bench's baseline: a bare server that opens the same database with better-sqlite3 and listens on
  * 127.0.0.1, then prints the same "listening on" line. Plain JavaScript, so the bench runs it both ways: under
- * `node --import tsx` (the issue's baseline: the TypeScript loader in place, as `npm run serve` had it) and under
+ * `node --import tsx` (the baseline: the TypeScript loader in place, as `npm run serve` had it) and under
  * plain `node` (as the compiled server runs).
  */
 import Database from 'better-sqlite3';

@@ -159,7 +159,7 @@ describe('fuzzing $filter on GET /cati/blacklist', () => {
     const g = generator(rand);
     const int = (n: number) => Math.floor(rand() * n);
     const shapes = [
-      // a chain of one arithmetic operator (the issue's `Duration add 1 add 1 …`) or of mixed ones
+      // a chain of one arithmetic operator (`Duration add 1 add 1 …`, as a client sent it) or of mixed ones
       () => `Id ${Array.from({ length: 1 + int(1600) }, () => `${g.pick(ARITH)} ${1 + int(9)}`).join(' ')} gt 0`,
       () => {
         const op = g.pick(['add', 'sub', 'mul', 'div']); // 900–1,400 terms: around SQLite's expression depth of 1,000
