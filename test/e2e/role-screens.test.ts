@@ -6,7 +6,7 @@
  * without an error notice.
  */
 import type { Page, Response } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { startUi, type UiHarness } from './ui-harness.ts';
 
 const PASSWORD = 'role walk password 1357';
@@ -67,26 +67,26 @@ async function enabledWriteControls(page: Page): Promise<string[]> {
   }, WRITE.source);
 }
 
-/** Waits until no region on the page is busy loading (the /events stream keeps the network from ever idling). */
-async function settle(page: Page): Promise<void> {
+/** Waits until no region on the page is busy loading (the /events stream keeps the network from ever idling); `expect` is the test's. */
+async function settle(page: Page, expect: ExpectStatic): Promise<void> {
   await page.waitForTimeout(400);
   await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 10_000 }).toBe(0);
   await page.waitForTimeout(300);
 }
 
 /** Visits every screen; answers the write controls offered on each (screen → names). */
-async function walk(page: Page): Promise<Record<string, string[]>> {
+async function walk(page: Page, expect: ExpectStatic): Promise<Record<string, string[]>> {
   const offered: Record<string, string[]> = {};
   for (const screen of SCREENS) {
     await page.evaluate((s) => (window.location.hash = `#/${s}`), screen.path);
     if (screen.path !== 'wallboard') await page.getByRole('heading', { name: screen.heading, level: 1 }).first().waitFor();
-    await settle(page);
+    await settle(page, expect);
     if (screen.shows) await page.getByText(screen.shows).first().waitFor();
     if (screen.open) {
       const open = page.getByRole('button', { name: screen.open }).first();
       await open.waitFor({ timeout: 10_000 });
       await open.click();
-      await settle(page);
+      await settle(page, expect);
     }
     offered[screen.path] = await enabledWriteControls(page);
   }
@@ -109,11 +109,12 @@ beforeAll(async () => {
 });
 afterAll(() => ui?.close());
 
-describe('every screen, as each role', () => {
+// The three walks at once, each in its own browser context: most of a walk is waiting for screens to settle.
+describe.concurrent('every screen, as each role', () => {
   for (const name of ['ada', 'sam', 'vic']) {
-    it(`${name}: no request refused, no error notice`, async () => {
+    it(`${name}: no request refused, no error notice`, async ({ expect }) => {
       const { page, refused } = await signedIn(name);
-      const offered = await walk(page);
+      const offered = await walk(page, expect);
       expect(refused).toEqual([]);
       expect(await errorNotices(page)).toEqual([]);
       if (name === 'vic') expect(Object.fromEntries(Object.entries(offered).filter(([, v]) => v.length > 0))).toEqual({});
@@ -140,7 +141,7 @@ describe('a role changed while a screen is open', () => {
     // Going to another screen: no write control is offered there either.
     await page.evaluate(() => (window.location.hash = '#/groups'));
     await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
-    await settle(page);
+    await settle(page, expect);
     expect(await enabledWriteControls(page)).toEqual([]);
     await page.context().close();
   }, 60_000);

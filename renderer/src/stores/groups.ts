@@ -159,14 +159,16 @@ export const useGroupsStore = defineStore('groups', () => {
     const g = selected.value;
     if (!g) return;
     const base = `/cati/groups(${g.GroupId})/Controller`;
+    const centre = callCenterId.value;
     await detail.track(async () => {
       const [m, a] = await Promise.all([
-        request<ODataCollection<GroupMember>>('GET', `${base}.GetInterviewers(callCenterId=${callCenterId.value})`, {
+        request<ODataCollection<GroupMember>>('GET', `${base}.GetInterviewers(callCenterId=${centre})`, {
           query: { $select: 'InterviewerId,Name,DisplayName,IsLocked', $orderby: 'Name', $top: OPTIONS_LIMIT },
         }),
-        request<ODataCollection<SurveyAssignment>>('GET', `${base}.GetAssignments(callCenterId=${callCenterId.value})`),
+        request<ODataCollection<SurveyAssignment>>('GET', `${base}.GetAssignments(callCenterId=${centre})`),
       ]);
-      if (selected.value?.GroupId !== g.GroupId) return; // another group was opened meanwhile
+      // Another group or call centre was chosen meanwhile: that choice's answer is the one to show, whichever comes last.
+      if (selected.value?.GroupId !== g.GroupId || callCenterId.value !== centre) return;
       members.value = m.value;
       assignments.value = a.value;
     }, () => members.value.length === 0 && assignments.value.length === 0);

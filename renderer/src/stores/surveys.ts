@@ -122,7 +122,8 @@ export const useSurveysStore = defineStore('surveys', () => {
     await detail.track(async () => {
       const page = await request<ODataCollection<ResourceAssignment>>('GET', `${surveyPath(s)}/Controller.GetAssignments(callCenterId=${centre})`);
       const found = await fetchSurveyWorkers(centre, page.value);
-      if (selected.value?.SurveyId !== s.SurveyId) return; // another survey was opened meanwhile
+      // Another survey or call centre was chosen meanwhile: that choice's answer is the one to show, whichever comes last.
+      if (selected.value?.SurveyId !== s.SurveyId || callCenterId.value !== centre) return;
       // Groups first, then interviewers, each by name.
       resources.value = [...page.value].sort((a, b) => Number(b.IsGroup) - Number(a.IsGroup) || a.Name.localeCompare(b.Name));
       workers.value = found;
