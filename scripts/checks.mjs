@@ -1,9 +1,9 @@
-// The static checks of `npm test`, run at the same time instead of one after another: the two type checks
-// (tsc for server/main/test/scripts, vue-tsc for the renderer), eslint, and the renderer build the e2e tests
-// load. Each is one single-threaded process, so on a multi-core machine they overlap; each one's output is
-// printed whole when it ends, and the exit status is non-zero when any failed. The type checks are incremental
-// (their build info under .tmp/, which git ignores): in a fresh clone they check everything, as before; run again
-// they re-check only what changed, and eslint keeps a cache there too.
+// `npm run check`: the static checks — the two type checks (tsc for server/main/test/scripts, vue-tsc for the
+// renderer), eslint and the layer rules (scripts/lint-rules.mjs) — run at the same time instead of one after
+// another. Each is one single-threaded process, so on a multi-core machine they overlap; each one's output is printed
+// whole when it ends, and the exit status is non-zero when any failed. The type checks are incremental (their build
+// info under .tmp/, which git ignores) and eslint keeps a cache there: in a fresh clone they check everything; run
+// again they re-check only what changed. CI (.ci/run) runs them beside `npm test`, which runs the tests alone.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -21,11 +21,13 @@ export const CHECKS = [
   ['lint', bin('eslint', 'bin/eslint.js'), ['--max-warnings', '0', '--cache', '--cache-strategy', 'content', '--cache-location', '.tmp/eslintcache', '.']],
   // The layer rules (dependency-cruiser), dead code (knip) and the textual rules (docs/architecture.md#rules).
   ['lint:rules', join(root, 'scripts/lint-rules.mjs'), []],
-  ['build:renderer', bin('vite', 'bin/vite.js'), ['build']],
 ];
 
+/** The renderer build the end-to-end tests load (dist/renderer), as `npm test` runs it before vitest. */
+export const RENDERER_BUILD = ['build:renderer', bin('vite', 'bin/vite.js'), ['build']];
+
 /** Runs one check to its end; resolves with its name, exit status, output and seconds taken. */
-function run([name, script, args]) {
+export function run([name, script, args]) {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [script, ...args], { cwd: root, env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } });
