@@ -95,7 +95,7 @@ describe('SIGTERM', () => {
 
 describe('kill -9', () => {
   /** Kill moments as fractions of how long the same operation takes uncut on this machine (measured first). */
-  const FRACTIONS = [0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 0.98];
+  const FRACTIONS = [0.05, 0.25, 0.5, 0.7, 0.85, 0.97];
   const timed = async <T,>(work: () => Promise<T>) => {
     const t0 = Date.now();
     const result = await work();
