@@ -229,7 +229,7 @@ try {
   const grew = annotated.startMb - onSqlite.startMb;
   report('RSS a second scrub starts with above the first (memory given back)', grew, 'MB', null, '≤ 32 MB', grew <= 32);
   // The JavaScript heaps are given back (heapTotal falls again); what stays is freed native memory the C allocator
-  // keeps for reuse by the next job's threads (docs/performance.md#memory-after-a-job): a third job starts no higher.
+  // keeps for reuse by the next job's threads (docs/performance.md#memory-after-a-job); the third job shows whether it keeps growing.
   report('  RSS a third scrub starts with above the second (growth from job to job)', third.startMb - annotated.startMb, 'MB', null, '≤ 0 MB', third.startMb - annotated.startMb <= 0);
 
   const pg = await postgresStore();
