@@ -15,6 +15,13 @@ afterAll(() => ui?.close());
 const numbersTable = () => page.getByRole('table', { name: 'Numbers', exact: true });
 const addForm = () => page.getByRole('form', { name: 'Add a number' });
 
+/** Puts a number on the blacklist through the API (as the dialer or a script would) and waits for the screen to list it. */
+async function seed(TelephoneNumber: string, Type: 'Equal' | 'StartWith' = 'Equal', Comment: string | null = null) {
+  const r = await ui.server.json('POST', '/cati/blacklist', { body: { TelephoneNumber, Type, Comment } });
+  expect(r.status).toBe(201);
+  await expect.poll(() => numbersTable().textContent()).toContain(TelephoneNumber);
+}
+
 async function addNumber(number: string, comment = '') {
   await addForm().getByLabel('Number').fill(number);
   await addForm().getByLabel('Comment').fill(comment);
@@ -67,32 +74,34 @@ describe('Blacklist screen in Chromium', () => {
   });
 
   it('searches with $filter and shows only matching numbers', async () => {
-    await addNumber('0800111222');
-    await expect.poll(() => numbersTable().textContent()).toContain('0800111222');
-    await page.getByRole('search').getByLabel('Search number or comment').fill('0800');
+    await seed('0855512345');
+    await seed('0309999001');
+    await page.getByRole('search').getByLabel('Search number or comment').fill('08555');
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => numbersTable().textContent()).not.toContain('49301234567');
-    expect(await numbersTable().textContent()).toContain('0800111222');
+    await expect.poll(() => numbersTable().textContent()).not.toContain('0309999001');
+    expect(await numbersTable().textContent()).toContain('0855512345');
     await page.getByRole('search').getByRole('button', { name: 'Clear' }).click();
-    await expect.poll(() => numbersTable().textContent()).toContain('49301234567');
+    await expect.poll(() => numbersTable().textContent()).toContain('0309999001');
   });
 
   it('deletes a number after confirmation', async () => {
-    await page.getByRole('button', { name: 'Delete 0800111222' }).click();
-    await page.getByRole('button', { name: 'Delete 0800111222 from the blacklist' }).click();
-    await expect.poll(() => numbersTable().textContent()).not.toContain('0800111222');
-    const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '0800111222'");
+    await seed('0800333444');
+    await page.getByRole('button', { name: 'Delete 0800333444' }).click();
+    await page.getByRole('button', { name: 'Delete 0800333444 from the blacklist' }).click();
+    await expect.poll(() => numbersTable().textContent()).not.toContain('0800333444');
+    const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '0800333444'");
     expect(body.value).toHaveLength(0);
   });
 
   it('edits the comment and type of a number', async () => {
-    await page.getByRole('button', { name: 'Edit 49301234567' }).click();
+    await seed('0612340001', 'Equal', 'As the dialer added it');
+    await page.getByRole('button', { name: 'Edit 0612340001' }).click();
     const row = page.locator('tr.editing');
     await row.getByLabel('Type').selectOption('StartWith');
     await row.getByLabel('Comment').fill('Whole range blocked');
     await row.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => numbersTable().textContent()).toContain('Whole range blocked');
-    const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '49301234567'");
+    const { body } = await ui.server.json('GET', "/cati/blacklist?$filter=TelephoneNumber eq '0612340001'");
     expect(body.value[0]).toMatchObject({ Type: 'StartWith', Comment: 'Whole range blocked' });
   });
 
@@ -119,11 +128,12 @@ describe('Blacklist screen in Chromium', () => {
   });
 
   it('checks a number against Equal and StartWith entries', async () => {
+    await seed('0419', 'StartWith');
     const check = page.getByRole('region', { name: 'Check a number' });
-    await check.getByLabel('Number').fill('0409 555 111');
+    await check.getByLabel('Number').fill('0419 555 111');
     await check.getByRole('button', { name: 'Check' }).click();
-    // The entry that blocks it, as the table shows it (not an id): the StartWith prefix imported above.
-    await expect.poll(() => page.getByTestId('check-result').textContent()).toMatch(/0409 555 111\s+is blocked as it starts with 0409\./);
+    // The entry that blocks it, as the table shows it (not an id): the StartWith prefix.
+    await expect.poll(() => page.getByTestId('check-result').textContent()).toMatch(/0419 555 111\s+is blocked as it starts with 0419\./);
     expect(await check.getByRole('status').textContent()).toContain('is blocked');
     await check.getByLabel('Number').fill('0123');
     await check.getByRole('button', { name: 'Check' }).click();

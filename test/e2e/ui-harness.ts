@@ -76,6 +76,9 @@ export async function startUi(): Promise<UiHarness> {
     server,
     async open(screen, prepare) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+      // Half the test's time: a step that waits for something that never comes fails naming its locator, rather
+      // than the whole test timing out with no word of where it stood (Playwright's default equals the test's 30 s).
+      context.setDefaultTimeout(15_000);
       await prepare?.(context);
       const page = await context.newPage();
       await page.goto(`${server.url}${await uiLinkFragment(server)}`);
