@@ -31,7 +31,8 @@ export default defineConfig({
     // file: test/setup/leak-guard.ts fails a file that leaves an environment variable, a process listener, a
     // patched pg method, fake timers or a listening server behind. CATI_TEST_ISOLATE=1 isolates every file again.
     isolate: process.env.CATI_TEST_ISOLATE === '1',
-    setupFiles: ['test/setup/leak-guard.ts'],
+    // worker-build first: the leak guard takes the environment as the file starts, with CATI_WORKER_BUILD set.
+    setupFiles: ['test/setup/worker-build.ts', 'test/setup/leak-guard.ts'],
     maxWorkers: WORKERS,
     // The slowest files first (test/setup/slow-first.ts): a fresh clone has no durations for vitest to order by.
     sequence: { sequencer: SlowFirst },
