@@ -24,6 +24,24 @@ const detail = () => page.getByRole('region', { name: /^Group / });
 const groupByName = async (name: string) =>
   (await ui.server.json('GET', `/cati/groups?$filter=Name eq '${name}'`)).body.value[0];
 
+/** Lists the groups whose name contains `text` (the screen's search; '' lists them all). */
+async function searchFor(text: string) {
+  await page.getByRole('search').getByLabel('Search by name').fill(text);
+  await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+}
+
+/**
+ * Puts a group in through the API (as a script would), then lists the groups whose name contains `shown` (its own
+ * name unless told) and waits for the screen to show it: one page holds 50, so a search keeps it on the page.
+ */
+async function seed(Name: string, Description: string | null = null, ParentGroups: number[] = [], shown = Name) {
+  const r = await ui.server.json('POST', '/cati/groups', { body: { Name, Description, ParentGroups } });
+  expect(r.status).toBe(201);
+  await searchFor(shown);
+  await expect.poll(() => listTable().textContent()).toContain(Name);
+  return r.body.GroupId as number;
+}
+
 async function create(name: string, description: string, parents: string[] = []) {
   await form().getByLabel('Name', { exact: true }).fill(name);
   await form().getByLabel('Description').fill(description);
@@ -47,32 +65,33 @@ describe('Groups screen in Chromium', () => {
   });
 
   it('edits name and description with the ETag of the row', async () => {
-    await page.getByRole('button', { name: 'Edit Day shift seniors' }).click();
-    await form().getByLabel('Name', { exact: true }).fill('Seniors');
+    await seed('Late shift seniors', 'Experienced', [], 'Late');
+    await page.getByRole('button', { name: 'Edit Late shift seniors' }).click();
+    await form().getByLabel('Name', { exact: true }).fill('Late seniors');
     await form().getByLabel('Description').fill('Five years or more');
     await form().getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => listTable().textContent()).toContain('Five years or more');
-    expect(await groupByName('Seniors')).toMatchObject({ Description: 'Five years or more', '@odata.etag': 'W/"2"' });
+    expect(await groupByName('Late seniors')).toMatchObject({ Description: 'Five years or more', '@odata.etag': 'W/"2"' });
   });
 
   it('searches groups by name', async () => {
-    await page.getByRole('search').getByLabel('Search by name').fill('SENIOR');
-    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => listTable().textContent()).not.toContain('Interviewers 8-16');
-    expect(await listTable().textContent()).toContain('Seniors');
+    await seed('Trainees', 'First month');
+    await seed('Veterans', 'Ten years or more');
+    await searchFor('VETERAN');
+    await expect.poll(() => listTable().textContent()).not.toContain('First month');
+    expect(await listTable().textContent()).toContain('Veterans');
     expect(await listTable().textContent()).not.toContain('CATI Interviewers');
-    await page.getByRole('search').getByLabel('Search by name').fill('');
-    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => listTable().textContent()).toContain('Interviewers 8-16');
+    await searchFor('');
+    await expect.poll(() => listTable().textContent()).toContain('First month');
   });
 
   it('shows the members of a group per call centre', async () => {
-    const day = await groupByName('Day shift');
+    const evening = await seed('Evening shift', 'Interviewers 16-22');
     const api = ui.server.json;
-    await api('POST', '/cati/interviewerproperties', { body: { Name: 'anna', DisplayName: 'Anna Berg', Password: 'secret-12', ParentGroups: [day.GroupId] } });
-    await api('POST', '/cati/interviewerproperties', { body: { Name: 'nils', DisplayName: 'Nils North', Password: 'secret-12', CallCenterId: northId, ParentGroups: [day.GroupId] } });
+    await api('POST', '/cati/interviewerproperties', { body: { Name: 'anna', DisplayName: 'Anna Berg', Password: 'secret-12', ParentGroups: [evening] } });
+    await api('POST', '/cati/interviewerproperties', { body: { Name: 'nils', DisplayName: 'Nils North', Password: 'secret-12', CallCenterId: northId, ParentGroups: [evening] } });
     await api('POST', '/cati/interviewerproperties', { body: { Name: 'otto', DisplayName: 'Otto Other', Password: 'secret-12' } });
-    await page.getByRole('button', { name: 'Open Day shift', exact: true }).click();
+    await page.getByRole('button', { name: 'Open Evening shift', exact: true }).click();
     const members = () => detail().getByRole('table', { name: 'Members in this call centre' });
     await expect.poll(() => members().textContent()).toContain('Anna Berg');
     expect(await members().textContent()).not.toContain('Nils North');
@@ -85,55 +104,61 @@ describe('Groups screen in Chromium', () => {
   });
 
   it('assigns the group to a survey and removes the assignment', async () => {
+    const morning = await seed('Morning shift', 'Interviewers 6-12', [], 'Morning');
+    await seed('Morning seniors', 'Experienced', [morning], 'Morning');
     const surveys = () => detail().getByRole('table', { name: 'Survey assignments' });
+    await page.getByRole('button', { name: 'Open Morning shift', exact: true }).click();
+    await expect.poll(() => detail().getByRole('heading').first().textContent()).toBe('Group Morning shift');
+    // Call centre 1's assignments (the picker keeps the centre chosen last while the screen is open).
+    await detail().getByRole('combobox', { name: /^Call centre/ }).selectOption('1');
     await expect.poll(() => surveys().textContent()).toContain('Not assigned');
     const assign = detail().getByRole('form', { name: 'Assign to a survey' });
     await assign.getByLabel('Survey').selectOption('p1001');
     await assign.getByRole('button', { name: 'Assign' }).click();
     await expect.poll(() => surveys().textContent()).toContain('Health 2026 (p1001)');
     expect(await surveys().textContent()).toContain('Assigned to this group');
-    const day = await groupByName('Day shift');
-    const { body } = await ui.server.json('GET', `/cati/groups(${day.GroupId})/Controller.GetAssignments(callCenterId=1)`);
+    const { body } = await ui.server.json('GET', `/cati/groups(${morning})/Controller.GetAssignments(callCenterId=1)`);
     expect(body.value).toEqual([{ SurveyId: 'p1001', AssignmentType: 'Explicit', AssignedCallsCount: 0 }]);
 
     // A child group shows the parent's assignment as implicit, without a remove button.
-    await page.getByRole('button', { name: 'Open Seniors' }).click();
+    await page.getByRole('button', { name: 'Open Morning seniors', exact: true }).click();
     await expect.poll(() => surveys().textContent()).toContain('Through a parent group');
     expect(await detail().getByRole('button', { name: /^Remove assignment/ }).count()).toBe(0);
 
-    await page.getByRole('button', { name: 'Open Day shift', exact: true }).click();
+    await page.getByRole('button', { name: 'Open Morning shift', exact: true }).click();
     await expect.poll(() => surveys().textContent()).toContain('Assigned to this group');
     await detail().getByRole('button', { name: 'Remove assignment to p1001' }).click();
-    await detail().getByRole('button', { name: 'Remove Day shift from Health 2026 (p1001)' }).click();
+    await detail().getByRole('button', { name: 'Remove Morning shift from Health 2026 (p1001)' }).click();
     await expect.poll(() => surveys().textContent()).toContain('Not assigned');
-    const after = await ui.server.json('GET', `/cati/groups(${day.GroupId})/Controller.GetAssignments(callCenterId=1)`);
+    const after = await ui.server.json('GET', `/cati/groups(${morning})/Controller.GetAssignments(callCenterId=1)`);
     expect(after.body.value).toEqual([]);
   });
 
   it('refuses to delete a group changed meanwhile (If-Match), then deletes it after a refresh', async () => {
-    const seniors = await groupByName('Seniors');
-    await ui.server.json('PUT', `/cati/groups(${seniors.GroupId})`, { body: { Description: 'Changed elsewhere' } });
-    await page.getByRole('button', { name: 'Delete Seniors' }).click();
-    await page.getByRole('button', { name: 'Delete group Seniors' }).click();
+    const retired = await seed('Retired team', 'Kept for the records');
+    await ui.server.json('PUT', `/cati/groups(${retired})`, { body: { Description: 'Changed elsewhere' } });
+    await page.getByRole('button', { name: 'Delete Retired team' }).click();
+    await page.getByRole('button', { name: 'Delete group Retired team' }).click();
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/HTTP 412/);
-    expect((await ui.server.json('GET', `/cati/groups(${seniors.GroupId})`)).status).toBe(200);
+    expect((await ui.server.json('GET', `/cati/groups(${retired})`)).status).toBe(200);
 
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => listTable().textContent()).toContain('Changed elsewhere');
-    await page.getByRole('button', { name: 'Delete Seniors' }).click();
-    await page.getByRole('button', { name: 'Delete group Seniors' }).click();
-    await expect.poll(() => listTable().textContent()).not.toContain('Seniors');
-    expect((await ui.server.json('GET', `/cati/groups(${seniors.GroupId})`)).status).toBe(404);
+    await page.getByRole('button', { name: 'Delete Retired team' }).click();
+    await page.getByRole('button', { name: 'Delete group Retired team' }).click();
+    await expect.poll(() => listTable().textContent()).not.toContain('Retired team');
+    expect((await ui.server.json('GET', `/cati/groups(${retired})`)).status).toBe(404);
   });
 
   it('pages through more groups than fit on one page', async () => {
-    for (let i = 1; i <= 52; i++) await ui.server.json('POST', '/cati/groups', { body: { Name: `Team ${String(i).padStart(2, '0')}` } });
-    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    for (let i = 1; i <= 52; i++) expect((await ui.server.json('POST', '/cati/groups', { body: { Name: `Rota ${String(i).padStart(2, '0')}` } })).status).toBe(201);
+    // This test's 52 rotas, whatever other groups there are.
+    await searchFor('rota');
     const pager = page.getByRole('navigation', { name: 'Groups pages' });
-    await expect.poll(() => pager.textContent()).toContain('1–50 of 54');
+    await expect.poll(() => pager.textContent()).toContain('1–50 of 52');
     await pager.getByRole('button', { name: 'Next ›' }).click();
-    await expect.poll(() => pager.textContent()).toContain('51–54 of 54');
-    expect(await listTable().textContent()).toContain('Team 52');
-    expect(await listTable().textContent()).not.toContain('Team 01');
+    await expect.poll(() => pager.textContent()).toContain('51–52 of 52');
+    expect(await listTable().textContent()).toContain('Rota 52');
+    expect(await listTable().textContent()).not.toContain('Rota 01');
   });
 });

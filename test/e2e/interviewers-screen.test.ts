@@ -51,6 +51,25 @@ async function menuItems(login: string): Promise<string[]> {
   return items;
 }
 
+/**
+ * The whole list, as a test starts from: the Interviewers screen shown (a test before may have left it) and its search
+ * cleared (one before may have typed one).
+ */
+async function showAll() {
+  if (!page.url().includes('#/interviewers')) await show('Interviewers');
+  await page.getByRole('search').getByLabel('Search login or display name').fill('');
+  await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+  await expect.poll(() => table().getAttribute('aria-busy')).toBe('false');
+}
+
+/** Puts an interviewer in through the API (as another client would) and waits for the list to show it. */
+async function seed(Name: string, DisplayName: string): Promise<number> {
+  const r = await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name, DisplayName, Password: 'secret-12' } });
+  expect(r.status).toBe(201);
+  await expect.poll(() => table().textContent()).toContain(DisplayName);
+  return r.body.InterviewerId as number;
+}
+
 async function create(login: string, display: string) {
   await form().getByLabel('Login name').fill(login);
   await form().getByLabel('Display name').fill(display);
@@ -70,43 +89,51 @@ describe('Interviewers screen in Chromium', () => {
   });
 
   it('edits an interviewer without touching the password', async () => {
-    await act('anna', 'Edit anna');
-    await form().getByLabel('Display name').fill('Anna Berg-Lund');
+    await showAll();
+    await seed('dora', 'Dora Falk');
+    await act('dora', 'Edit dora');
+    await form().getByLabel('Display name').fill('Dora Falk-Lund');
     await form().getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => table().textContent()).toContain('Anna Berg-Lund');
+    await expect.poll(() => table().textContent()).toContain('Dora Falk-Lund');
   });
 
   it('locks and unlocks an interviewer, after a confirmation naming them', async () => {
-    await act('ben', 'Lock ben');
+    await showAll();
+    await seed('emil', 'Emil Gray');
+    await act('emil', 'Lock emil');
     // Nothing happens until the question naming the interviewer is answered.
-    expect((await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'")).body.value[0].IsLocked).toBe(false);
-    await page.getByRole('button', { name: 'Lock Ben Cole (ben)' }).click();
-    await expect.poll(() => menuItems('ben'), { timeout: 20_000 }).toContain('Unlock ben');
-    const { body } = await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'");
+    expect((await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'emil'")).body.value[0].IsLocked).toBe(false);
+    await page.getByRole('button', { name: 'Lock Emil Gray (emil)' }).click();
+    await expect.poll(() => menuItems('emil'), { timeout: 20_000 }).toContain('Unlock emil');
+    const { body } = await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'emil'");
     expect(body.value[0].IsLocked).toBe(true);
-    await act('ben', 'Unlock ben');
-    await page.getByRole('button', { name: 'Unlock Ben Cole (ben)' }).click();
-    await expect.poll(() => menuItems('ben'), { timeout: 20_000 }).toContain('Lock ben');
+    await act('emil', 'Unlock emil');
+    await page.getByRole('button', { name: 'Unlock Emil Gray (emil)' }).click();
+    await expect.poll(() => menuItems('emil'), { timeout: 20_000 }).toContain('Lock emil');
   });
 
   it('searches by display name', async () => {
-    await page.getByRole('search').getByLabel('Search login or display name').fill('cole');
+    await showAll();
+    await seed('hugo', 'Hugo Marsh');
+    await seed('ivy', 'Ivy Stone');
+    await page.getByRole('search').getByLabel('Search login or display name').fill('stone');
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => table().textContent()).not.toContain('Anna');
-    expect(await table().textContent()).toContain('Ben Cole');
+    await expect.poll(() => table().textContent()).not.toContain('Hugo');
+    expect(await table().textContent()).toContain('Ivy Stone');
   });
 
   it('creates an interviewer in a group, lists it among the group members, and moves it to another group', async () => {
     const day = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Day shift' } })).body.GroupId as number;
     const night = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Night shift' } })).body.GroupId as number;
-    // Without a ticked group an interviewer is in the root group, as the API does.
-    expect(await groupIdsOf(await interviewerId('ben'))).toEqual([1]);
 
     // The form's group choices are refreshed when the screen is shown again.
     await show('Groups');
     await show('Interviewers');
-    await page.getByRole('search').getByLabel('Search login or display name').fill('');
-    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await showAll();
+    // Without a ticked group an interviewer is in the root group, as the API does.
+    await create('jan', 'Jan Root');
+    await expect.poll(() => table().textContent()).toContain('Jan Root');
+    expect(await groupIdsOf(await interviewerId('jan'))).toEqual([1]);
     await form().getByRole('checkbox', { name: 'Day shift' }).check();
     await create('carl', 'Carl Day');
     await expect.poll(() => table().textContent()).toContain('Carl Day');
@@ -140,13 +167,14 @@ describe('Interviewers screen in Chromium', () => {
   });
 
   it('shows the conflict when a login name is taken', async () => {
-    await create('anna', 'Another Anna');
+    await showAll();
+    await seed('kim', 'Kim Lowe');
+    await create('kim', 'Another Kim');
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/HTTP 409/);
   });
 
   it('shows an interviewer another client added while the screen was away, when it is shown again', async () => {
-    await page.getByRole('search').getByLabel('Search login or display name').fill('');
-    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await showAll();
     await show('Groups');
     expect((await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'zed', DisplayName: 'Zed Walker', Password: 'secret-12' } })).status).toBe(201);
     await show('Interviewers');
@@ -154,9 +182,7 @@ describe('Interviewers screen in Chromium', () => {
   });
 
   it('shows an interviewer another client adds or locks while the screen is watched (/events)', async () => {
-    await page.getByRole('search').getByLabel('Search login or display name').fill('');
-    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => table().getAttribute('aria-busy')).toBe('false');
+    await showAll();
     const added = await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'yan', DisplayName: 'Yan Live', Password: 'secret-12' } });
     expect(added.status).toBe(201);
     await expect.poll(() => table().textContent()).toContain('Yan Live');
@@ -166,38 +192,38 @@ describe('Interviewers screen in Chromium', () => {
   });
 
   it('fits a row at 1280 px: its actions behind one menu button, opened and moved through from the keyboard', async () => {
+    await showAll();
+    await seed('nils', 'Nils Olsen');
     // Demo-like names: long display names and logins.
     await create('margarethe.vandenberg', 'Margarethe van den Berg-Oosterhuis');
-    await page.getByRole('search').getByLabel('Search login or display name').fill('');
-    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => table().textContent()).toContain('Margarethe van den Berg-Oosterhuis');
     // The table fits its panel: no horizontal scrolling to reach a row's actions.
     const fit = await page.getByRole('region', { name: 'Interviewers' }).evaluate((panel) => ({ panel: panel.clientWidth, content: panel.scrollWidth }));
     expect(fit.content).toBeLessThanOrEqual(fit.panel);
     expect(await table().locator('tbody tr').first().locator('td.actions button').count()).toBe(1);
 
-    const menuButton = page.getByRole('button', { name: 'Actions for ben', exact: true });
+    const menuButton = page.getByRole('button', { name: 'Actions for nils', exact: true });
     expect(await menuButton.getAttribute('aria-haspopup')).toBe('menu');
     expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
     await menuButton.focus();
     await page.keyboard.press('Enter');
-    const menu = page.getByRole('menu', { name: 'Actions for ben' });
+    const menu = page.getByRole('menu', { name: 'Actions for nils' });
     await menu.waitFor();
     expect(await menuButton.getAttribute('aria-expanded')).toBe('true');
     const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
-    expect(await focused()).toBe('Surveys of ben');
+    expect(await focused()).toBe('Surveys of nils');
     await page.keyboard.press('ArrowDown');
-    expect(await focused()).toBe('Edit ben');
+    expect(await focused()).toBe('Edit nils');
     await page.keyboard.press('ArrowDown');
-    expect(await focused()).toBe('Lock ben');
+    expect(await focused()).toBe('Lock nils');
     await page.keyboard.press('ArrowDown'); // wraps
-    expect(await focused()).toBe('Surveys of ben');
+    expect(await focused()).toBe('Surveys of nils');
     await page.keyboard.press('ArrowUp');
-    expect(await focused()).toBe('Lock ben');
+    expect(await focused()).toBe('Lock nils');
     expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
     await expect.poll(() => menu.count()).toBe(0);
-    expect(await focused()).toBe('Actions for ben');
+    expect(await focused()).toBe('Actions for nils');
     expect(await menuButton.getAttribute('aria-expanded')).toBe('false');
 
     // Space opens it too; Lock asks, naming the interviewer; Escape takes the question back, nothing locked.
@@ -205,12 +231,12 @@ describe('Interviewers screen in Chromium', () => {
     await menu.waitFor();
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
-    const confirm = page.getByRole('button', { name: 'Lock Ben Cole (ben)' });
-    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Lock Ben Cole (ben)');
+    const confirm = page.getByRole('button', { name: 'Lock Nils Olsen (nils)' });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Lock Nils Olsen (nils)');
     expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
     await expect.poll(() => confirm.count()).toBe(0);
-    expect(await focused()).toBe('Actions for ben');
-    expect((await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'ben'")).body.value[0].IsLocked).toBe(false);
+    expect(await focused()).toBe('Actions for nils');
+    expect((await ui.server.json('GET', "/cati/interviewers?$filter=Name eq 'nils'")).body.value[0].IsLocked).toBe(false);
   });
 });

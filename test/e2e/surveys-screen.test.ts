@@ -4,8 +4,6 @@ import { startUi, type UiHarness } from './ui-harness.ts';
 
 let ui: UiHarness;
 let page: Page;
-let annaId: number;
-let teamId: number;
 
 beforeAll(async () => {
   ui = await startUi();
@@ -18,12 +16,6 @@ beforeAll(async () => {
   });
   await api('POST', '/cati/surveys', { body: { SurveyId: 'p2002', SurveyName: 'Mobility panel', SampleSize: 120, State: 'Closed' } });
   await api('POST', '/cati/surveys', { body: { SurveyId: 'p2003', SurveyName: 'Old study', SampleSize: 10, State: 'SoftDeleted' } });
-  teamId = (await api('POST', '/cati/groups', { body: { Name: 'Evening team' } })).body.GroupId;
-  annaId = (await api('POST', '/cati/interviewerproperties', { body: { Name: 'anna', DisplayName: 'Anna Berg', Password: 'secret-12' } })).body.InterviewerId;
-  // Three single calls of the survey assigned to the group: its AssignedCallsCount.
-  for (const interviewId of [11, 12, 13]) {
-    await api('GET', `/cati/groups(${teamId})/Controller.AssignOnCall(surveyId='p2001',interviewId=${interviewId},callCenterId=1)`);
-  }
   page = await ui.open('surveys');
   await page.getByRole('heading', { name: 'Surveys', level: 1 }).waitFor();
 });
@@ -33,6 +25,25 @@ const listTable = () => page.getByRole('region', { name: 'Surveys' }).getByRole(
 const detail = () => page.getByRole('region', { name: /\(p\d+\)$/ });
 const resources = () => detail().getByRole('table', { name: 'Assigned groups and interviewers' });
 const search = () => page.getByRole('search');
+
+/** The whole list, as a test starts from: no state or name filter left by a test before. */
+async function showAll() {
+  await search().getByLabel('State').selectOption('');
+  await search().getByLabel('Name or id').fill('');
+  await search().getByRole('button', { name: 'Filter' }).click();
+  await expect.poll(() => listTable().textContent()).toContain('Health 2026');
+}
+
+/**
+ * Opens Health 2026 in the detail panel (which also reads the pickers' call centres, groups and interviewers again)
+ * in the main call centre, whichever survey and call centre a test before left chosen.
+ */
+async function openHealth() {
+  await showAll();
+  await page.getByRole('button', { name: 'Open Health 2026' }).click();
+  await page.getByRole('region', { name: 'Health 2026 (p2001)' }).waitFor();
+  await detail().getByRole('combobox', { name: /^Call centre/ }).selectOption('1');
+}
 
 describe('Surveys screen in Chromium', () => {
   it('lists surveys with their state, never SoftDeleted ones', async () => {
@@ -56,7 +67,12 @@ describe('Surveys screen in Chromium', () => {
   });
 
   it('shows the basic properties and the assignments with their call counts', async () => {
-    await page.getByRole('button', { name: 'Open Health 2026' }).click();
+    const teamId = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Evening team' } })).body.GroupId as number;
+    // Three single calls of the survey assigned to the group: its AssignedCallsCount.
+    for (const interviewId of [11, 12, 13]) {
+      expect((await ui.server.json('GET', `/cati/groups(${teamId})/Controller.AssignOnCall(surveyId='p2001',interviewId=${interviewId},callCenterId=1)`)).status).toBe(200);
+    }
+    await openHealth();
     const props = detail().getByRole('definition');
     await expect.poll(() => props.allTextContents()).toEqual(['Open', '500', 'In order', 'Yes', 'Weekdays', 'Standard']);
     await expect.poll(() => resources().textContent()).toContain('Evening team');
@@ -67,6 +83,8 @@ describe('Surveys screen in Chromium', () => {
   });
 
   it('assigns an interviewer to the survey and removes the assignment', async () => {
+    const annaId = (await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'anna', DisplayName: 'Anna Berg', Password: 'secret-12' } })).body.InterviewerId as number;
+    await openHealth(); // its interviewer picker read again: Anna is in it
     const assign = detail().getByRole('form', { name: 'Assign to this survey' });
     await assign.getByLabel('Assign a').selectOption('interviewer');
     await assign.getByRole('combobox', { name: 'Interviewer' }).selectOption(String(annaId));
@@ -84,6 +102,7 @@ describe('Surveys screen in Chromium', () => {
   });
 
   it('removes an interviewer listed only through call assignments: its call assignments go, and the message says so', async () => {
+    await openHealth();
     const ben = (await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'ben.calls' } })).body.InterviewerId;
     for (const interviewId of [21, 22]) {
       await ui.server.json('GET', `/cati/interviewers(${ben})/Controller.AssignOnCall(surveyId='p2001',interviewId=${interviewId})`);
@@ -98,6 +117,7 @@ describe('Surveys screen in Chromium', () => {
   });
 
   it('says why when nothing could be removed (already removed elsewhere), with no success message', async () => {
+    await openHealth();
     const cleo = (await ui.server.json('POST', '/cati/interviewerproperties', { body: { Name: 'cleo' } })).body.InterviewerId;
     await ui.server.json('GET', `/cati/interviewers(${cleo})/Controller.AssignOnSurvey(surveyId='p2001')`);
     await detail().getByRole('button', { name: 'Refresh' }).click();
@@ -113,7 +133,7 @@ describe('Surveys screen in Chromium', () => {
     const north = (await ui.server.json('POST', '/cati/callcenters', { body: { Name: 'North' } })).body.CallCenterId;
     const night = (await ui.server.json('POST', '/cati/groups', { body: { Name: 'Night team' } })).body.GroupId;
     // Opening the survey again refreshes the call centre and group pickers.
-    await page.getByRole('button', { name: 'Open Health 2026' }).click();
+    await openHealth();
     await detail().getByRole('combobox', { name: /^Call centre/ }).selectOption(String(north));
     await expect.poll(() => resources().textContent()).toContain('Nobody is assigned');
     const assign = detail().getByRole('form', { name: 'Assign to this survey' });
@@ -128,13 +148,13 @@ describe('Surveys screen in Chromium', () => {
   });
 
   it('shows the 404 for a survey soft-deleted meanwhile and drops it from the list', async () => {
-    await search().getByLabel('Name or id').fill('');
+    expect((await ui.server.json('POST', '/cati/surveys', { body: { SurveyId: 'p2004', SurveyName: 'Ferry survey', SampleSize: 40, State: 'Open' } })).status).toBe(201);
+    await showAll();
+    await expect.poll(() => listTable().textContent()).toContain('Ferry survey');
+    await ui.server.json('PUT', "/cati/surveys('p2004')", { body: { State: 'SoftDeleted' } });
+    await page.getByRole('button', { name: 'Open Ferry survey' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/p2004.*HTTP 404/);
     await search().getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(() => listTable().textContent()).toContain('Mobility panel');
-    await ui.server.json('PUT', "/cati/surveys('p2002')", { body: { State: 'SoftDeleted' } });
-    await page.getByRole('button', { name: 'Open Mobility panel' }).click();
-    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/p2002.*HTTP 404/);
-    await search().getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(() => listTable().textContent()).not.toContain('Mobility panel');
+    await expect.poll(() => listTable().textContent()).not.toContain('Ferry survey');
   });
 });
