@@ -19,7 +19,10 @@ const WORKERS = Number(process.env.CATI_TEST_WORKERS) || Math.max(4, availablePa
  */
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
+    // Twice the longest wait of one step (a Playwright step gives up after 15 s, test/e2e/ui-harness.ts, and a poll
+    // of a locator whose element never comes can take two of those), so a step that waits in vain fails with its own
+    // words (the locator, the call log) rather than the test timing out with none.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // expect.poll waits for what a screen or a restarting server will show; on a busy 2-core machine (vitest runs
     // files in parallel) that can take longer than the default second. Failing polls wait longer; passing ones do not.
@@ -32,7 +35,7 @@ export default defineConfig({
     // patched pg method, fake timers or a listening server behind. CATI_TEST_ISOLATE=1 isolates every file again.
     isolate: process.env.CATI_TEST_ISOLATE === '1',
     // worker-build first: the leak guard takes the environment as the file starts, with CATI_WORKER_BUILD set.
-    setupFiles: ['test/setup/worker-build.ts', 'test/setup/leak-guard.ts'],
+    setupFiles: ['test/setup/worker-build.ts', 'test/setup/leak-guard.ts', 'test/setup/e2e-failure-report.ts'],
     maxWorkers: WORKERS,
     // The slowest files first (test/setup/slow-first.ts): a fresh clone has no durations for vitest to order by.
     sequence: { sequencer: SlowFirst },

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { watchPage } from './page-log.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const RENDERER_DIR = join(ROOT, 'dist', 'renderer');
@@ -81,6 +82,7 @@ export async function startUi(): Promise<UiHarness> {
       context.setDefaultTimeout(15_000);
       await prepare?.(context);
       const page = await context.newPage();
+      watchPage(page);
       await page.goto(`${server.url}${await uiLinkFragment(server)}`);
       await page.getByRole('navigation', { name: 'Screens' }).waitFor();
       await page.evaluate((s) => (window.location.hash = `#/${s}`), screen);
