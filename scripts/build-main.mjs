@@ -15,7 +15,9 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 export function buildMain() {
   // A fresh output: a file removed or renamed in the sources (a migration, above all) must not linger in dist/.
   for (const dir of ['main', 'server', 'common']) rmSync(join(root, 'dist', dir), { recursive: true, force: true });
-  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'main', 'tsconfig.json')], { stdio: 'inherit', cwd: root });
+  // --noCheck: the build emits (the same files as a checking build) and leaves the type checks to `npm run
+  // typecheck` (`npm run check`, and `npm run dist` before it packages): half the time of a `npm start` after a pull.
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'main', 'tsconfig.json'), '--noCheck'], { stdio: 'inherit', cwd: root });
   copyAssets(join(root, 'server'), join(root, 'dist', 'server'));
   rewriteModuleUrls(join(root, 'dist'));
   return result.status ?? 1;
