@@ -11,7 +11,8 @@ import SlowFirst from './test/setup/slow-first.ts';
 const WORKERS = Number(process.env.CATI_TEST_WORKERS) || Math.max(4, availableParallelism());
 
 /**
- * Two projects: `sqlite` runs every test (unit, API over a real server on a SQLite file, e2e in Chromium);
+ * Three projects: `sqlite` runs the unit tests and the API suite over a real server on a SQLite file, `e2e` the
+ * screens in Chromium (on SQLite);
  * `postgres` runs the API suite again with every test server on a fresh PostgreSQL database of the run's
  * cluster (docs/deployment.md#postgresql: the same API, with the same answers, on both engines). Tests that are SQLite-only by
  * nature skip themselves there (test/helpers/engine.ts); the files excluded below start `serve` processes on a
@@ -44,7 +45,15 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', include: ['test/unit/**/*.test.ts', 'test/api/**/*.test.ts', 'test/e2e/**/*.test.ts'] },
+        test: { name: 'sqlite', include: ['test/unit/**/*.test.ts', 'test/api/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        // The screens in Chromium, on SQLite. Under CI a failed test runs once more, as Playwright's own runner
+        // does on CI: a browser test on a loaded machine can miss a moment that a second run does not, and a
+        // CI log is all there is of such a run. The first attempt's report (test/setup/e2e-failure-report.ts)
+        // stays in the log; a test that fails twice fails the run.
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], retry: process.env.CI === 'true' ? 1 : 0 },
       },
       {
         extends: true,

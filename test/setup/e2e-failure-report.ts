@@ -9,5 +9,9 @@ import { describeOpenPages } from '../e2e/page-log.ts';
 afterEach(async ({ task }) => {
   if (task.result?.state !== 'fail') return;
   const report = await describeOpenPages();
-  if (report) throw new Error(`What the browser showed when the test failed:\n${report}`);
+  if (!report) return;
+  const text = `What the browser showed when the test failed (attempt ${(task.result.retryCount ?? 0) + 1}):\n${report}`;
+  // In the log as well: a failure that a retry under CI made good is not reported as a failure.
+  console.error(text);
+  throw new Error(text);
 });
