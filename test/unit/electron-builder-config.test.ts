@@ -139,7 +139,8 @@ describe('electron-builder.yml', () => {
       onlyLoadAppFromAsar: true,
       grantFileProtocolExtraPrivileges: false,
     });
-    expect(pkg.scripts.dist).toBe('npm run build && electron-builder');
+    // Type-checked first: the build itself emits without checking (scripts/build-main.mjs).
+    expect(pkg.scripts.dist).toBe('npm run typecheck && npm run build && electron-builder');
     expect(pkg.scripts['native:electron']).toBeUndefined();
   });
 
