@@ -34,6 +34,22 @@ describe('Blacklist screen in Chromium', () => {
     expect(page.url()).toMatch(/#\/blacklist$/);
   });
 
+  it('a confirmation that comes and goes leaves the rows where they were (no click lands on a row that moved)', async () => {
+    await seed('0612340077');
+    const row = page.getByRole('row').filter({ hasText: '0612340077' });
+    const before = await row.boundingBox();
+    await addNumber('0612340078');
+    const notice = page.locator('.notice.success').filter({ hasText: '0612340078' });
+    await notice.waitFor();
+    // The new number is the newest row: it comes above, one row height; nothing else moves the rows.
+    const added = (await page.getByRole('row').filter({ hasText: '0612340078' }).boundingBox())!;
+    const shown = (await row.boundingBox())!;
+    expect(shown.y - before!.y).toBeCloseTo(added.height, 0);
+    await notice.getByRole('button').click(); // as when it fades
+    await notice.waitFor({ state: 'detached' });
+    expect((await row.boundingBox())!.y).toBe(shown.y);
+  });
+
   it('adds a number with spaces and punctuation stripped, and lists it', async () => {
     await addNumber('+49 30 1234-567', 'Asked not to be called');
     await expect.poll(() => numbersTable().textContent()).toContain('49301234567');

@@ -41,6 +41,25 @@ describe('the phone region on the screens', () => {
     await expect.poll(() => page.getByTestId('phone-region-hint').first().textContent()).toMatch(/Phone region .*\(NL\)/);
   });
 
+  it('a country picked while the saved region is still on its way stays picked', async () => {
+    expect((await ui.server.json('PATCH', '/admin/settings', { body: { PhoneRegion: 'DE' } })).status).toBe(200);
+    // The screen's read of the saved region is held until the person has picked a country.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = await ui.open('settings', async (context) => {
+      await context.route('**/admin/settings', async (route) => {
+        if (route.request().method() === 'GET') await held;
+        await route.continue();
+      });
+    });
+    const section = slow.getByRole('region', { name: 'Phone numbers' });
+    await section.getByLabel('Country').selectOption('BE');
+    release();
+    await expect.poll(() => section.getByTestId('phone-region-effect').textContent()).toMatch(/stored blacklist entries/);
+    expect(await section.getByLabel('Country').inputValue()).toBe('BE');
+    await slow.context().close();
+  });
+
   it('the keys screen offers the read-only key and the Excel/Power BI hint names the real /cati/ address and Basic sign-in', async () => {
     await page.goto(page.url().replace(/#\/.*$/, '#/settings'));
     const form = page.getByRole('form', { name: 'Create a key' });
