@@ -4,6 +4,7 @@ import { defaultConfig } from '../server/config.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
 import { ensureSelfSigned, loadTlsPair, TlsFileError } from '../server/tls.ts';
 import type { DesktopSettings } from './bridge-api.ts';
+import { utilityLauncher } from './job-processes.ts';
 
 /** The server running inside the Electron main process, with the key handed to the renderer. */
 export interface EmbeddedServer {
@@ -63,6 +64,8 @@ export async function startEmbeddedServer(settings: DesktopSettings, options: Em
     host, port: settings.port, dataDir: options.dataDir, staticDir: options.staticDir, apiKey, demo: options.demo ?? false, demoLive: options.demoLive ?? false, ...tls,
     // The window reloads on every restart or switch: what it still had open to the old server may be cut soon.
     shutdownGraceMs: 2_000,
+    // A scrub's parse job runs in a utility process: its memory goes back to the system when it ends.
+    jobLauncher: utilityLauncher,
   });
   const timeoutMs = options.timeoutMs ?? 20_000;
   let timer: NodeJS.Timeout | undefined;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { ProcessLauncher } from './db/job-process.ts';
 
 /** Everything the server is started with (docs/deployment.md#serve). */
 export interface ServerConfig {
@@ -37,6 +38,8 @@ export interface ServerConfig {
   events: EventStreamLimits;
   /** How long scrub jobs and their files are kept (docs/cati-api.md#scrubs; default 24 h, shorter in tests). */
   scrubRetentionMs?: number;
+  /** How jobs get a process of their own (db/job-process.ts): Node's fork by default; the desktop app's utilityProcess. */
+  jobLauncher?: ProcessLauncher;
 }
 
 /** Limits of the Server-Sent Events stream. */

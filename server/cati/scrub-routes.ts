@@ -27,10 +27,11 @@ export const bearerOnly = tagPermission((req: Request, _res: Response, next: Nex
   next(req.authScheme === 'basic' ? unauthorized('Starting or deleting a job needs Authorization: Bearer <key>') : undefined);
 }, 'Bearer');
 
-/** The blacklist as a scrub's list (matched with Controller.Check's rules in the worker, phone-index.ts). */
-export function blacklistList(ctx: AppContext): ListSource {
-  return { extraColumns: CATI_REMOVED_COLUMNS, send: async (to) => (await scrubEngine(ctx)).e.sendBlacklist(ctx.store, to) };
-}
+/** The blacklist as a scrub's list (code 1: StartWith; matched with Controller.Check's rules in the worker, scrub/phone-index.ts). */
+export const BLACKLIST_LIST: ListSource = {
+  extraColumns: CATI_REMOVED_COLUMNS,
+  pages: [{ query: { table: 'blacklist', value: 'telephone_number', code: "CASE WHEN type = 'StartWith' THEN '1' ELSE '0' END" }, params: [], listId: 0 }],
+};
 
 const PERMISSIONS_LABEL = 'cati_administrate | cati_integrate | cati_read';
 
@@ -65,7 +66,7 @@ function scrubRoutes(ctx: AppContext): Router {
   router.post('/scrubs', bearerOnly, allowed, upload, async (req, res) => {
     const { e, service } = await loaded();
     const file = e.uploadedFile(req);
-    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: await phoneRegion(ctx.store), list: blacklistList(ctx) };
+    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: await phoneRegion(ctx.store), list: BLACKLIST_LIST };
     const job = await service.start('phone', req.principal!, actorOf(req), file.originalname, () => e.scrubFormat(file.originalname, file.path), request);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/cati/scrubs('${job.id}')`).json(e.jobAnswer(job));
   });

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { databaseEngine, databaseFile } from '../config.ts';
+import { openDatabase } from './open.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
 
@@ -32,4 +33,19 @@ export async function openStore(url: string | undefined, dataDir: string): Promi
   }
   if (engine === 'postgres') return (await import('./pg-store.ts')).PgStore.open(url!); // pg loaded only for PostgreSQL
   return SqliteStore.open(sqliteFile(url, dataDir));
+}
+
+/** A job's SQLite page cache (KiB): SQLite's own default, not better-sqlite3's 16 MB; a job reads each page once. */
+const JOB_CACHE_KIB = 2000;
+
+/**
+ * Opens, without migrating, the database another process's store answers `connectionUrl()` for: a job process's own
+ * connection (scrub/scrub-job-process.ts), one on PostgreSQL. Closed by the job before it ends.
+ */
+export async function openJobStore(url: string): Promise<Store> {
+  if (databaseEngine(url) === 'postgres') return new (await import('./pg-store.ts')).PgStore(url, { max: 1 });
+  const file = sqliteFile(url, '');
+  const db = openDatabase(file, { migrate: false });
+  db.pragma(`cache_size = -${JOB_CACHE_KIB}`);
+  return new SqliteStore(db, file, { readWorker: false }); // nothing else waits on this process's event loop
 }

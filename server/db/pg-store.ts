@@ -150,6 +150,10 @@ export class PgStore implements Store, PgQueryable {
     }
   }
 
+  connectionUrl(): string {
+    return this.url;
+  }
+
   /** A new unpooled client with the store's settings (the LISTEN connection of the event bridge), named in pg_stat_activity. */
   newClient(applicationName = 'cati'): pg.Client {
     // TCP keepalive: a listener whose peer vanished without a word (a network cut) finds out and reconnects.

@@ -49,14 +49,18 @@ export class SqliteStore implements Store {
   /** Which reads scan or aggregate a large table (those outside a transaction go to the read worker). */
   private readonly scans: LargeScans;
 
-  /** `db`: an open (migrated) connection; `file`: its path, for the read-only connections of chunks and the read worker. */
+  /**
+   * `db`: an open (migrated) connection; `file`: its path, for the read-only connections of chunks and the read worker.
+   * `readWorker: false`: every read runs on this thread (a job's process, which serves no requests: db/open-store.ts).
+   */
   constructor(
     readonly db: Db,
     readonly file: string,
+    options: { readWorker?: boolean } = {},
   ) {
     this.description = `sqlite:${file}`;
     this.busyTimeoutMs = Number(db.pragma('busy_timeout', { simple: true })) || 0;
-    this.scans = new LargeScans(db, file);
+    this.scans = new LargeScans(db, options.readWorker === false ? '' : file);
     const isOpen = () => db.inTransaction;
     // Parameters go to better-sqlite3 as one array (it binds an array's items in order): spreading an import's
     // 2,000 parameters into the call's arguments cost a tenth of a 10,000-number Controller.Import (profile).
@@ -75,6 +79,10 @@ export class SqliteStore implements Store {
       publish: (batch) => this.publishIn(batch),
     };
     Object.defineProperty(this.txView, 'inTransaction', { get: isOpen });
+  }
+
+  connectionUrl(): string {
+    return `sqlite:${this.file}`;
   }
 
   /** Opens (and migrates) the database file. */

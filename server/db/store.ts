@@ -114,6 +114,12 @@ export interface Store extends Queryable {
   readonly changeFeed: ChangeFeed | undefined;
   /** A short description for logs and /health: `sqlite:/path/cati.sqlite` or `postgres://host/db` (no password). */
   readonly description: string;
+  /**
+   * What opens this same database from another process (a job's, db/open-store.ts openJobStore): `sqlite:<file>`,
+   * or the PostgreSQL URL with its password. Handed over a process's IPC channel only, never logged or put on a
+   * command line.
+   */
+  connectionUrl(): string;
   close(): Promise<void>;
 }
 

@@ -18,9 +18,16 @@ import { findListFor, PROJECT_ID } from './lists.ts';
 /** The list's columns a removed row gains after its own (the scrub adds MatchedRow, Normalized, … after them). */
 export const OPTOUT_REMOVED_COLUMNS = ['Reason', 'MatchedId', 'MatchedList'] as const;
 
-/** The lists as a scrub's list (matched with the lists' Check rules in the worker, email-index.ts). */
-function optoutLists(ctx: AppContext, listIds: number[]): ListSource {
-  return { extraColumns: OPTOUT_REMOVED_COLUMNS, send: async (to) => (await scrubEngine(ctx)).e.sendEmailLists(ctx.store, listIds, to) };
+/**
+ * The lists (by id, in priority order) as a scrub's list (code 1: domain; matched with the lists' Check rules in the
+ * worker, scrub/email-index.ts).
+ */
+function optoutLists(listIds: number[]): ListSource {
+  const pages = listIds.flatMap((listId) => [
+    { query: { table: 'optout_emails', value: 'email_address', code: "'0'", where: 'list_id = ?' }, params: [listId], listId },
+    { query: { table: 'optout_domains', value: 'domain', code: "'1'", where: 'list_id = ?' }, params: [listId], listId },
+  ]);
+  return { extraColumns: OPTOUT_REMOVED_COLUMNS, pages };
 }
 
 /** The router of `/optout/scrubs`. */
@@ -44,7 +51,7 @@ export function optoutScrubRouter(ctx: AppContext): Router {
     }
     const lists = [projectId === null ? undefined : await findListFor(ctx.store, ctx.config.companyId, projectId), await findListFor(ctx.store, ctx.config.companyId, null)];
     const listIds = lists.flatMap((l) => (l ? [l.id] : []));
-    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: null, list: optoutLists(ctx, listIds) };
+    const request = { filePath: file.path, column: e.formField(req, 'column'), header: e.formField(req, 'header'), sheet: e.formField(req, 'sheet'), dedupe: e.flagField(req, 'dedupe'), annotate: e.flagField(req, 'annotate'), region: null, list: optoutLists(listIds) };
     const job = await service.start('email', req.principal!, actorOf(req), file.originalname, () => e.scrubFormat(file.originalname, file.path), request, listIds);
     res.status(202).location(`${linkOrigin(req, ctx.config.publicUrl)}/optout/scrubs/${job.id}`).json(e.jobAnswer(job));
   });

@@ -1,11 +1,8 @@
 /**
- * The opt-out lists of one scrub in memory (built in the parse worker from the entries the main thread
+ * The opt-out lists of one scrub in memory (built in the parse worker from the entries its job process
  * reads): addresses and domains of each list, matched as the lists' Check does (the address first, then its
  * domain and every parent domain, most specific first), the project's list before the company's.
  */
-import type { Store } from '../db/store.ts';
-import { sendPages } from './list-entries.ts';
-import type { EntriesChunk } from './scrub-protocol.ts';
 
 export interface EmailMatch {
   id: number;
@@ -37,13 +34,5 @@ export class EmailIndex {
       domain = domain.slice(dot + 1);
       if (!domain.includes('.')) return undefined; // a bare TLD is never an entry
     }
-  }
-}
-
-/** Sends the lists (by id, in priority order) to a scrub's worker (code 1: domain), in chunks, yielding between them. */
-export async function sendEmailLists(store: Store, listIds: readonly number[], to: (chunk: EntriesChunk) => void): Promise<void> {
-  for (const listId of listIds) {
-    await sendPages(store, { table: 'optout_emails', value: 'email_address', code: "'0'", where: 'list_id = ?' }, [listId], listId, to);
-    await sendPages(store, { table: 'optout_domains', value: 'domain', code: "'1'", where: 'list_id = ?' }, [listId], listId, to);
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The list a scrub matches against, on its way from the database (main thread) to the parse worker:
- * chunks of text the database writes (scrub-protocol.ts EntriesChunk) rather than arrays of rows, so that
- * sending 1,000,000 entries costs the main thread a hundred strings, not a million structured clones.
+ * The list a scrub matches against, on its way from the database to the parse worker, both in the job's own
+ * process (scrub-job-process.ts): chunks of text the database writes (scrub-protocol.ts EntriesChunk) rather than
+ * arrays of rows, so that sending 1,000,000 entries costs a hundred strings, not a million structured clones.
  */
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { assertPlainIdentifiers } from '../db/identifiers.ts';
@@ -11,11 +11,21 @@ import type { EntriesChunk } from './scrub-protocol.ts';
 /** Entries per chunk (each chunk is followed by a turn of the event loop). */
 export const LOAD_CHUNK = 10_000;
 
-/** What a scrub needs of its list: the columns a removed row gains, and the entries sent to the worker. */
+/**
+ * What a scrub needs of its list, as plain data (it goes to the job's process): the columns a removed row gains,
+ * and the tables its entries are read from, in order. The CATI and opt-out routes say which; the scrub knows
+ * neither feature.
+ */
 export interface ListSource {
   extraColumns: readonly string[];
-  /** Sends every entry in chunks, yielding to the event loop between them. */
-  send(to: (chunk: EntriesChunk) => void): Promise<void>;
+  pages: readonly ListPages[];
+}
+
+/** One table's entries, read with sendPages: its query, the parameters of its `where`, the list they belong to. */
+export interface ListPages {
+  query: ListQuery;
+  params: readonly unknown[];
+  listId: number;
 }
 
 /** A table's entries: its `value` column and the `code` (an SQL expression giving '0' or '1') of each row `where` selects. */

@@ -1,13 +1,10 @@
 /**
- * The blacklist in memory for one scrub (built in the parse worker from the entries the main thread reads):
+ * The blacklist in memory for one scrub (built in the parse worker from the entries its job process reads):
  * Equal numbers in one DigitTable, StartWith prefixes in another, probed for each prefix length the list holds,
  * longest first — Controller.Check's rule (Equal wins, then the longest prefix; a prefix is unique per Type)
  * as lookups instead of one query per row.
  */
-import type { Store } from '../db/store.ts';
 import { DigitTable } from './digit-table.ts';
-import { sendPages } from './list-entries.ts';
-import type { EntriesChunk } from './scrub-protocol.ts';
 
 export interface PhoneMatch {
   id: number;
@@ -51,9 +48,4 @@ export class PhoneIndex {
   get size(): number {
     return this.equal.size + this.prefixes.size;
   }
-}
-
-/** Sends the whole blacklist to a scrub's worker (code 1: StartWith), in chunks, yielding between them. */
-export function sendBlacklist(store: Store, to: (chunk: EntriesChunk) => void): Promise<void> {
-  return sendPages(store, { table: 'blacklist', value: 'telephone_number', code: "CASE WHEN type = 'StartWith' THEN '1' ELSE '0' END" }, [], 0, to);
 }

@@ -1,18 +1,23 @@
 /**
- * The messages between a scrub job (scrub-runner.ts, main thread) and its parse worker
- * (scrub-parse-worker.ts, no database handle).
+ * The messages of a scrub. A job runs in a process of its own (scrub-job-process.ts, started by scrub-runner.ts):
+ * when it ends, all the memory it used goes back to the system. That process has its own database connection and
+ * a parse worker thread (scrub-parse-worker.ts) that holds no database handle and reads the untrusted file.
  *
- * worker → main: `head` (the first non-blank rows, for the column rules), then — after main's `start` —
- * `count` (data rows), then `progress` while it scrubs, then `end` once both result files are written and
- * closed; or `failed` at any time.
- * main → worker: from the worker's start, the list to match against as packed `entries` chunks (read from
- * the database by the main thread) closed by `entriesEnd`; `start` once the head is seen (among the chunks).
- * The worker keeps the chunks until it has counted the rows, then indexes them as they come, and only
- * once the list is whole reads the rows again, matching and writing each batch itself: no row ever crosses the
- * thread boundary.
+ * Server ↔ job process (ToJob, FromJob): the server sends the database to open, then `start` once it has seen the
+ * head; it hears what the worker says (`head`, `count`, `progress`, `failed`), then `end` once the result files are
+ * in the database too, or `error` when the job failed for a reason not in the file (the database's).
+ *
+ * Job process ↔ parse worker (ToWorker, FromWorker): worker → job: `head` (the first non-blank rows, for the
+ * column rules), then — after `start` — `count` (data rows), then `progress` while it scrubs, then `end` once both
+ * result files are written and closed; or `failed` at any time. job → worker: from the worker's start, the list to
+ * match against as packed `entries` chunks (read from the database by the job process) closed by `entriesEnd`;
+ * `start` once the head is seen (among the chunks). The worker keeps the chunks until it has counted the rows,
+ * then indexes them as they come, and only once the list is whole reads the rows again, matching and writing each
+ * batch itself: no row ever crosses the thread boundary.
  */
 
 import type { TextEncodingName } from '../../common/files/encoding.ts';
+import type { ListPages } from './list-entries.ts';
 
 /** What is scrubbed: telephone numbers (CATI blacklist) or e-mail addresses (opt-out lists). */
 export type ScrubKind = 'phone' | 'email';
@@ -86,3 +91,27 @@ export type FromWorker =
   | Progress
   | { type: 'end' }
   | { type: 'failed'; status: 400 | 413; message: string };
+
+/** The job process's start (its last argument, JSON: nothing secret in it). */
+export interface ScrubJobData {
+  jobId: string;
+  parse: ScrubParseJob;
+  /** The parse worker's heap limit (MB). */
+  heapMb: number;
+  /** The tables the list is read from, in order. */
+  list: readonly ListPages[];
+}
+
+export type Start = Extract<ToWorker, { type: 'start' }>;
+
+/**
+ * server → job process: first the database to open (its connectionUrl, sent over the channel: a PostgreSQL URL
+ * holds a password, and a command line is readable by every user of the machine), then `start`.
+ */
+export type ToJob = { type: 'database'; url: string } | Start;
+
+/** job process → server. `end.files`: the chunks of each result file stored in the database (scrub/job-files.ts). */
+export type FromJob =
+  | Exclude<FromWorker, { type: 'end' }>
+  | { type: 'end'; files: { kept: number; removed: number } }
+  | { type: 'error'; message: string };

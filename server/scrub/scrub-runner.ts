@@ -1,22 +1,24 @@
 /**
- * Runs one scrub: the parse worker reads the upload, normalises each row's key, matches it and writes the
- * kept and removed files (scrub-parse-worker.ts); this thread reads the list from the database and sends it
- * to the worker in packed chunks (a turn of the event loop after each), then only follows the counts.
+ * Runs one scrub in a process of its own (scrub-job-process.ts), which reads the list from the database, has its
+ * parse worker read the upload, normalise each row's key, match it and write the kept and removed files, and copies
+ * those into the database: this process only chooses the column and follows the counts, and when the job ends the
+ * system takes back all the memory it used (docs/performance.md#memory-after-a-job).
  *
  * `acceptScrub` answers once the file is known to be good (its format, its first rows, the chosen column,
  * its row count): a bad file is the request's 400/413 and leaves nothing. The rest runs after the 202;
  * a failure then marks the job failed, says why, and removes its files.
  */
+import type { ProcessLauncher } from '../db/job-process.ts';
+import { siblingModule } from '../db/start-worker.ts';
 import { ApiError, badRequest } from '../errors.ts';
-import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 import { chooseColumn } from './column-rules.ts';
+import { JobChannel } from './job-channel.ts';
 import type { ListSource } from './list-entries.ts';
 import { removeJobDir, resultPath } from './scrub-files.ts';
 import type { ScrubJob } from './scrub-job.ts';
-import type { FromWorker, ScrubFormat, ScrubParseJob } from './scrub-protocol.ts';
-import { WorkerChannel } from './worker-channel.ts';
+import type { FromJob, ScrubFormat, ScrubJobData } from './scrub-protocol.ts';
 
-const ENTRY = siblingModule('scrub-parse-worker', import.meta.url);
+const ENTRY = siblingModule('scrub-job-process', import.meta.url);
 const HEAD_ROWS = 20;
 
 export interface ScrubRequest {
@@ -32,30 +34,38 @@ export interface ScrubRequest {
   sheet?: string | undefined;
   maxRows: number;
   heapMb: number;
-  /** The list to match against (read while the worker starts and counts the rows). */
+  /** The list to match against (read by the job while its worker starts and counts the rows). */
   list: ListSource;
+  /** The database the job opens for itself (the store's connectionUrl). */
+  database: string;
+  /** How the job gets its process (the server's config; default Node's fork). */
+  launcher?: ProcessLauncher | undefined;
   /** Called once the job is done or failed (its files and state in the database, the audit row, the upload's removal). */
   finished: (job: ScrubJob) => Promise<void>;
   /** Called with the job after each progress message of the worker (its state written for every server). */
   progress?: (job: ScrubJob) => void;
 }
 
-const clientError = (m: Extract<FromWorker, { type: 'failed' }>) => (m.status === 413 ? new ApiError('PayloadTooLarge', m.message) : badRequest(m.message));
+/** A bad file's 400/413; the job's own failure (the database's, the process's) as it is. */
+function acceptError(m: FromJob): Error {
+  if (m.type === 'failed') return m.status === 413 ? new ApiError('PayloadTooLarge', m.message) : badRequest(m.message);
+  return new Error(m.type === 'error' ? `The scrub failed: ${m.message}` : `scrub job: unexpected ${m.type}`);
+}
 
 /** Starts the job; resolves when it is accepted (then it runs on), rejects with the 400/413 of a bad file. */
 export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<void> {
-  const workerData: ScrubParseJob = { filePath: req.filePath, format: req.format, kind: job.kind, region: req.region, maxRows: req.maxRows, headRows: HEAD_ROWS, sheet: req.sheet };
-  const worker = startModuleWorker(ENTRY, { workerData, resourceLimits: { maxOldGenerationSizeMb: req.heapMb, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 } });
-  worker.unref(); // a scrub never keeps a stopping server alive (its files go at the next start)
-  const channel = new WorkerChannel(worker, req.heapMb);
-  // The list is read and sent from the start, while the worker starts, reads the head and counts the rows
-  // (its failure is the job's, after the 202; a bad file stops it: the channel refuses more).
-  const sending = req.list.send((chunk) => channel.send(chunk)).then(() => channel.send({ type: 'entriesEnd' }));
-  sending.catch(() => undefined);
+  const data: ScrubJobData = {
+    jobId: job.id,
+    parse: { filePath: req.filePath, format: req.format, kind: job.kind, region: req.region, maxRows: req.maxRows, headRows: HEAD_ROWS, sheet: req.sheet },
+    heapMb: req.heapMb,
+    list: req.list.pages,
+  };
+  const channel = new JobChannel(ENTRY, data, req.launcher);
   try {
+    // The job reads the list from the start, while its worker reads the head and counts the rows.
+    channel.send({ type: 'database', url: req.database });
     const head = await channel.next();
-    if (head.type === 'failed') throw clientError(head);
-    if (head.type !== 'head') throw new Error(`scrub worker: unexpected ${head.type}`);
+    if (head.type !== 'head') throw acceptError(head);
     job.encoding = head.encoding;
     const choice = chooseColumn(head.rows, job.kind, req.column, req.header);
     const width = Math.max(...head.rows.map((r) => r.length));
@@ -69,14 +79,13 @@ export async function acceptScrub(job: ScrubJob, req: ScrubRequest): Promise<voi
       keptPath: resultPath(job.dir, 'kept'), removedPath: resultPath(job.dir, 'removed'), keptHead: heads.kept, removedHead: heads.removed,
     });
     const count = await channel.next();
-    if (count.type === 'failed') throw clientError(count);
-    if (count.type !== 'count') throw new Error(`scrub worker: unexpected ${count.type}`);
+    if (count.type !== 'count') throw acceptError(count);
     job.rows = count.rows;
   } catch (err) {
     await channel.stop();
     throw err;
   }
-  void runScrub(job, req, channel, sending);
+  void runScrub(job, req, channel);
 }
 
 /** The columns the scrub adds after the sample's own: the list's, MatchedRow (dedupe), Normalized, LineType and Region (annotate). */
@@ -96,20 +105,18 @@ function headerLines(header: string[] | undefined, width: number, added: { kept:
   return { kept, removed: JSON.stringify([...names, ...added.removed]) + '\n', width: all };
 }
 
-async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel, sending: Promise<void>): Promise<void> {
+async function runScrub(job: ScrubJob, req: ScrubRequest, channel: JobChannel): Promise<void> {
   let cancelled = false;
   job.cancel = async () => {
     cancelled = true;
     await channel.stop();
   };
-  let outcome: Pick<ScrubJob, 'state' | 'error'>;
+  let outcome: Pick<ScrubJob, 'state' | 'error' | 'files'>;
   try {
-    await sending;
-    for (;;) {
-      const m = await channel.next();
+    let m = await channel.next();
+    for (; m.type !== 'end'; m = await channel.next()) {
       if (cancelled) return;
-      if (m.type === 'failed') throw new Error(m.message);
-      if (m.type === 'end') break;
+      if (m.type === 'failed' || m.type === 'error') throw new Error(m.message);
       if (m.type !== 'progress') continue;
       job.processed = m.processed;
       job.kept = m.kept;
@@ -119,12 +126,12 @@ async function runScrub(job: ScrubJob, req: ScrubRequest, channel: WorkerChannel
       req.progress?.(job);
     }
     if (cancelled) return;
-    outcome = { state: 'done', error: null };
+    outcome = { state: 'done', error: null, files: m.files };
   } catch (err) {
     if (cancelled) return;
     await channel.stop();
     await removeJobDir(job.dir);
-    outcome = { state: 'failed', error: `The scrub failed: ${(err as Error).message}` };
+    outcome = { state: 'failed', error: `The scrub failed: ${(err as Error).message}`, files: null };
   } finally {
     job.cancel = undefined;
   }

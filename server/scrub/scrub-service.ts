@@ -14,7 +14,7 @@ import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { Principal } from '../auth/api-keys.ts';
 import type { AppContext } from '../context.ts';
 import { conflict, notFound } from '../errors.ts';
-import { jobFileChunks, jobFileRows, saveJobFile } from './job-files.ts';
+import { jobFileChunks, jobFileRows } from './job-files.ts';
 import { deleteJob, failJob, finishJob, insertJob, jobExists, jobServerId, JobPulse, listJobs, readJob, sweepJobs, type JobRow } from './job-table.ts';
 import { makeJobDir, removeJobDir, resultPath, resultRows, scrubsDir, type ResultName } from './scrub-files.ts';
 import { scrubData, scrubOwner, type ScrubData, type ScrubJob, type ScrubView } from './scrub-job.ts';
@@ -55,7 +55,7 @@ export class ScrubService {
     actor: Actor,
     fileName: string,
     format: () => Promise<ScrubFormat>,
-    request: Omit<ScrubRequest, 'finished' | 'progress' | 'maxRows' | 'heapMb' | 'format'>,
+    request: Omit<ScrubRequest, 'finished' | 'progress' | 'maxRows' | 'heapMb' | 'format' | 'database' | 'launcher'>,
     listIds: number[] = [],
   ): Promise<ScrubJob> {
     let checked: ScrubFormat;
@@ -80,7 +80,10 @@ export class ScrubService {
     };
     try {
       await insertJob(store, { id, kind, owner: job.owner, serverId: this.serverId, data: scrubData(job), createdAt: job.createdAt });
-      await acceptScrub(job, { ...request, format: checked, maxRows: this.maxRows, heapMb: this.heapMb, finished, progress: (j) => pulse.progress(scrubData(j)) });
+      await acceptScrub(job, {
+        ...request, format: checked, maxRows: this.maxRows, heapMb: this.heapMb, database: store.connectionUrl(), launcher: this.ctx.config.jobLauncher,
+        finished, progress: (j) => pulse.progress(scrubData(j)),
+      });
     } catch (err) {
       pulse.stop();
       await deleteJob(store, id).catch(() => undefined);
@@ -93,23 +96,15 @@ export class ScrubService {
     return job;
   }
 
-  /** Saves a finished job's files and state for every server, then its audit row; a job deleted meanwhile leaves nothing. */
+  /**
+   * Saves a finished job's state for every server (its result files are in the database already: its process stored
+   * them), after its audit row; a job deleted meanwhile leaves nothing.
+   */
   private async finish(job: ScrubJob): Promise<void> {
     const store = this.ctx.store;
-    let ended = job;
+    await this.audit(job);
     try {
-      if (job.state === 'done') {
-        const files = { kept: await saveJobFile(store, job.id, 'kept', resultPath(job.dir, 'kept')), removed: await saveJobFile(store, job.id, 'removed', resultPath(job.dir, 'removed')) };
-        ended = { ...job, files };
-      }
-    } catch (err) {
-      ended = { ...job, state: 'failed', error: `The scrub failed: its result could not be stored: ${(err as Error).message}` };
-      await removeJobDir(job.dir);
-    }
-    Object.assign(job, { files: ended.files });
-    await this.audit(ended);
-    try {
-      if (!(await finishJob(store, job.id, ended.state === 'done' ? 'done' : 'failed', scrubData(ended), ended.error, ended.finishedAt ?? Date.now()))) {
+      if (!(await finishJob(store, job.id, job.state === 'done' ? 'done' : 'failed', scrubData(job), job.error, job.finishedAt ?? Date.now()))) {
         if (!(await jobExists(store, job.id))) await deleteJob(store, job.id); // deleted while its files were stored
         await this.stopLocal(job);
       }
@@ -152,10 +147,16 @@ export class ScrubService {
     if (local) await this.stopLocal(local);
   }
 
-  /** Stops a job of this server and removes what it has on this disk. */
+  /**
+   * Stops a job of this server and removes what it has on this disk; once its process is gone, the chunks of its
+   * files it stored after the job was deleted (a DELETE while it copied them) go as well.
+   */
   private async stopLocal(job: ScrubJob): Promise<void> {
     this.jobs.delete(job.id);
-    await job.cancel?.();
+    if (job.cancel) {
+      await job.cancel();
+      if (!(await jobExists(this.ctx.store, job.id))) await deleteJob(this.ctx.store, job.id);
+    }
     await removeJobDir(job.dir);
     await rm(job.uploadPath, { force: true });
   }

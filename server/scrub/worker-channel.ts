@@ -1,6 +1,6 @@
 /**
- * The main thread's end of a parse worker: its messages in order, as promises, with the worker's crash,
- * memory ceiling or early exit turned into a `failed` message.
+ * The job process's end of a scrub's parse worker (scrub-job-process.ts): its messages in order, as promises, with
+ * the worker's crash, memory ceiling or early exit turned into a `failed` message.
  */
 import type { Worker } from 'node:worker_threads';
 import type { FromWorker, ToWorker } from './scrub-protocol.ts';
@@ -34,6 +34,11 @@ export class WorkerChannel {
     this.waiting = undefined;
     if (waiting) waiting(m);
     else this.queue.push(m);
+  }
+
+  /** False once the worker has ended, failed or been stopped: it takes no more messages. */
+  get open(): boolean {
+    return !this.ended;
   }
 
   /** The next message (a failure once the worker is gone). */

@@ -7,6 +7,7 @@
  *
  * and import `fake` from this file to emit events and inspect state (vitest gives both the same module instance).
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 
 type Handler = (...args: any[]) => any;
@@ -155,6 +156,45 @@ class FakeApp extends EventEmitter {
   }
 }
 
+/**
+ * What Electron sets up in a utility process before its module runs: `process.parentPort`, whose 'message' events
+ * carry `{ data }` and whose postMessage reaches the parent's 'message' listeners. As in Electron, messages wait
+ * until the port has a 'message' listener (Node's IPC holds them until the process has one).
+ */
+const PARENT_PORT = `data:text/javascript,${encodeURIComponent(
+  "import { EventEmitter } from 'node:events'; const port = new EventEmitter(); port.once('newListener', () => process.on('message', (data) => port.emit('message', { data }))); port.postMessage = (m) => process.send(m); process.parentPort = port;",
+)}`;
+
+/** `utilityProcess.fork`: a Node child process with the module at `modulePath`, its `args` and `execArgv`. */
+class FakeUtilityProcess extends EventEmitter {
+  private readonly child: ChildProcess;
+  readonly stdout: NodeJS.ReadableStream | null;
+  readonly stderr: NodeJS.ReadableStream | null;
+  constructor(
+    readonly modulePath: string,
+    readonly args: string[],
+    readonly options: { execArgv?: string[]; stdio?: string; serviceName?: string },
+  ) {
+    super();
+    const piped = options.stdio === 'pipe';
+    this.child = fork(modulePath, args, { execArgv: [...(options.execArgv ?? []), '--import', PARENT_PORT], serialization: 'advanced', stdio: ['ignore', piped ? 'pipe' : 'inherit', piped ? 'pipe' : 'inherit', 'ipc'] });
+    this.stdout = this.child.stdout;
+    this.stderr = this.child.stderr;
+    this.child.on('message', (m) => this.emit('message', m));
+    // Electron reports an exit code (a process ended by a signal included).
+    this.child.on('exit', (code) => this.emit('exit', code ?? 1));
+  }
+  get pid(): number | undefined {
+    return this.child.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
+  }
+  postMessage(message: unknown) {
+    this.child.send(message as Parameters<ChildProcess['send']>[0]);
+  }
+  kill(): boolean {
+    return this.child.kill();
+  }
+}
+
 interface DialogCall {
   kind: 'error' | 'message' | 'save' | 'open';
   options: any;
@@ -175,6 +215,8 @@ const state = {
   savePaths: [] as (string | null)[],
   openPaths: [] as (string | null)[],
   safeStorageAvailable: true,
+  /** Every utilityProcess.fork, in order. */
+  utilityProcesses: [] as FakeUtilityProcess[],
 };
 
 /** Resets every recorded thing between tests. */
@@ -193,6 +235,7 @@ function reset(): void {
   state.savePaths.length = 0;
   state.openPaths.length = 0;
   state.safeStorageAvailable = true;
+  state.utilityProcesses.length = 0;
 }
 
 const electron = {
@@ -231,6 +274,13 @@ const electron = {
       state.external.push(url);
     },
   },
+  utilityProcess: {
+    fork: (modulePath: string, args: string[] = [], options: ConstructorParameters<typeof FakeUtilityProcess>[2] = {}) => {
+      const child = new FakeUtilityProcess(modulePath, args, options);
+      state.utilityProcesses.push(child);
+      return child;
+    },
+  },
   safeStorage: {
     isEncryptionAvailable: () => state.safeStorageAvailable,
     encryptString: (text: string) => Buffer.from(`enc:${text}`, 'utf8'),
@@ -260,4 +310,4 @@ export function electronModule() {
   return { ...electron, default: electron };
 }
 
-export type { FakeBrowserWindow, FakeWebContents, FakeSession };
+export type { FakeBrowserWindow, FakeWebContents, FakeSession, FakeUtilityProcess };

@@ -99,14 +99,14 @@ function compiled(source: string): string {
 const ELECTRON_VERSIONS = { ...process.versions, node: '24.11.1', napi: '10', modules: '150', electron: '45.4.1' } as NodeJS.ProcessVersions;
 
 /**
- * The files the import workers and the scrub parse worker load: their compiled modules and every file of the packages
+ * The files the import workers and the scrub job process (with its parse worker) load: their compiled modules and every file of the packages
  * they import (transitively). native-binding.ts reaches SQLite through createRequire with a computed name, which the
  * import scan cannot see: under Electron that is sqliteDriverName's answer for Electron's versions.
  */
 function workerClosure(): { modules: string[]; packages: string[] } {
   const optout = join(ROOT, 'server', 'optout');
-  const scrub = join(ROOT, 'server', 'scrub', 'scrub-parse-worker.ts');
-  const { files, packages } = moduleClosure(join(optout, 'import-worker.ts'), join(optout, 'import-parse-worker.ts'), scrub);
+  const scrub = join(ROOT, 'server', 'scrub');
+  const { files, packages } = moduleClosure(join(optout, 'import-worker.ts'), join(optout, 'import-parse-worker.ts'), join(scrub, 'scrub-job-process.ts'), join(scrub, 'scrub-parse-worker.ts'));
   const modules = files.map(compiled);
   return { modules, packages: modules.includes('dist/server/db/native-binding.js') ? [...packages, sqliteDriverName(ELECTRON_VERSIONS)] : packages };
 }
@@ -221,7 +221,7 @@ describe('electron-builder.yml', () => {
   it('unpacks the import workers with every module and package it loads', () => {
     const { modules, packages } = workerClosure();
     expect(modules).toEqual(expect.arrayContaining(['dist/server/optout/import-worker.js', 'dist/server/optout/import-parse-worker.js', 'dist/server/db/open.js', 'dist/server/db/native-binding.js']));
-    expect(packages).toEqual(expect.arrayContaining(['better-sqlite3-napi', 'xlsx', 'validator', 'libphonenumber-js']));
+    expect(packages).toEqual(expect.arrayContaining(['better-sqlite3-napi', 'xlsx', 'validator', 'libphonenumber-js', 'pg']));
     expect(packages).not.toContain('better-sqlite3'); // 12 is never loaded under Electron
     for (const file of modules) {
       expect(packed(file), file).toBe(true);

@@ -78,6 +78,26 @@ describe('Electron main process', () => {
     expect(() => getSession({ senderFrame: null })).toThrow(/Refused/);
   });
 
+  it("runs a scrub in a utility process of its own, which is gone once the scrub is done", async () => {
+    const app = newApp();
+    expect(await app.start()).toBe(true);
+    const { localUrl, sessionKey } = app.server!;
+    const auth = { Authorization: `Bearer ${sessionKey}` };
+    expect((await fetch(`${localUrl}/cati/blacklist`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ TelephoneNumber: '0205550198' }) })).status).toBe(201);
+    const body = new FormData();
+    body.append('file', new Blob(['Phone\n0205550198\n0205550199\n']), 'calls.csv');
+    const created = await fetch(`${localUrl}/cati/scrubs`, { method: 'POST', headers: auth, body });
+    expect(created.status).toBe(202);
+    const { Id } = (await created.json()) as { Id: string };
+    await vi.waitFor(async () => {
+      const job = await (await fetch(`${localUrl}/cati/scrubs('${Id}')`, { headers: auth })).json();
+      expect(job).toMatchObject({ State: 'done', Kept: 1, Removed: 1 });
+    }, { timeout: 20_000, interval: 100 });
+    expect(fake.state.utilityProcesses.map((p) => p.modulePath.split(/[\\/]/).at(-1))).toEqual(['scrub-job-process.js']);
+    expect(fake.state.utilityProcesses[0]!.options.serviceName).toBe('CATI Supervisor job');
+    await vi.waitFor(() => expect(fake.state.utilityProcesses[0]!.pid).toBeUndefined());
+  });
+
   it('reports a port in use readably and quits when the user declines a free port', async () => {
     const blocker: Server = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

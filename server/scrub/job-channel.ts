@@ -1,0 +1,63 @@
+/**
+ * The server's end of a scrub's job process (scrub-job-process.ts, started through db/job-process.ts): its messages
+ * in order, as promises, with its crash, memory ceiling or early exit turned into a failure.
+ */
+import { startModuleProcess, type JobProcess, type ProcessLauncher } from '../db/job-process.ts';
+import type { FromJob, ScrubJobData, ToJob } from './scrub-protocol.ts';
+
+/**
+ * The job process's own heap: it passes the list on to its worker a chunk at a time, relays messages and copies the
+ * result files a chunk at a time; the parse worker has its own limits (scrub-job-process.ts), which a young
+ * generation set here would override.
+ */
+const JOB_HEAP = { oldMb: 128 };
+
+/** Reads a job process's messages one at a time. */
+export class JobChannel {
+  private readonly queue: FromJob[] = [];
+  private waiting: ((m: FromJob) => void) | undefined;
+  private ended = false;
+  private readonly job: JobProcess;
+
+  constructor(entry: URL, data: ScrubJobData, launcher?: ProcessLauncher) {
+    this.job = startModuleProcess(entry, data, JOB_HEAP, launcher, {
+      message: (m) => this.push(m as FromJob),
+      exit: (_code, stderr) => {
+        // V8 reports a heap over its limit on stderr ("JavaScript heap out of memory", "Fatal JavaScript OOM …"), then aborts.
+        const memory = /heap out of memory|javascript OOM/i.test(stderr);
+        this.push({ type: 'error', message: memory ? `the job ran out of memory (${JOB_HEAP.oldMb} MB)` : 'the job stopped before its end' });
+      },
+    });
+  }
+
+  private push(m: FromJob): void {
+    if (this.ended) return;
+    if (m.type === 'failed' || m.type === 'end' || m.type === 'error') {
+      this.ended = true;
+      void this.job.stop(); // it has said all it will say
+    }
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (waiting) waiting(m);
+    else this.queue.push(m);
+  }
+
+  /** The next message (an error once the process is gone). */
+  next(): Promise<FromJob> {
+    const m = this.queue.shift();
+    if (m) return Promise.resolve(m);
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  /** Sends a message; throws once the job has ended or failed. */
+  send(m: ToJob): void {
+    if (this.ended) throw new Error('The scrub job has stopped');
+    this.job.send(m);
+  }
+
+  /** Stops the job (nothing more is delivered); resolves once it has exited, its files closed. */
+  async stop(): Promise<void> {
+    this.ended = true;
+    await this.job.stop();
+  }
+}
