@@ -61,21 +61,15 @@ export const forkLauncher: ProcessLauncher = (file, { args, execArgv, cwd }, on)
 };
 
 /**
- * A job process's V8 heap (MB): its old generation, and each semi-space of its young one when not V8's default (the
- * flag holds for every thread of the process: it overrides a worker's own resourceLimits).
- */
-export interface JobHeap {
-  oldMb: number;
-  semiSpaceMb?: number;
-}
-
-/**
- * Starts the job module `entry` with `data` (JSON, its last argument) and a heap of at most `heap`, through
+ * Starts the job module `entry` with `data` (JSON, its last argument) and an old generation of at most `heapMb` MB
+ * (its young one is V8's default: a flag for it would hold for the job's worker threads too, over their own
+ * resourceLimits, and a smaller one cost the scrub's parse worker a third more CPU), through
  * `launcher` (default: Node's fork). A `.ts` entry runs from its compiled twin under CATI_WORKER_BUILD
  * (start-worker.ts), else through tsx.
  */
-export function startModuleProcess(entry: URL, data: unknown, heap: JobHeap, launcher: ProcessLauncher = forkLauncher, on: JobProcessEvents): JobProcess {
-  const execArgv = [`--max-old-space-size=${heap.oldMb}`, ...(heap.semiSpaceMb ? [`--max-semi-space-size=${heap.semiSpaceMb}`] : [])];
+export function startModuleProcess(entry: URL, data: unknown, heapMb: number, launcher: ProcessLauncher = forkLauncher, on: JobProcessEvents): JobProcess {
+  // --expose-gc: a job may collect its garbage at a point it knows is right (scrub-job-process.ts, after the list).
+  const execArgv = [`--max-old-space-size=${heapMb}`, '--expose-gc'];
   const args = [JSON.stringify(data)];
   const file = fileURLToPath(entry);
   if (!file.endsWith('.ts')) return launcher(unpackedPath(file), { args, execArgv }, on);

@@ -6,11 +6,10 @@ import { startModuleProcess, type JobProcess, type ProcessLauncher } from '../db
 import type { FromJob, ScrubJobData, ToJob } from './scrub-protocol.ts';
 
 /**
- * The job process's own heap: it passes the list on to its worker a chunk at a time, relays messages and copies the
- * result files a chunk at a time; the parse worker has its own limits (scrub-job-process.ts), which a young
- * generation set here would override.
+ * The job process's own heap (MB): it passes the list on to its worker a chunk at a time, relays messages and copies
+ * the result files a chunk at a time; the parse worker has its own limits (scrub-job-process.ts).
  */
-const JOB_HEAP = { oldMb: 128 };
+const JOB_HEAP_MB = 128;
 
 /** Reads a job process's messages one at a time. */
 export class JobChannel {
@@ -20,12 +19,12 @@ export class JobChannel {
   private readonly job: JobProcess;
 
   constructor(entry: URL, data: ScrubJobData, launcher?: ProcessLauncher) {
-    this.job = startModuleProcess(entry, data, JOB_HEAP, launcher, {
+    this.job = startModuleProcess(entry, data, JOB_HEAP_MB, launcher, {
       message: (m) => this.push(m as FromJob),
       exit: (_code, stderr) => {
         // V8 reports a heap over its limit on stderr ("JavaScript heap out of memory", "Fatal JavaScript OOM …"), then aborts.
         const memory = /heap out of memory|javascript OOM/i.test(stderr);
-        this.push({ type: 'error', message: memory ? `the job ran out of memory (${JOB_HEAP.oldMb} MB)` : 'the job stopped before its end' });
+        this.push({ type: 'error', message: memory ? `the job ran out of memory (${JOB_HEAP_MB} MB)` : 'the job stopped before its end' });
       },
     });
   }

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { singleEntryBomb } from '../helpers/zip-bombs.ts';
 
@@ -79,6 +79,49 @@ describe('ownership, permissions, retention, audit', () => {
     } finally {
       await t.server.ctx.store.exec('ALTER TABLE blacklist_away RENAME TO blacklist');
     }
+  });
+});
+
+/** This process's children that are scrub jobs (server/scrub/scrub-job-process.ts), by /proc. */
+function scrubProcesses(): number[] {
+  const pids = readdirSync('/proc/self/task').flatMap((tid) => readFileSync(`/proc/self/task/${tid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
+  return pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('scrub-job-process');
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
+// docs/cati-api.md#scrubs: a scrub runs in a process of its own, which the system takes back, memory and all, when it ends.
+describe.runIf(process.platform === 'linux')('a process of its own', () => {
+  let t: TestServer;
+  const rows = 'Phone\n' + Array.from({ length: 300_000 }, (_, i) => `06${String(10_000_000 + i)}`).join('\n') + '\n';
+  beforeAll(async () => {
+    t = await startTestServer();
+    await t.json('POST', '/cati/blacklist', { body: { TelephoneNumber: '0610000007' } });
+  });
+  afterAll(() => t.close());
+
+  it('runs each scrub in a process that is gone once the job is done', async () => {
+    expect(scrubProcesses()).toEqual([]);
+    const r = await t.json('POST', '/cati/scrubs', { raw: form(rows, 'many.csv') });
+    expect(r.status).toBe(202);
+    const running = scrubProcesses();
+    expect(running).toHaveLength(1);
+    expect(await waitDone(t, `/cati/scrubs('${r.body.Id}')`)).toMatchObject({ State: 'done', Rows: 300_000, Removed: 1 });
+    await vi.waitFor(() => expect(scrubProcesses()).toEqual([]), { timeout: 5000 });
+  });
+
+  it('DELETE stops the running process and leaves none of its stored chunks', async () => {
+    const r = await t.json('POST', '/cati/scrubs', { raw: form(rows, 'many.csv') });
+    expect(r.status).toBe(202);
+    expect(scrubProcesses()).toHaveLength(1);
+    expect((await t.request('DELETE', `/cati/scrubs('${r.body.Id}')`)).status).toBe(204);
+    expect(scrubProcesses()).toEqual([]);
+    expect(await t.server.ctx.store.value('SELECT count(*) FROM job_files WHERE job_id = ?', [r.body.Id])).toBe(0);
+    expect(existsSync(join(t.dataDir, 'scrubs', r.body.Id))).toBe(false);
   });
 });
 
