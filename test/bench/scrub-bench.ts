@@ -52,9 +52,16 @@ function* blacklistRows(): Generator<[string, string, null, number]> {
   for (let i = 0; i < LIST - PREFIXES; i++) yield [equalNumber(i), 'Equal', null, 0];
   for (let i = 0; i < PREFIXES; i++) yield [prefixOf(i), 'StartWith', null, 0];
 }
-/** The processes this one started that are still there (a scrub's job process), by /proc. */
+/** The scrub job processes this one started that are still there, by /proc (not esbuild's service, which compiled the server). */
 function children(): number[] {
-  return readdirSync('/proc/self/task').flatMap((tid) => readFileSync(`/proc/self/task/${tid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
+  const pids = readdirSync('/proc/self/task').flatMap((tid) => readFileSync(`/proc/self/task/${tid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
+  return pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('scrub-job-process');
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
 }
 /** The RSS of this process and of its children (bytes). */
 function rssWithChildren(): number {
