@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { insertMany, insertNewReturningIds, insertReturningIds } from '../../server/db/bulk.ts';
 import { listMigrations } from '../../server/db/open.ts';
+import { openJobStore } from '../../server/db/open-store.ts';
 import { PG_MIGRATIONS_DIR } from '../../server/db/pg-migrate.ts';
 import type { Store } from '../../server/db/store.ts';
 import { openTestStore, pgAvailability } from '../helpers/postgres.ts';
@@ -57,6 +58,19 @@ describe.each(engines)('Store contract on $engine', ({ engine, skip }) => {
     expect(await store.run('UPDATE kv SET n = n + 10')).toEqual({ changes: 2 });
     expect(await store.run('DELETE FROM kv WHERE k = ?', ['none'])).toEqual({ changes: 0 });
     expect(await store.value<number>('INSERT INTO kv (k, n) VALUES (?, ?) RETURNING n', ['c', 3])).toBe(3);
+  });
+
+  it("opens the same database for a job's process from its connectionUrl", async () => {
+    await put('seen', 7);
+    const job = await openJobStore(store.connectionUrl());
+    try {
+      expect(job.engine).toBe(engine);
+      expect(await job.value('SELECT n FROM kv WHERE k = ?', ['seen'])).toBe(7);
+      await job.run('INSERT INTO kv (k, n) VALUES (?, ?)', ['from-job', 8]);
+    } finally {
+      await job.close();
+    }
+    expect(await store.value('SELECT n FROM kv WHERE k = ?', ['from-job'])).toBe(8);
   });
 
   it('leaves ? in string literals, quoted names and comments alone', async () => {
