@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { childProcesses } from '../helpers/child-processes.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { singleEntryBomb } from '../helpers/zip-bombs.ts';
 
@@ -82,17 +83,8 @@ describe('ownership, permissions, retention, audit', () => {
   });
 });
 
-/** This process's children that are scrub jobs (server/scrub/scrub-job-process.ts), by /proc. */
-function scrubProcesses(): number[] {
-  const pids = readdirSync('/proc/self/task').flatMap((tid) => readFileSync(`/proc/self/task/${tid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
-  return pids.filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('scrub-job-process');
-    } catch {
-      return false; // gone meanwhile
-    }
-  });
-}
+/** This process's children that are scrub jobs (server/scrub/scrub-job-process.ts). */
+const scrubProcesses = () => childProcesses('scrub-job-process');
 
 // docs/cati-api.md#scrubs: a scrub runs in a process of its own, which the system takes back, memory and all, when it ends.
 describe.runIf(process.platform === 'linux')('a process of its own', () => {

@@ -16,7 +16,7 @@
  * Region) gives the annotation's rows/s (goal ≥ 100,000) and, by the RSS the server's process starts it with
  * against the first's, whether the first job gave its memory back; a third, plain, whether memory grows from job to job.
  */
-import { appendFileSync, closeSync, copyFileSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,7 @@ import { PgStore } from '../../server/db/pg-store.ts';
 import { SqliteStore } from '../../server/db/sqlite-store.ts';
 import type { Store } from '../../server/db/store.ts';
 import { ScrubService } from '../../server/scrub/scrub-service.ts';
+import { childProcesses } from '../helpers/child-processes.ts';
 import { compileServer } from '../helpers/compiled-server.ts';
 import { createDatabase, PgCluster, postgresBinDir } from '../helpers/pg-cluster.ts';
 import { report, watchLoop, type LoopWatch } from './bench-tools.ts';
@@ -52,17 +53,8 @@ function* blacklistRows(): Generator<[string, string, null, number]> {
   for (let i = 0; i < LIST - PREFIXES; i++) yield [equalNumber(i), 'Equal', null, 0];
   for (let i = 0; i < PREFIXES; i++) yield [prefixOf(i), 'StartWith', null, 0];
 }
-/** The scrub job processes this one started that are still there, by /proc (not esbuild's service, which compiled the server). */
-function children(): number[] {
-  const pids = readdirSync('/proc/self/task').flatMap((tid) => readFileSync(`/proc/self/task/${tid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
-  return pids.filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('scrub-job-process');
-    } catch {
-      return false; // gone meanwhile
-    }
-  });
-}
+/** The scrub job processes this one started that are still there (not esbuild's service, which compiled the server). */
+const children = () => childProcesses('scrub-job-process');
 /** The RSS of this process and of its children (bytes). */
 function rssWithChildren(): number {
   let rss = process.memoryUsage().rss;
