@@ -24,9 +24,17 @@ afterAll(() => ui?.close());
 
 const section = () => page.getByRole('region', { name: 'Activity' });
 const table = () => section().getByRole('table', { name: 'Activity' });
-/** Opens the Activity filtered as a bookmark would (the address's query sets the filters and reloads). */
+/**
+ * Opens the Activity filtered as a bookmark would (the address's query sets the filters and reloads). When the
+ * address changes, the rows are those of its own answer: the previous filter's rows may be as many.
+ */
 async function showAddress(query: string, rows: number) {
-  await page.evaluate((q) => (window.location.hash = `#/settings?${q}`), query);
+  const target = `#/settings?${query}`;
+  const changes = await page.evaluate((t) => window.location.hash !== t, target);
+  const answered = changes ? page.waitForResponse((r) => r.url().includes('/admin/audit?') && query.split('&').every((part) => r.url().includes(part))) : undefined;
+  await page.evaluate((t) => (window.location.hash = t), target);
+  await answered;
+  await expect.poll(() => section().getByRole('status').filter({ hasText: 'Loading the activity' }).count()).toBe(0);
   await expect.poll(() => table().getByRole('row').count()).toBe(rows + 1);
 }
 const CLERK_GROUPS = 'actor=night%20clerk&entity=groups';
