@@ -64,7 +64,7 @@ export async function startEmbeddedServer(settings: DesktopSettings, options: Em
     host, port: settings.port, dataDir: options.dataDir, staticDir: options.staticDir, apiKey, demo: options.demo ?? false, demoLive: options.demoLive ?? false, ...tls,
     // The window reloads on every restart or switch: what it still had open to the old server may be cut soon.
     shutdownGraceMs: 2_000,
-    // A scrub's parse job runs in a utility process: its memory goes back to the system when it ends.
+    // A scrub runs in a utility process of its own: its memory goes back to the system when it ends.
     jobLauncher: utilityLauncher,
   });
   const timeoutMs = options.timeoutMs ?? 20_000;

@@ -13,6 +13,7 @@ import type { Principal } from '../auth/api-keys.ts';
 import type { AppContext } from '../context.ts';
 import { siblingModule, startModuleWorker } from '../db/start-worker.ts';
 import { ApiError, badRequest, notFound } from '../errors.ts';
+import { MessageQueue } from '../lib/message-queue.ts';
 import { finishJob, insertJob, jobServerId, JobPulse, readJob, sweepJobs } from '../scrub/job-table.ts';
 import { scrubOwner } from '../scrub/scrub-job.ts';
 import type { BlacklistFileJob, FromBlacklistWorker, InvalidRow } from './blacklist-file-protocol.ts';
@@ -105,24 +106,14 @@ export class BlacklistImports {
     };
     const worker = startModuleWorker(ENTRY, { workerData, resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 } });
     worker.unref();
-    const messages: FromBlacklistWorker[] = [];
-    let wake: (() => void) | undefined;
-    let ended = false;
-    const push = (m: FromBlacklistWorker) => {
-      if (ended) return;
-      if (m.type === 'failed' || m.type === 'items') ended = true;
-      messages.push(m);
-      wake?.();
-    };
+    const messages = new MessageQueue<FromBlacklistWorker>((m) => m.type === 'failed' || m.type === 'items');
+    const push = (m: FromBlacklistWorker) => void messages.push(m);
     worker.on('message', push);
     worker.on('error', (err: Error & { code?: string }) =>
       push({ type: 'failed', status: 413, message: err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `Reading the file needs more than ${HEAP_MB} MB of memory; split it into smaller files` : `The file could not be read: ${err.message}` }),
     );
     worker.on('exit', () => push({ type: 'failed', status: 413, message: 'The file reader stopped before the end of the file' }));
-    const next = async (): Promise<FromBlacklistWorker> => {
-      while (messages.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      return messages.shift()!;
-    };
+    const next = () => messages.next();
 
     const first = await next();
     if (first.type !== 'accepted') {

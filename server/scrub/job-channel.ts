@@ -3,6 +3,7 @@
  * in order, as promises, with its crash, memory ceiling or early exit turned into a failure.
  */
 import { startModuleProcess, type JobProcess, type ProcessLauncher } from '../db/job-process.ts';
+import { MessageQueue } from '../lib/message-queue.ts';
 import type { FromJob, ScrubJobData, ToJob } from './scrub-protocol.ts';
 
 /**
@@ -13,9 +14,7 @@ const JOB_HEAP_MB = 128;
 
 /** Reads a job process's messages one at a time. */
 export class JobChannel {
-  private readonly queue: FromJob[] = [];
-  private waiting: ((m: FromJob) => void) | undefined;
-  private ended = false;
+  private readonly messages = new MessageQueue<FromJob>((m) => m.type === 'failed' || m.type === 'end' || m.type === 'error');
   private readonly job: JobProcess;
 
   constructor(entry: URL, data: ScrubJobData, launcher?: ProcessLauncher) {
@@ -30,33 +29,23 @@ export class JobChannel {
   }
 
   private push(m: FromJob): void {
-    if (this.ended) return;
-    if (m.type === 'failed' || m.type === 'end' || m.type === 'error') {
-      this.ended = true;
-      void this.job.stop(); // it has said all it will say
-    }
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    if (waiting) waiting(m);
-    else this.queue.push(m);
+    if (this.messages.push(m) && !this.messages.open) void this.job.stop(); // it has said all it will say
   }
 
   /** The next message (an error once the process is gone). */
   next(): Promise<FromJob> {
-    const m = this.queue.shift();
-    if (m) return Promise.resolve(m);
-    return new Promise((resolve) => (this.waiting = resolve));
+    return this.messages.next();
   }
 
   /** Sends a message; throws once the job has ended or failed. */
   send(m: ToJob): void {
-    if (this.ended) throw new Error('The scrub job has stopped');
+    if (!this.messages.open) throw new Error('The scrub job has stopped');
     this.job.send(m);
   }
 
   /** Stops the job (nothing more is delivered); resolves once it has exited, its files closed. */
   async stop(): Promise<void> {
-    this.ended = true;
+    this.messages.close();
     await this.job.stop();
   }
 }
